@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { MemoryGraphError } from "../errors.js";
+import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
+import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
+import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
+import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
+import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
+import { NODE } from "../state/node-names.js";
+import type { MemoryState } from "../state/state.js";
+import { parseTurnInput, promptText } from "../state/turn-input.js";
+import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
+import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
+import { DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
+import { KeyedLock } from "./thread-lock.js";
+
+export interface MemoryGraphOptions {
+  /** Where memory lives: `sqlite` (default, one file) or `memory` (tests). */
+  backend?: BackendKind;
+  sqlitePath?: string;
+  /** Bring your own persistence instead of a backend. */
+  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore };
+  /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
+  chatModel?: BaseChatModel | null;
+  classifierModel?: BaseChatModel | null;
+  summaryModel?: BaseChatModel | null;
+  /** OpenAI (or compatible) settings used when `chatModel` is omitted. */
+  openai?: ChatModelSettings;
+  /** Name reported on candidates (default: the OpenAI model name, or "custom"). */
+  modelName?: string;
+  embeddings?: EmbeddingsInterface;
+  limits?: LimitsInput;
+  memoryMode?: MemoryMode;
+  systemPrompt?: string;
+  retry?: { retries: number; baseDelayMs: number };
+  now?: () => Date;
+  newId?: () => string;
+}
+
+/** A compiled memory graph with its persistence, ready to take turns. */
+export interface MemoryGraph {
+  app: MemoryGraphApp;
+  persistence: Persistence;
+  limits: MemoryLimits;
+  /** Runs one turn: validates the input (storing nothing when it is bad), then invokes the graph. */
+  runTurn(input: unknown, options?: { signal?: AbortSignal }): Promise<TurnResult>;
+  /**
+   * Runs one turn like `runTurn`, handing each piece of call_model's reply to `onToken` as it is
+   * produced (the whole reply at once when the model does not stream, as offline).
+   */
+  streamTurn(input: unknown, onToken: (text: string) => void, options?: { signal?: AbortSignal }): Promise<TurnResult>;
+  /** The checkpointed state of a session, or null when it has none. */
+  sessionState(scope: MemoryScope): Promise<MemoryState | null>;
+  close(): Promise<void>;
+}
+
+/** Builds the memory graph from options; close it when done. */
+export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
+  const limits = resolveLimits(options.limits);
+  const chatModel = options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel(options.openai) : null;
+  const deps: GraphDeps = {
+    chatModel,
+    classifierModel: options.classifierModel,
+    summaryModel: options.summaryModel,
+    modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
+    embeddings: options.embeddings,
+    limits,
+    memoryMode: options.memoryMode ?? "conversation",
+    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    retry: options.retry ?? { retries: 2, baseDelayMs: 250 },
+    now: options.now ?? (() => new Date()),
+    newId: options.newId ?? randomUUID,
+  };
+  const persistence: Persistence = options.persistence
+    ? { kind: "memory", ...options.persistence, ping: async () => undefined, close: async () => undefined }
+    : await openPersistence({ backend: options.backend ?? "sqlite", sqlitePath: options.sqlitePath, embeddings: options.embeddings });
+  const app = compileGraph(deps, persistence);
+  const lock = new KeyedLock();
+  let closed = false;
+
+  return {
+    app,
+    persistence,
+    limits,
+    async runTurn(raw, runOptions = {}) {
+      if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+      const input = parseTurnInput(raw, limits.maxPromptChars);
+      if (!promptText(input) && !input.parentMessageId) return skippedTurn();
+      const threadId = threadIdOf(input);
+      return lock.run(threadId, async () => {
+        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal })) as MemoryState;
+        return turnResultOf(state);
+      });
+    },
+    async streamTurn(raw, onToken, runOptions = {}) {
+      if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+      const input = parseTurnInput(raw, limits.maxPromptChars);
+      if (!promptText(input) && !input.parentMessageId) return skippedTurn();
+      const threadId = threadIdOf(input);
+      return lock.run(threadId, async () => {
+        const stream = await app.stream(
+          { input },
+          { configurable: { thread_id: threadId }, streamMode: ["messages", "values"], signal: runOptions.signal },
+        );
+        let final: MemoryState | null = null;
+        let streamed = false;
+        for await (const [mode, payload] of stream as AsyncIterable<[string, unknown]>) {
+          if (mode === "values") {
+            final = payload as MemoryState;
+            continue;
+          }
+          const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
+          if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
+          // A streaming model sends chunks, then the node's finished reply: forward one or the other.
+          const chunk = AIMessageChunk.isInstance(message);
+          if (!chunk && streamed) continue;
+          streamed ||= chunk;
+          const text = message.text;
+          if (text) onToken(text);
+        }
+        if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
+        return turnResultOf(final);
+      });
+    },
+    async sessionState(scope) {
+      const snapshot = await app.getState({ configurable: { thread_id: threadIdOf(validateScope(scope)) } });
+      return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
+    },
+    async close() {
+      closed = true;
+      await persistence.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Env } from "../config.js";
+import { MemoryGraphError } from "../errors.js";
+import { createEmbeddings } from "../models/embeddings.js";
+import type { MemoryGraphOptions } from "./create-memory-graph.js";
+
+/** The graph options an environment describes (entry points parse the env with `loadEnv`). */
+export function optionsFromEnv(env: Env): MemoryGraphOptions {
+  if (env.MEMORY_BACKEND !== "memory" && env.MEMORY_BACKEND !== "sqlite") {
+    throw new MemoryGraphError("BACKEND_UNAVAILABLE", `MEMORY_BACKEND: ${env.MEMORY_BACKEND} is not available yet; use sqlite or memory`, {
+      kind: "system",
+      field: "MEMORY_BACKEND",
+    });
+  }
+  const openaiConfigured = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+  return {
+    backend: env.MEMORY_BACKEND,
+    sqlitePath: env.SQLITE_PATH,
+    openai: openaiConfigured
+      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS }
+      : undefined,
+    chatModel: openaiConfigured ? undefined : null,
+    embeddings: createEmbeddings({
+      apiKey: env.OPENAI_API_KEY,
+      baseUrl: env.OPENAI_BASE_URL,
+      model: env.OPENAI_EMBEDDINGS_MODEL,
+      timeoutMs: env.OPENAI_TIMEOUT_MS,
+    }),
+    memoryMode: env.MEMORY_MODE,
+    systemPrompt: env.SYSTEM_PROMPT,
+    limits: {
+      window: { maxMessages: env.MEMORY_MAX_MESSAGES, maxChars: env.MEMORY_MAX_CHARS, maxTokens: env.MEMORY_MAX_TOKENS },
+      sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+      summaryInterval: env.SUMMARY_INTERVAL,
+      importanceThreshold: env.IMPORTANCE_THRESHOLD,
+      retention: { maxEventsPerUser: env.MAX_EVENTS_PER_USER, eventRetentionDays: env.EVENT_RETENTION_DAYS },
+      context: { tokenBudget: env.CONTEXT_TOKEN_BUDGET },
+      maxPromptChars: env.MAX_PROMPT_CHARS,
+    },
+  };
+}

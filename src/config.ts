@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { MemoryGraphError } from "./errors.js";
+
+/**
+ * The one reader of `process.env`. Every variable, its default and its meaning is also listed in
+ * architecture.yaml (a test keeps the two in step). Parsing fails at start-up naming the variable.
+ */
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+const optionalInt = (min = 1) =>
+  z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number().int().min(min).optional());
+const optionalString = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+
+export const envSchema = z.object({
+  MEMORY_BACKEND: z.enum(["memory", "sqlite", "postgres", "redis"]).default("sqlite"),
+  SQLITE_PATH: z.string().min(1).default("./data/memory.db"),
+  DATABASE_URL: optionalString,
+  REDIS_URL: optionalString,
+  MEMORY_MODE: z.enum(["conversation", "node"]).default("conversation"),
+  MEMORY_MAX_MESSAGES: int(20, 1),
+  MEMORY_MAX_CHARS: int(8000, 1),
+  MEMORY_MAX_TOKENS: optionalInt(1),
+  SESSION_TTL_SECONDS: int(1800, 1),
+  SUMMARY_INTERVAL: int(10, 1),
+  IMPORTANCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  MAX_EVENTS_PER_USER: int(1000, 1),
+  EVENT_RETENTION_DAYS: int(365, 1),
+  CONTEXT_TOKEN_BUDGET: int(2000, 1),
+  MAX_PROMPT_CHARS: int(32_000, 1),
+  SYSTEM_PROMPT: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  OPENAI_EMBEDDINGS_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  OPENAI_TIMEOUT_MS: int(30_000, 1),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  PORT: int(8080, 1).pipe(z.number().max(65_535)),
+  HOST: optionalString,
+  API_KEYS: optionalString,
+  BODY_LIMIT_BYTES: int(262_144, 1),
+  RATE_LIMIT_PER_MINUTE: int(0, 0),
+  SHUTDOWN_GRACE_MS: int(10_000, 0),
+  NODE_ENV: optionalString,
+  K_SERVICE: optionalString,
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Parses an environment (default: `process.env`); throws CONFIG_INVALID naming each bad variable. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new MemoryGraphError("CONFIG_INVALID", `invalid configuration: ${issues.join("; ")}`, {
+    kind: "system",
+    field: String(parsed.error.issues[0]?.path[0] ?? ""),
+  });
+}

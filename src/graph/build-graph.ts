@@ -1,0 +1,40 @@
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { buildCandidate } from "../nodes/build-candidate.js";
+import { createCallModelNode } from "../nodes/call-model.js";
+import { createClassifyEventNode } from "../nodes/classify-event.js";
+import type { GraphDeps } from "../nodes/deps.js";
+import { createIngestPromptNode } from "../nodes/ingest-prompt.js";
+import { createRecallNode } from "../nodes/recall.js";
+import { createSummarizeNode } from "../nodes/summarize.js";
+import { NODE } from "../state/node-names.js";
+import { createStateAnnotation } from "../state/state.js";
+import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
+
+/**
+ * The memory graph, not yet compiled:
+ * START → ingest_prompt → (SKIP → END) recall → classify_event → call_model → build_candidate
+ * → (summary due → summarize) → END.
+ */
+export function buildGraph(deps: GraphDeps) {
+  return new StateGraph(createStateAnnotation(deps.limits.window))
+    .addNode(NODE.ingestPrompt, createIngestPromptNode(deps))
+    .addNode(NODE.recall, createRecallNode(deps))
+    .addNode(NODE.classifyEvent, createClassifyEventNode(deps))
+    .addNode(NODE.callModel, createCallModelNode(deps))
+    .addNode(NODE.buildCandidate, buildCandidate)
+    .addNode(NODE.summarize, createSummarizeNode(deps))
+    .addEdge(START, NODE.ingestPrompt)
+    .addConditionalEdges(NODE.ingestPrompt, routeAfterIngest, [NODE.recall, END])
+    .addEdge(NODE.recall, NODE.classifyEvent)
+    .addEdge(NODE.classifyEvent, NODE.callModel)
+    .addEdge(NODE.callModel, NODE.buildCandidate)
+    .addConditionalEdges(NODE.buildCandidate, routeAfterCandidate(deps.limits.summaryInterval), [NODE.summarize, END])
+    .addEdge(NODE.summarize, END);
+}
+
+/** The compiled graph with its persistence (both optional where a host, like Studio, injects them). */
+export function compileGraph(deps: GraphDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}) {
+  return buildGraph(deps).compile({ checkpointer: persistence.checkpointer, store: persistence.store, name: "memory_graph" });
+}
+
+export type MemoryGraphApp = ReturnType<typeof compileGraph>;

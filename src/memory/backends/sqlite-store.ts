@@ -1,0 +1,207 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import {
+  BaseStore,
+  type GetOperation,
+  type Item,
+  type ListNamespacesOperation,
+  type Operation,
+  type OperationResults,
+  type SearchItem,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../../errors.js";
+import { log } from "../../logger.js";
+import { tokenize } from "../ranking/tokenize.js";
+import { indexTextOf } from "./sqlite-store/index-text.js";
+import { listNamespaces, validateOperation } from "./sqlite-store/operations.js";
+import { assertTenantNamespace, pathOf } from "./sqlite-store/namespace.js";
+import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./sqlite-store/schema.js";
+import { itemOf, searchRanked, searchRecent, type RankingSettings } from "./sqlite-store/search.js";
+import { deletePrefix, writeItem, type PreparedPut } from "./sqlite-store/writes.js";
+
+export type { Ranking, RankedSearchItem } from "./sqlite-store/search.js";
+
+/** Options of `SqliteStore`. */
+export interface SqliteStoreOptions {
+  /** Embeds each item's indexed text at write time and each query at search time; no vectors without it. */
+  embeddings?: EmbeddingsInterface;
+  /** Paths of the value to index ("text", "meta.title", "parts[*].text"); default: `text`, else every string. */
+  indexFields?: string[];
+  /** Cosine similarity below which a vector is not a hit; default 0.45. */
+  minVectorSimilarity?: number;
+  /** Lexical candidates (and recent items for the vector path) per query; default 200. */
+  candidateLimit?: number;
+}
+
+/**
+ * LangGraph `BaseStore` on SQLite (better-sqlite3), in `store_*` tables beside the checkpoint
+ * tables of the same file. Invariants:
+ * - every namespace, search prefix and list prefix begins with a valid tenant
+ *   (`assertTenantNamespace`); a batch holding one bad operation throws before changing anything;
+ * - a batch runs in one transaction, operations in order (a get after a put sees the put);
+ * - values are JSON objects; `createdAt` survives updates, `updatedAt` is the last write;
+ * - a search with a query ranks hybridly (see `searchRanked`) and returns only hits, each with a
+ *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first.
+ * `ranksQueries` tells recall (`isRankingStore`) that this store ranks text queries itself.
+ */
+export class SqliteStore extends BaseStore {
+  readonly ranksQueries = true as const;
+  private readonly embeddings: EmbeddingsInterface | undefined;
+  private readonly indexFields: string[] | undefined;
+  private readonly settings: RankingSettings;
+  private ownsDatabase = false;
+  private ready = false;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    options: SqliteStoreOptions = {},
+  ) {
+    super();
+    this.embeddings = options.embeddings;
+    this.indexFields = options.indexFields;
+    this.settings = {
+      minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
+      candidateLimit: options.candidateLimit ?? 200,
+    };
+    const { minVectorSimilarity, candidateLimit } = this.settings;
+    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
+      throw new MemoryGraphError("INVALID_INPUT", "SqliteStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1", {
+        kind: "user",
+        field: "options",
+      });
+    }
+  }
+
+  /** Opens (creating the folder and file when missing) a database file and sets the store up; `close()` closes the file. */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const store = new SqliteStore(new Database(path), options);
+    store.ownsDatabase = true;
+    store.setup();
+    return store;
+  }
+
+  /** Creates the tables when missing. Idempotent; also run by the first operation. */
+  setup(): void {
+    this.assertOpen();
+    if (this.ready) return;
+    createStoreSchema(this.db);
+    this.ready = true;
+  }
+
+  /** Ends use of the store; closes the database only when `open()` opened it. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDatabase) this.db.close();
+  }
+
+  override start(): void {
+    this.setup();
+  }
+
+  override stop(): void {
+    this.close();
+  }
+
+  // BaseStore's helpers validate namespaces with their own error first; ours speaks first.
+  override async get(...args: Parameters<BaseStore["get"]>): Promise<Item | null> {
+    assertTenantNamespace(args[0]);
+    return super.get(...args);
+  }
+
+  override async put(...args: Parameters<BaseStore["put"]>): Promise<void> {
+    assertTenantNamespace(args[0]);
+    return super.put(...args);
+  }
+
+  override async delete(...args: Parameters<BaseStore["delete"]>): Promise<void> {
+    assertTenantNamespace(args[0]);
+    return super.delete(...args);
+  }
+
+  override async search(...args: Parameters<BaseStore["search"]>): Promise<SearchItem[]> {
+    assertTenantNamespace(args[0], { field: "namespacePrefix" });
+    return super.search(...args);
+  }
+
+  override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {
+    assertTenantNamespace(args[0]?.prefix, { field: "prefix", allowWildcards: true });
+    return super.listNamespaces(...args);
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    this.setup();
+    operations.forEach(validateOperation);
+    const puts = await this.preparePuts(operations);
+    const queryVectors = await this.embedQueries(operations);
+    this.assertOpen();
+    const run = this.db.transaction(() =>
+      operations.map((op) => {
+        if ("value" in op) return writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
+        if ("namespacePrefix" in op) return this.searchOne(op, queryVectors.get(op.query ?? ""));
+        if ("key" in op) return this.read(op);
+        return listNamespaces(this.db, op as ListNamespacesOperation);
+      }),
+    );
+    return run() as OperationResults<Op>;
+  }
+
+  /**
+   * Deletes every item (with its full-text row and vector) whose namespace starts with `prefix`,
+   * in one transaction; returns how many items were deleted. The prefix must begin with a tenant.
+   */
+  deleteNamespacePrefix(prefix: string[]): number {
+    assertTenantNamespace(prefix, { field: "prefix" });
+    this.setup();
+    const deleted = deletePrefix(this.db, prefix);
+    log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
+    return deleted;
+  }
+
+  private assertOpen(): void {
+    if (this.closed || !this.db.open) {
+      throw new MemoryGraphError("STORE_CLOSED", "the SQLite store is closed", { kind: "system" });
+    }
+  }
+
+  private async preparePuts(operations: readonly Operation[]): Promise<Map<Operation, PreparedPut>> {
+    const prepared = new Map<Operation, PreparedPut>();
+    for (const op of operations) {
+      if (!("value" in op) || op.value === null || op.index === false) continue;
+      const text = indexTextOf(op.value, op.index ?? this.indexFields);
+      prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
+    }
+    const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
+    if (this.embeddings && embeddable.length > 0) {
+      const vectors = await this.embeddings.embedDocuments(embeddable.map((p) => p.text));
+      embeddable.forEach((p, i) => (p.vector = vectors[i]));
+    }
+    return prepared;
+  }
+
+  private async embedQueries(operations: readonly Operation[]): Promise<Map<string, number[]>> {
+    const vectors = new Map<string, number[]>();
+    if (!this.embeddings) return vectors;
+    for (const op of operations) {
+      if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query)) continue;
+      vectors.set(op.query, await this.embeddings.embedQuery(op.query));
+    }
+    return vectors;
+  }
+
+  private read(op: GetOperation): Item | null {
+    const row = this.db
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ?`)
+      .get(pathOf(op.namespace), op.key) as ItemRow | undefined;
+    return row ? itemOf(row) : null;
+  }
+
+  private searchOne(op: SearchOperation, queryVector: number[] | undefined) {
+    return op.query ? searchRanked(this.db, op, queryVector, this.settings) : searchRecent(this.db, op);
+  }
+}

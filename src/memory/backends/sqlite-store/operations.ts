@@ -1,0 +1,91 @@
+import type Database from "better-sqlite3";
+import type { ListNamespacesOperation, MatchCondition, Operation } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../../../errors.js";
+import { filterToSql } from "./filter.js";
+import { assertTenantNamespace, matchesCondition, prefixRange } from "./namespace.js";
+
+function invalid(code: string, field: string, message: string): MemoryGraphError {
+  return new MemoryGraphError(code, `${field}: ${message}`, { kind: "user", field });
+}
+
+function assertCount(value: unknown, field: string): void {
+  if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0)) {
+    throw invalid("INVALID_INPUT", field, "must be an integer ≥ 0");
+  }
+}
+
+function prefixConditions(op: ListNamespacesOperation): MatchCondition[] {
+  return (op.matchConditions ?? []).filter((c) => c.matchType === "prefix");
+}
+
+/**
+ * Checks one batch operation before anything runs, so a bad batch changes nothing: namespaces
+ * and prefixes begin with a tenant (a list operation needs a prefix condition with one), keys are
+ * non-empty strings, values are JSON objects or null, filters translate, counts are integers ≥ 0.
+ */
+export function validateOperation(op: Operation): void {
+  if ("namespacePrefix" in op) {
+    assertTenantNamespace(op.namespacePrefix, { field: "namespacePrefix" });
+    filterToSql(op.filter);
+    assertCount(op.limit, "limit");
+    assertCount(op.offset, "offset");
+    if (op.query !== undefined && typeof op.query !== "string") throw invalid("INVALID_INPUT", "query", "must be a string");
+    return;
+  }
+  if ("namespace" in op) {
+    assertTenantNamespace(op.namespace);
+    if (typeof op.key !== "string" || op.key === "") throw invalid("INVALID_KEY", "key", "must be a non-empty string");
+    if ("value" in op) {
+      const { value } = op;
+      if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+        throw invalid("INVALID_VALUE", "value", "must be a JSON object or null");
+      }
+    }
+    return;
+  }
+  const prefixes = prefixConditions(op);
+  if (prefixes.length === 0) {
+    throw new MemoryGraphError("NAMESPACE_TENANT_REQUIRED", "prefix: listing namespaces needs a prefix that begins with a tenant id", {
+      kind: "user",
+      field: "prefix",
+    });
+  }
+  for (const condition of prefixes) assertTenantNamespace(condition.path, { field: "prefix", allowWildcards: true });
+  assertCount(op.maxDepth, "maxDepth");
+  assertCount(op.limit, "limit");
+  assertCount(op.offset, "offset");
+}
+
+function compareNamespaces(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] ?? "";
+    const y = b[i] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The distinct namespaces holding items that meet every match condition, each cut to `maxDepth`
+ * labels (then deduplicated), sorted label by label, paged by `offset`/`limit`. Expects
+ * `validateOperation` to have passed.
+ */
+export function listNamespaces(db: Database.Database, op: ListNamespacesOperation): string[][] {
+  const conditions = op.matchConditions ?? [];
+  const first = prefixConditions(op)[0]?.path ?? [];
+  const wildcard = first.indexOf("*");
+  const { from, to } = prefixRange(wildcard === -1 ? first : first.slice(0, wildcard));
+  const rows = db
+    .prepare("SELECT DISTINCT namespace FROM store_items WHERE ns_path >= ? AND ns_path < ?")
+    .all(from, to) as { namespace: string }[];
+  const found = new Map<string, string[]>();
+  for (const row of rows) {
+    const namespace = JSON.parse(row.namespace) as string[];
+    if (!conditions.every((c) => matchesCondition(namespace, c))) continue;
+    const cut = op.maxDepth === undefined ? namespace : namespace.slice(0, op.maxDepth);
+    found.set(JSON.stringify(cut), cut);
+  }
+  const sorted = [...found.values()].sort(compareNamespaces);
+  const offset = op.offset ?? 0;
+  return sorted.slice(offset, offset + (op.limit ?? sorted.length));
+}

@@ -1,0 +1,56 @@
+import type Database from "better-sqlite3";
+import type { PutOperation } from "@langchain/langgraph-checkpoint";
+import { vectorToBlob } from "./index-text.js";
+import { pathOf, prefixRange } from "./namespace.js";
+
+/** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
+export interface PreparedPut {
+  op: PutOperation;
+  text: string;
+  terms: string;
+  vector?: number[];
+}
+
+/**
+ * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,
+ * then upserts the item (keeping `created_at`, setting `updated_at` and a fresh `seq`), or
+ * deletes all three when the value is null. An empty `terms` leaves the item out of full-text search.
+ */
+export function writeItem(db: Database.Database, { op, terms, vector }: PreparedPut): void {
+  const path = pathOf(op.namespace);
+  const existing = db.prepare("SELECT id FROM store_items WHERE ns_path = ? AND key = ?").get(path, op.key) as
+    | { id: number }
+    | undefined;
+  if (existing) {
+    db.prepare("DELETE FROM store_fts WHERE rowid = ?").run(existing.id);
+    db.prepare("DELETE FROM store_vectors WHERE item_id = ?").run(existing.id);
+  }
+  if (op.value === null) {
+    if (existing) db.prepare("DELETE FROM store_items WHERE id = ?").run(existing.id);
+    return;
+  }
+  const now = new Date().toISOString();
+  const { id } = db
+    .prepare(
+      `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq)
+       VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items))
+       ON CONFLICT (ns_path, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq
+       RETURNING id`,
+    )
+    .get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now) as { id: number };
+  if (terms !== "") db.prepare("INSERT INTO store_fts (rowid, terms) VALUES (?, ?)").run(id, terms);
+  if (vector) {
+    db.prepare("INSERT INTO store_vectors (item_id, dims, vector) VALUES (?, ?, ?)").run(id, vector.length, vectorToBlob(vector));
+  }
+}
+
+/** Deletes every item under `prefix` with its full-text row and vector, in one transaction; returns the item count. */
+export function deletePrefix(db: Database.Database, prefix: readonly string[]): number {
+  const { from, to } = prefixRange(prefix);
+  const ids = "SELECT id FROM store_items WHERE ns_path >= ? AND ns_path < ?";
+  return db.transaction(() => {
+    db.prepare(`DELETE FROM store_fts WHERE rowid IN (${ids})`).run(from, to);
+    db.prepare(`DELETE FROM store_vectors WHERE item_id IN (${ids})`).run(from, to);
+    return db.prepare("DELETE FROM store_items WHERE ns_path >= ? AND ns_path < ?").run(from, to).changes;
+  })();
+}

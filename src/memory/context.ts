@@ -1,0 +1,96 @@
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { isPinned, textOf } from "../reducers/message-meta.js";
+import { estimateTokens } from "../reducers/window.js";
+import type { ContextLimits, SectionLimit } from "./limits.js";
+import type { MemoryContext } from "./recall.js";
+
+/**
+ * Context assembly: the prompt in a fixed order — system prompt, recent history, summaries, user
+ * facts, important events, similar past messages, recent turns, the new message — each section
+ * bounded by its own item and character limits, the memory sections together by a token budget.
+ */
+
+export interface RenderedContext {
+  /** The memory block as the model sees it ("" when memory holds nothing relevant). */
+  text: string;
+  tokens: number;
+  /** The lines of each section that fit, by section name. */
+  sections: Record<string, string[]>;
+  /** Lines left out because the token budget was reached. */
+  droppedForBudget: number;
+}
+
+/** Collapses whitespace and cuts `text` to at most `max` characters, marking a cut with "…". */
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+}
+
+function lines(items: readonly string[], limit: SectionLimit): string[] {
+  return items.slice(0, limit.items).map((item) => clip(item, limit.chars));
+}
+
+const day = (iso: string): string => iso.slice(0, 10);
+
+/** Renders the memory sections within their limits and the token budget. Pure. */
+export function renderMemoryContext(context: MemoryContext, limits: ContextLimits): RenderedContext {
+  const recentIds = new Set(context.recentTurns.map((turn) => turn.id));
+  const candidates: [name: string, title: string, lines: string[]][] = [
+    ["summaries", "Summaries of earlier conversations", lines(context.summaries.map((s) => s.text), limits.summaries)],
+    ["facts", "What we know about the user", lines(context.facts.map((f) => f.text), limits.facts)],
+    ["events", "Important recent events", lines(context.events.map((e) => `${day(e.createdAt)} ${e.type}: ${e.text}`), limits.events)],
+    [
+      "similar",
+      "Related things said before",
+      lines(context.similar.filter((m) => !recentIds.has(m.id)).map((m) => `(${day(m.createdAt)}) ${m.role}: ${m.text}`), limits.similar),
+    ],
+    ["recentTurns", "Most recent earlier turns", lines(context.recentTurns.map((t) => `(${day(t.createdAt)}) ${t.role}: ${t.text}`), limits.recentTurns)],
+  ];
+  const sections: Record<string, string[]> = {};
+  const blocks: string[] = [];
+  let tokens = 0;
+  let droppedForBudget = 0;
+  for (const [name, title, sectionLines] of candidates) {
+    const kept: string[] = [];
+    for (const line of sectionLines) {
+      const cost = estimateTokens(line) + 1 + (kept.length === 0 ? estimateTokens(title) + 2 : 0);
+      if (tokens + cost > limits.tokenBudget) {
+        droppedForBudget += 1;
+        continue;
+      }
+      tokens += cost;
+      kept.push(line);
+    }
+    sections[name] = kept;
+    if (kept.length > 0) blocks.push(`## ${title}\n${kept.map((line) => `- ${line}`).join("\n")}`);
+  }
+  return { text: blocks.join("\n\n"), tokens, sections, droppedForBudget };
+}
+
+export interface PromptParts {
+  systemPrompt: string;
+  /** The window before the new message (pinned system messages included). */
+  history: readonly BaseMessage[];
+  memory: RenderedContext;
+  newMessage: BaseMessage;
+  limits: ContextLimits;
+}
+
+/** The messages sent to the chat model, in the fixed order. Pure. */
+export function assemblePrompt(parts: PromptParts): BaseMessage[] {
+  const pinned = parts.history.filter(isPinned).map(textOf);
+  const system = [parts.systemPrompt, ...pinned].join("\n\n");
+  const recent = parts.history
+    .filter((message) => !isPinned(message) && ["human", "ai"].includes(message.getType()))
+    .slice(-parts.limits.history.items)
+    .map((message) => {
+      const content = clip(textOf(message), parts.limits.history.chars);
+      return message.getType() === "human" ? new HumanMessage(content) : new AIMessage(content);
+    });
+  const prompt: BaseMessage[] = [new SystemMessage(system), ...recent];
+  if (parts.memory.text) {
+    prompt.push(new SystemMessage(`Memory of this user (use it when it helps; it may be out of date):\n\n${parts.memory.text}`));
+  }
+  prompt.push(new HumanMessage(textOf(parts.newMessage)));
+  return prompt;
+}

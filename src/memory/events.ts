@@ -1,0 +1,39 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { applyEventRetention, type RetentionPolicy } from "../reducers/retention.js";
+import { namespaces } from "./namespaces.js";
+import type { EventRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { listAll, newestFirst, valuesOf } from "./store-io.js";
+
+/**
+ * The events layer: classified user events at or over the importance threshold, keyed by the
+ * message they came from (classifying the same message again overwrites, never duplicates).
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** Saves an event, then applies retention to the user's events; returns how many were dropped. */
+export async function saveEvent(
+  store: BaseStore,
+  scope: UserScope,
+  event: EventRecord,
+  retention: RetentionPolicy,
+  now: Date,
+): Promise<number> {
+  await store.put(namespaces.events(scope), event.id, { ...event });
+  return applyRetention(store, scope, retention, now);
+}
+
+/** Deletes the user's events beyond the retention policy; returns the count deleted. */
+export async function applyRetention(store: BaseStore, scope: UserScope, retention: RetentionPolicy, now: Date): Promise<number> {
+  const all = valuesOf<EventRecord>(await listAll(store, namespaces.events(scope), { cap: retention.maxEventsPerUser * 2 + 100 }));
+  const { dropped } = applyEventRetention(all, retention, now);
+  await Promise.all(dropped.map((event) => store.delete(namespaces.events(scope), event.id)));
+  return dropped.length;
+}
+
+/** The user's most recent events with importance at or over `minImportance`, newest first. */
+export async function importantEvents(store: BaseStore, scope: UserScope, minImportance: number, limit: number): Promise<EventRecord[]> {
+  const items = await listAll(store, namespaces.events(scope), { filter: { importance: { $gte: minImportance } } });
+  return newestFirst(valuesOf<EventRecord>(items), (e) => e.createdAt).slice(0, limit);
+}

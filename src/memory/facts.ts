@@ -1,0 +1,81 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { namespaces } from "./namespaces.js";
+import type { FactRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { listAll, newestFirst, valuesOf } from "./store-io.js";
+
+/**
+ * The attributes-and-facts layer. A fact is a key with a value and a validity interval; a new
+ * value for a key supersedes the current record, which stays with `validTo` set.
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+export interface FactUpdate {
+  key: string;
+  value: string;
+}
+
+/** Normalises an attribute key: lower case, words joined by `_`, dots kept for groups. */
+export function normalizeFactKey(key: string): string {
+  return key.trim().toLowerCase().replace(/[^\p{L}\p{N}.]+/gu, "_").replace(/^_+|_+$/g, "");
+}
+
+/**
+ * Pure: what to write so that `updates` become the current facts. An unchanged value writes
+ * nothing; a changed value closes the current record (validTo = now) and opens a new one.
+ * Inputs are not mutated.
+ */
+export function upsertFacts(
+  current: readonly FactRecord[],
+  updates: readonly FactUpdate[],
+  source: { messageId: string; sessionId: string; now: string },
+): FactRecord[] {
+  const writes = new Map<string, FactRecord>();
+  const open = new Map<string, FactRecord>();
+  for (const fact of current) if (fact.validTo === null) open.set(fact.key, fact);
+  for (const update of updates) {
+    const key = normalizeFactKey(update.key);
+    const value = update.value.trim();
+    if (!key || !value) continue;
+    const existing = open.get(key);
+    if (existing && existing.value === value) continue;
+    if (existing) writes.set(existing.id, { ...existing, validTo: source.now });
+    const fact: FactRecord = {
+      id: `${key}@${source.messageId}`,
+      key,
+      value,
+      text: `${key.replace(/[._]/g, " ")}: ${value}`,
+      validFrom: source.now,
+      validTo: null,
+      sourceMessageIds: [source.messageId],
+      sessionId: source.sessionId,
+    };
+    writes.set(fact.id, fact);
+    open.set(key, fact);
+  }
+  return [...writes.values()];
+}
+
+/** Every fact record of a user, current and superseded, newest first. */
+export async function loadFacts(store: BaseStore, scope: UserScope): Promise<FactRecord[]> {
+  return newestFirst(valuesOf<FactRecord>(await listAll(store, namespaces.facts(scope))), (f) => f.validFrom);
+}
+
+/** The facts that are true now (validTo null), newest first. */
+export function currentFacts(facts: readonly FactRecord[]): FactRecord[] {
+  return facts.filter((fact) => fact.validTo === null);
+}
+
+/** Applies attribute updates to the store; returns the records written. */
+export async function saveFacts(
+  store: BaseStore,
+  scope: UserScope,
+  updates: readonly FactUpdate[],
+  source: { messageId: string; sessionId: string; now: string },
+): Promise<FactRecord[]> {
+  if (updates.length === 0) return [];
+  const writes = upsertFacts(await loadFacts(store, scope), updates, source);
+  await Promise.all(writes.map((fact) => store.put(namespaces.facts(scope), fact.id, { ...fact })));
+  return writes;
+}

@@ -1,0 +1,95 @@
+import { DEFAULT_RETENTION, type RetentionPolicy } from "../reducers/retention.js";
+import { DEFAULT_WINDOW_LIMITS, type WindowLimits } from "../reducers/window.js";
+
+/** How recall searches the store. */
+export interface RecallLimits {
+  /** Similar past messages returned. */
+  similarTopK: number;
+  /** Minimum cosine similarity for a vector hit (lexical hits are not held to it). */
+  minVectorScore: number;
+  /** At most this many stored messages are compared with the query. */
+  maxCandidates: number;
+  /** Below this many stored messages, the user's other sessions are searched too. */
+  thinSessionMessages: number;
+  summaries: number;
+  importantEvents: number;
+  importantMinScore: number;
+  recentTurns: number;
+}
+
+/** Item and character limits of one prompt section. */
+export interface SectionLimit {
+  items: number;
+  chars: number;
+}
+
+/** How the prompt's memory sections are bounded. */
+export interface ContextLimits {
+  history: SectionLimit;
+  summaries: SectionLimit;
+  facts: SectionLimit;
+  events: SectionLimit;
+  similar: SectionLimit;
+  recentTurns: SectionLimit;
+  /** The whole memory context (everything but the system prompt, history and new message). */
+  tokenBudget: number;
+}
+
+/** Every limit of the memory system, with the defaults of architecture.yaml. */
+export interface MemoryLimits {
+  window: WindowLimits;
+  sessionTtlSeconds: number;
+  summaryInterval: number;
+  importanceThreshold: number;
+  retention: RetentionPolicy;
+  recall: RecallLimits;
+  context: ContextLimits;
+  /** Longest accepted prompt, in characters. */
+  maxPromptChars: number;
+}
+
+export const DEFAULT_LIMITS: MemoryLimits = {
+  window: DEFAULT_WINDOW_LIMITS,
+  sessionTtlSeconds: 1800,
+  summaryInterval: 10,
+  importanceThreshold: 0.5,
+  retention: DEFAULT_RETENTION,
+  recall: {
+    similarTopK: 8,
+    minVectorScore: 0.45,
+    maxCandidates: 200,
+    thinSessionMessages: 50,
+    summaries: 3,
+    importantEvents: 5,
+    importantMinScore: 0.7,
+    recentTurns: 6,
+  },
+  context: {
+    history: { items: 10, chars: 200 },
+    summaries: { items: 3, chars: 240 },
+    facts: { items: 5, chars: 200 },
+    events: { items: 5, chars: 200 },
+    similar: { items: 4, chars: 200 },
+    recentTurns: { items: 6, chars: 180 },
+    tokenBudget: 2000,
+  },
+  maxPromptChars: 32_000,
+};
+
+export type LimitsInput = {
+  [K in keyof MemoryLimits]?: MemoryLimits[K] extends object ? Partial<MemoryLimits[K]> : MemoryLimits[K];
+};
+
+/** Fills the limits a caller left out with the defaults. */
+export function resolveLimits(input: LimitsInput = {}): MemoryLimits {
+  return {
+    window: { ...DEFAULT_LIMITS.window, ...input.window },
+    sessionTtlSeconds: input.sessionTtlSeconds ?? DEFAULT_LIMITS.sessionTtlSeconds,
+    summaryInterval: input.summaryInterval ?? DEFAULT_LIMITS.summaryInterval,
+    importanceThreshold: input.importanceThreshold ?? DEFAULT_LIMITS.importanceThreshold,
+    retention: { ...DEFAULT_LIMITS.retention, ...input.retention },
+    recall: { ...DEFAULT_LIMITS.recall, ...input.recall },
+    context: { ...DEFAULT_LIMITS.context, ...input.context },
+    maxPromptChars: input.maxPromptChars ?? DEFAULT_LIMITS.maxPromptChars,
+  };
+}

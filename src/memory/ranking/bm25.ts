@@ -1,0 +1,106 @@
+import { MemoryGraphError } from "../../errors.js";
+import { termFrequencies, tokenize } from "./tokenize.js";
+
+/** BM25 parameters: `k1` (term-frequency saturation, default 1.2) and `b` (length normalisation, default 0.75). */
+export interface Bm25Options {
+  k1?: number;
+  b?: number;
+}
+
+/** A scored document id. */
+export interface ScoredId {
+  id: string;
+  score: number;
+}
+
+interface DocEntry {
+  length: number;
+  terms: Map<string, number>;
+}
+
+/**
+ * An incremental BM25 index over pre-tokenized documents. Adding an id that is present replaces
+ * it. IDF is the non-negative form ln(1 + (N − df + 0.5) / (df + 0.5)), so every matching term
+ * adds a positive amount and a document sharing no term with the query scores nothing.
+ */
+export class Bm25Index {
+  private readonly docs = new Map<string, DocEntry>();
+  private readonly postings = new Map<string, Map<string, number>>();
+  private totalLength = 0;
+  private readonly k1: number;
+  private readonly b: number;
+
+  constructor(options: Bm25Options = {}) {
+    this.k1 = options.k1 ?? 1.2;
+    this.b = options.b ?? 0.75;
+    if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
+      throw new MemoryGraphError("INVALID_INPUT", "bm25: k1 must be ≥ 0 and b within 0..1", { kind: "user", field: "options" });
+    }
+  }
+
+  /** The number of documents indexed. */
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Indexes `tokens` as document `id`, replacing any earlier document with that id. */
+  add(id: string, tokens: readonly string[]): void {
+    this.remove(id);
+    const terms = termFrequencies(tokens);
+    this.docs.set(id, { length: tokens.length, terms });
+    this.totalLength += tokens.length;
+    for (const [term, tf] of terms) {
+      let posting = this.postings.get(term);
+      if (!posting) this.postings.set(term, (posting = new Map()));
+      posting.set(id, tf);
+    }
+  }
+
+  /** Removes document `id`; returns whether it was present. */
+  remove(id: string): boolean {
+    const doc = this.docs.get(id);
+    if (!doc) return false;
+    this.docs.delete(id);
+    this.totalLength -= doc.length;
+    for (const term of doc.terms.keys()) {
+      const posting = this.postings.get(term);
+      posting?.delete(id);
+      if (posting?.size === 0) this.postings.delete(term);
+    }
+    return true;
+  }
+
+  /** BM25 score of every document sharing at least one term with the query (each distinct query term counted once). */
+  score(queryTokens: readonly string[]): Map<string, number> {
+    const scores = new Map<string, number>();
+    const n = this.docs.size;
+    if (n === 0) return scores;
+    const avgLength = this.totalLength / n || 1;
+    for (const term of new Set(queryTokens)) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const idf = Math.log(1 + (n - posting.size + 0.5) / (posting.size + 0.5));
+      for (const [id, tf] of posting) {
+        const length = this.docs.get(id)?.length ?? 0;
+        const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);
+        scores.set(id, (scores.get(id) ?? 0) + (idf * tf * (this.k1 + 1)) / (tf + norm));
+      }
+    }
+    return scores;
+  }
+}
+
+/**
+ * Ranks `docs` against `query` with BM25 over `tokenize` terms. Sorted by score descending (ties
+ * keep input order); documents scoring zero are omitted. Pure.
+ */
+export function bm25Rank(query: string, docs: readonly { id: string; text: string }[], options: Bm25Options = {}): ScoredId[] {
+  const index = new Bm25Index(options);
+  for (const doc of docs) index.add(doc.id, tokenize(doc.text));
+  const scores = index.score(tokenize(query));
+  const order = new Map(docs.map((doc, i) => [doc.id, i]));
+  return [...scores]
+    .filter(([, score]) => score > 0)
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+}

@@ -1,0 +1,70 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { importantEvents } from "./events.js";
+import { currentFacts, loadFacts } from "./facts.js";
+import type { RecallLimits } from "./limits.js";
+import { namespaces } from "./namespaces.js";
+import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { searchSimilar, type SimilarMessage } from "./similar.js";
+import { listAll, newestFirst, valuesOf } from "./store-io.js";
+import { latestSummaries } from "./summaries.js";
+import { countTranscript } from "./transcript.js";
+
+/** Everything recall found for one turn; returned to callers as `memory_context`. */
+export interface MemoryContext {
+  /** Recent stored turns of this user that are not in the current window, newest first. */
+  recentTurns: TranscriptRecord[];
+  summaries: SummaryRecord[];
+  /** Current attributes and facts (superseded ones are not shown to the model). */
+  facts: FactRecord[];
+  events: EventRecord[];
+  similar: SimilarMessage[];
+  /** Whether similar messages were searched in this session only or in all the user's sessions. */
+  searchedScope: "session" | "user";
+}
+
+export const EMPTY_CONTEXT: MemoryContext = { recentTurns: [], summaries: [], facts: [], events: [], similar: [], searchedScope: "session" };
+
+export interface RecallRequest {
+  scope: MemoryScope;
+  query: string;
+  /** Ids already in the window (and the new message): not recalled again. */
+  excludeIds: ReadonlySet<string>;
+  limits: RecallLimits;
+  embeddings?: EmbeddingsInterface;
+}
+
+/** Builds the memory context of one turn from the store. Reads only; never writes. */
+export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
+  const { scope, limits } = request;
+  const stored = await countTranscript(store, scope, limits.thinSessionMessages);
+  const searchedScope = stored < limits.thinSessionMessages ? "user" : "session";
+  const prefix = searchedScope === "user" ? namespaces.sessions(scope) : namespaces.transcript(scope);
+  const [recentTurns, summaries, facts, events, similar] = await Promise.all([
+    recentStoredTurns(store, scope, request.excludeIds, limits),
+    latestSummaries(store, scope, limits.summaries),
+    loadFacts(store, scope).then(currentFacts),
+    importantEvents(store, scope, limits.importantMinScore, limits.importantEvents),
+    searchSimilar(store, prefix, {
+      query: request.query,
+      limit: limits.similarTopK,
+      maxCandidates: limits.maxCandidates,
+      minVectorScore: limits.minVectorScore,
+      excludeIds: request.excludeIds,
+      embeddings: request.embeddings,
+    }),
+  ]);
+  return { recentTurns, summaries, facts, events, similar, searchedScope };
+}
+
+async function recentStoredTurns(
+  store: BaseStore,
+  scope: MemoryScope,
+  excludeIds: ReadonlySet<string>,
+  limits: RecallLimits,
+): Promise<TranscriptRecord[]> {
+  const items = await listAll(store, namespaces.sessions(scope), { cap: limits.maxCandidates });
+  const turns = valuesOf<TranscriptRecord>(items).filter((turn) => !excludeIds.has(turn.id));
+  return newestFirst(turns, (t) => t.createdAt).slice(0, limits.recentTurns);
+}

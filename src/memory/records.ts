@@ -1,0 +1,67 @@
+import type { FileRef } from "../reducers/message-meta.js";
+
+/**
+ * The records the memory layers keep in the store. Plain JSON objects, so any LangGraph
+ * `BaseStore` can hold them.
+ */
+
+/** One message of a session transcript (every branch of every regeneration is kept). */
+export interface TranscriptRecord {
+  id: string;
+  role: "user" | "assistant";
+  /** The text that is indexed for recall: the speaker and the message. */
+  text: string;
+  parentId: string | null;
+  sessionId: string;
+  createdAt: string;
+  files?: FileRef[];
+  model?: string;
+}
+
+export interface EntityRef {
+  type: string;
+  value: string;
+}
+
+/** A classified user event kept in long-term memory (importance at or over the threshold). */
+export interface EventRecord {
+  id: string;
+  type: string;
+  importance: number;
+  intent: string;
+  entities: EntityRef[];
+  language: string;
+  payload: Record<string, unknown>;
+  text: string;
+  messageId: string;
+  sessionId: string;
+  createdAt: string;
+  classifiedBy: "model" | "keywords";
+}
+
+/**
+ * A user attribute or fact. A changed value supersedes the old record: the old one stays, with
+ * `validTo` set to when it stopped being true. The current value has `validTo: null`.
+ */
+export interface FactRecord {
+  id: string;
+  key: string;
+  value: string;
+  text: string;
+  validFrom: string;
+  validTo: string | null;
+  sourceMessageIds: string[];
+  sessionId: string;
+}
+
+/** A session summary, with the message-id range it covers. */
+export interface SummaryRecord {
+  id: string;
+  text: string;
+  sessionId: string;
+  fromMessageId: string;
+  toMessageId: string;
+  messageIds: string[];
+  method: "model" | "rules";
+  createdAt: string;
+}

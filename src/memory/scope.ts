@@ -1,0 +1,40 @@
+import { invalidInput } from "../errors.js";
+
+/** Who a turn belongs to. Every stored item lives under the tenant, then the user. */
+export interface MemoryScope {
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+}
+
+export const MAX_ID_LENGTH = 128;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Checks one identifier: non-empty, at most 128 characters, no `/`, no `..`, no control
+ * characters. Throws a user error naming `field` otherwise; returns the id unchanged.
+ */
+export function validateId(field: string, value: unknown): string {
+  if (typeof value !== "string") throw invalidInput(field, "must be a string", "INVALID_ID");
+  if (value.trim().length === 0) throw invalidInput(field, "must not be empty", "INVALID_ID");
+  if (value.length > MAX_ID_LENGTH) throw invalidInput(field, `must be at most ${MAX_ID_LENGTH} characters`, "INVALID_ID");
+  if (value.includes("/")) throw invalidInput(field, "must not contain '/'", "INVALID_ID");
+  if (value.includes("..")) throw invalidInput(field, "must not contain '..'", "INVALID_ID");
+  if (CONTROL.test(value)) throw invalidInput(field, "must not contain control characters", "INVALID_ID");
+  return value;
+}
+
+/** Validates all three ids of a scope. */
+export function validateScope(scope: MemoryScope): MemoryScope {
+  return {
+    tenantId: validateId("tenantId", scope.tenantId),
+    userId: validateId("userId", scope.userId),
+    sessionId: validateId("sessionId", scope.sessionId),
+  };
+}
+
+/** The checkpointer thread of a session. Ids cannot contain `/`, so the join is unambiguous. */
+export function threadIdOf(scope: MemoryScope): string {
+  return `${scope.tenantId}/${scope.userId}/${scope.sessionId}`;
+}

@@ -1,0 +1,19 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { namespaces } from "./namespaces.js";
+import type { SummaryRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { listAll, newestFirst, valuesOf } from "./store-io.js";
+
+/** The summaries layer: per-session summaries kept in the user's long-term memory. */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+export async function saveSummary(store: BaseStore, scope: UserScope, summary: SummaryRecord): Promise<void> {
+  await store.put(namespaces.summaries(scope), summary.id, { ...summary });
+}
+
+/** The user's newest summaries (all sessions), newest first. */
+export async function latestSummaries(store: BaseStore, scope: UserScope, limit: number): Promise<SummaryRecord[]> {
+  const all = valuesOf<SummaryRecord>(await listAll(store, namespaces.summaries(scope)));
+  return newestFirst(all, (s) => s.createdAt).slice(0, limit);
+}

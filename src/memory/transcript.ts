@@ -1,0 +1,67 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { metaOf, textOf, withMeta } from "../reducers/message-meta.js";
+import { extractThread } from "../reducers/thread.js";
+import { namespaces, sessionIdOfTranscript } from "./namespaces.js";
+import type { TranscriptRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { listAll, valuesOf } from "./store-io.js";
+
+/**
+ * The transcript layer: every message of every session, every regeneration branch, kept in the
+ * store so that recall can search it and a regeneration can rebuild its thread.
+ */
+
+/** Saves one message (an upsert by id: sending the same message id twice stores it once). */
+export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord): Promise<void> {
+  await store.put(namespaces.transcript(scope), record.id, { ...record });
+}
+
+export async function getTranscriptMessage(store: BaseStore, scope: MemoryScope, id: string): Promise<TranscriptRecord | null> {
+  const item = await store.get(namespaces.transcript(scope), id);
+  return item ? (item.value as TranscriptRecord) : null;
+}
+
+/** Every message of one session, oldest first. */
+export async function loadTranscript(store: BaseStore, scope: MemoryScope): Promise<TranscriptRecord[]> {
+  const records = valuesOf<TranscriptRecord>(await listAll(store, namespaces.transcript(scope)));
+  return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** The thread from the session's root to `leafId` (Dify's extract_thread_messages), oldest first. */
+export async function loadThread(store: BaseStore, scope: MemoryScope, leafId: string): Promise<TranscriptRecord[]> {
+  return extractThread(await loadTranscript(store, scope), leafId);
+}
+
+/** How many messages a session has stored, counting at most `cap`. */
+export async function countTranscript(store: BaseStore, scope: MemoryScope, cap: number): Promise<number> {
+  return (await store.search(namespaces.transcript(scope), { limit: cap })).length;
+}
+
+/** A message for the window, carrying its id and metadata. */
+export function recordToMessage(record: TranscriptRecord): BaseMessage {
+  const fields = { content: record.text, id: record.id };
+  const message = record.role === "user" ? new HumanMessage(fields) : new AIMessage(fields);
+  return withMeta(message, { parentId: record.parentId, createdAt: record.createdAt, files: record.files });
+}
+
+/** The transcript record of a window message. */
+export function messageToRecord(message: BaseMessage, sessionId: string, extra: { model?: string } = {}): TranscriptRecord {
+  const meta = metaOf(message);
+  const record: TranscriptRecord = {
+    id: message.id ?? "",
+    role: message.getType() === "human" ? "user" : "assistant",
+    text: textOf(message),
+    parentId: meta.parentId,
+    sessionId,
+    createdAt: meta.createdAt,
+  };
+  if (meta.files && meta.files.length > 0) record.files = meta.files;
+  if (extra.model) record.model = extra.model;
+  return record;
+}
+
+/** The session a stored transcript item belongs to. */
+export function sessionOfItem(namespace: readonly string[], record: TranscriptRecord): string {
+  return sessionIdOfTranscript(namespace) ?? record.sessionId;
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/** The event types every classifier (model or keyword fallback) chooses from. */
+export const EVENT_TYPES = [
+  "INQUIRY",
+  "FEEDBACK",
+  "REQUEST",
+  "COMPLAINT",
+  "TRANSACTION",
+  "SUPPORT",
+  "INFORMATION",
+  "GENERIC_EVENT",
+] as const;
+
+/** One of {@link EVENT_TYPES}. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The classification of one user message. `importance` is 0..1; `language` is a short
+ * BCP-47-like tag ("en", "th", "hi"); `attributeUpdates` are user attributes or facts the
+ * message states (e.g. `{ key: "phone", value: "+66 81 234 5678" }`).
+ */
+export const classifiedEventSchema = z.object({
+  type: z.enum(EVENT_TYPES).describe("The kind of event the user message is"),
+  importance: z.number().min(0).max(1).describe("How important it is to remember, 0..1"),
+  intent: z.string().describe("A short snake_case intent, e.g. balance_inquiry"),
+  entities: z
+    .array(z.object({ type: z.string(), value: z.string() }))
+    .describe("Named things the message refers to (people, products, amounts, places)"),
+  language: z.string().describe('Language of the message as a short tag: "en", "th", "hi", ...'),
+  payload: z.record(z.string(), z.unknown()).describe("Extra structured details, e.g. amount"),
+  attributeUpdates: z
+    .array(z.object({ key: z.string(), value: z.string() }))
+    .describe('User attributes or facts stated in the message, e.g. {key:"phone", value:"..."}'),
+});
+
+/** A validated classification; see {@link classifiedEventSchema}. */
+export type ClassifiedEvent = z.infer<typeof classifiedEventSchema>;
+
+/** An entity mentioned in a message or still active in the session. */
+export interface EventEntity {
+  type: string;
+  value: string;
+}
+
+/** What the session remembers of recent turns, used to resolve follow-ups ("usko", "it"). */
+export interface ClassifyContext {
+  lastIntent?: string;
+  activeEntities?: EventEntity[];
+}

@@ -1,0 +1,49 @@
+import { detectLanguage } from "./text-signals.js";
+
+/**
+ * The first JSON object in a model's text answer (code fences and prose around it are
+ * ignored), or undefined when there is none.
+ */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const unfenced = text.replace(/```(?:json)?/gi, "");
+  const start = unfenced.indexOf("{");
+  const end = unfenced.lastIndexOf("}");
+  if (start < 0 || end <= start) return undefined;
+  try {
+    const value: unknown = JSON.parse(unfenced.slice(start, end + 1));
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pairs(value: unknown): unknown {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return value;
+  return value.map((item: unknown) => {
+    if (!item || typeof item !== "object") return item;
+    const record = item as Record<string, unknown>;
+    const v = record.value;
+    // Models often give a phone number or an amount as a number; the schema wants strings.
+    return typeof v === "number" || typeof v === "boolean" ? { ...record, value: String(v) } : record;
+  });
+}
+
+/**
+ * Light, predictable clean-up of a model's classification before schema validation: the type
+ * upper-cased, a numeric-string importance read as a number and clamped to 0..1, missing
+ * lists and payload made empty, a missing language detected from `text`. Anything else wrong
+ * is left for the schema to reject.
+ */
+export function normalizeEventCandidate(candidate: unknown, text: string): unknown {
+  if (!candidate || typeof candidate !== "object" || Array.isArray(candidate)) return candidate;
+  const c = { ...(candidate as Record<string, unknown>) };
+  if (typeof c.type === "string") c.type = c.type.trim().toUpperCase().replace(/[\s-]+/g, "_");
+  const importance = typeof c.importance === "string" && c.importance.trim() !== "" ? Number(c.importance) : c.importance;
+  c.importance = typeof importance === "number" && Number.isFinite(importance) ? Math.min(1, Math.max(0, importance)) : importance;
+  c.entities = pairs(c.entities);
+  c.attributeUpdates = pairs(c.attributeUpdates);
+  if (c.payload === undefined || c.payload === null) c.payload = {};
+  if (c.language === undefined || c.language === null || c.language === "") c.language = detectLanguage(text);
+  return c;
+}

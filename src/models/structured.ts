@@ -1,0 +1,163 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import { ChatOpenAI } from "@langchain/openai";
+import { MemoryGraphError, messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, classifiedEventSchema } from "./event-schema.js";
+import { normalizeEventCandidate, parseJsonObject } from "./structured-parse.js";
+import type { SummaryMessage, SummaryOptions } from "./rule-summarizer.js";
+import { clip } from "./text-clip.js";
+
+const CLASSIFY_PROMPT = `You classify one user message for a customer-conversation memory system.
+Return the classified_event with:
+- type: one of ${EVENT_TYPES.join(", ")}.
+- importance: 0..1, how much this matters to remember (complaints, money and stated personal facts are high; greetings are low).
+- intent: short snake_case, e.g. balance_inquiry, money_transfer, refund_request, greeting.
+- entities: people, products, order ids, places named in the message as {type, value}. If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context.
+- language: short tag of the message language ("en", "th", "hi" for Hindi also when romanised).
+- payload: extra details, e.g. {"amount": 500, "currency": "THB"}; add "resolvedFrom": "context" when entities came from the context.
+- attributeUpdates: facts the user states about themself as {key, value}, keys like phone, email, name, preference.language, preference. Empty when none.`;
+
+const SUMMARY_PROMPT = `Summarize the conversation below as 4 to 6 short bullet points, each starting with "- ".
+Stay under 120 tokens in total. Keep numbers, names, decisions and facts the user stated.
+Write in the language the conversation uses. Output only the bullet points.`;
+
+const SUMMARY_TEMPERATURE = 0.2;
+const TRANSCRIPT_CHARS = 12_000;
+
+type StructuredRunnable = Runnable<BaseMessage[], Record<string, unknown>>;
+
+function structuredRunnable(model: BaseChatModel): StructuredRunnable | undefined {
+  try {
+    // Function calling works on every OpenAI-compatible server and, unlike strict JSON
+    // schema, accepts the free-form `payload` record.
+    return model.withStructuredOutput(classifiedEventSchema, {
+      name: "classified_event",
+      includeRaw: true,
+      ...(model instanceof ChatOpenAI ? { method: "functionCalling" as const } : {}),
+    });
+  } catch (error) {
+    log.debug("structured_output_unavailable", { error: messageOf(error) });
+    return undefined;
+  }
+}
+
+function isParseFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if ("status" in error) return false;
+  return (
+    error instanceof SyntaxError ||
+    /OutputParser|ZodError/.test(error.name) ||
+    /parse|json|tool call|structured output/i.test(error.message)
+  );
+}
+
+function badOutput(detail: string, cause?: unknown): MemoryGraphError {
+  return new MemoryGraphError("CLASSIFIER_BAD_OUTPUT", `The model's classification did not parse: ${detail}`, {
+    kind: "upstream",
+    cause,
+  });
+}
+
+/** Whatever the structured runnable returned, reduced to the object that should be the event. */
+function candidateOf(result: Record<string, unknown>): unknown {
+  if (!("raw" in result) || !AIMessage.isInstance(result.raw)) return result;
+  if (result.parsed !== null && result.parsed !== undefined) return result.parsed;
+  const raw = result.raw;
+  // The library parser rejected it; read the tool call or the text ourselves before giving up.
+  return raw.tool_calls?.[0]?.args ?? parseJsonObject(raw.text);
+}
+
+/**
+ * Classifies `text` with the model's structured output (falling back to a JSON prompt when
+ * the model has none), validated with {@link classifiedEventSchema} after light clean-up
+ * (upper-cased type, importance clamped to 0..1, missing lists made empty). Throws
+ * MemoryGraphError CLASSIFIER_BAD_OUTPUT (kind "upstream") when the answer does not parse;
+ * transport errors (timeouts, 429, 5xx) are rethrown unchanged so callers may retry them.
+ */
+export async function classifyWithModel(
+  model: BaseChatModel,
+  text: string,
+  context: ClassifyContext = {},
+): Promise<ClassifiedEvent> {
+  const contextLine = JSON.stringify({
+    lastIntent: context.lastIntent ?? null,
+    activeEntities: context.activeEntities ?? [],
+  });
+  const messages: BaseMessage[] = [
+    new SystemMessage(CLASSIFY_PROMPT),
+    new HumanMessage(`Context: ${contextLine}\n\nMessage: ${text}`),
+  ];
+  let candidate: unknown;
+  try {
+    const runnable = structuredRunnable(model);
+    if (runnable) {
+      candidate = candidateOf(await runnable.invoke(messages));
+    } else {
+      const json = "Answer with one JSON object only, with exactly those fields.";
+      const reply = await model.invoke([new SystemMessage(`${CLASSIFY_PROMPT}\n${json}`), messages[1] as BaseMessage]);
+      candidate = parseJsonObject(reply.text);
+    }
+  } catch (error) {
+    if (isParseFailure(error)) throw badOutput(messageOf(error), error);
+    throw error;
+  }
+  if (candidate === undefined) throw badOutput("no JSON object or tool call in the answer");
+  const parsed = classifiedEventSchema.safeParse(normalizeEventCandidate(candidate, text));
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw badOutput(issues.slice(0, 3).join("; "), parsed.error);
+  }
+  return parsed.data;
+}
+
+const lowTemperatureClones = new WeakMap<BaseChatModel, BaseChatModel>();
+
+/** A ChatOpenAI copy at temperature 0.2; other models (and reasoning models, which refuse it) as they are. */
+function forSummaries(model: BaseChatModel): BaseChatModel {
+  if (!(model instanceof ChatOpenAI)) return model;
+  if (model.temperature === SUMMARY_TEMPERATURE || /^(o\d|gpt-5)/.test(model.model)) return model;
+  let clone = lowTemperatureClones.get(model);
+  if (!clone) {
+    clone = new ChatOpenAI({ ...model.lc_kwargs, temperature: SUMMARY_TEMPERATURE });
+    lowTemperatureClones.set(model, clone);
+  }
+  return clone;
+}
+
+function transcriptOf(messages: readonly SummaryMessage[]): string {
+  const lines = messages.map((m) => `${m.role === "user" ? "User" : "Assistant"}: ${clip(m.text, 800)}`);
+  const kept: string[] = [];
+  let size = 0;
+  // Keep the newest lines when the transcript is long.
+  for (let i = lines.length - 1; i >= 0 && size < TRANSCRIPT_CHARS; i -= 1) {
+    const line = lines[i] ?? "";
+    kept.unshift(line);
+    size += line.length + 1;
+  }
+  return kept.join("\n");
+}
+
+/**
+ * Asks the model for a 4–6 bullet summary (under ~120 tokens) of `messages`, at temperature
+ * 0.2 where the model takes one. Returns the trimmed text; throws MemoryGraphError
+ * SUMMARIZER_EMPTY_OUTPUT (kind "upstream") when the answer is empty. `options.maxChars` is
+ * not enforced here: callers clip if they must.
+ */
+export async function summarizeWithModel(
+  model: BaseChatModel,
+  messages: readonly SummaryMessage[],
+  options: SummaryOptions = {},
+): Promise<string> {
+  const bullets = options.maxBullets === undefined ? "" : `\nUse at most ${options.maxBullets} bullet points.`;
+  const reply = await forSummaries(model).invoke([
+    new SystemMessage(`${SUMMARY_PROMPT}${bullets}`),
+    new HumanMessage(`Conversation:\n${transcriptOf(messages)}`),
+  ]);
+  const text = reply.text.trim();
+  if (!text) {
+    throw new MemoryGraphError("SUMMARIZER_EMPTY_OUTPUT", "The model returned an empty summary", { kind: "upstream" });
+  }
+  return text;
+}

@@ -1,0 +1,86 @@
+import { AIMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import { textOf, withMeta } from "../reducers/message-meta.js";
+import { assemblePrompt } from "../memory/context.js";
+import { EMPTY_CONTEXT } from "../memory/recall.js";
+import { requireStore } from "../memory/store-io.js";
+import { messageToRecord, saveTranscriptMessage } from "../memory/transcript.js";
+import { isTransientError, withRetry } from "../models/chat-model.js";
+import { offlineReply } from "../models/offline-responder.js";
+import { NODE } from "../state/node-names.js";
+import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import { retryOptions } from "./classify-event.js";
+import type { GraphDeps } from "./deps.js";
+import { historyFor, humanForNode } from "./node-history.js";
+import { scopeOfState, turnOf } from "./turn.js";
+import { windowUpdate } from "./window-update.js";
+
+export const OFFLINE_MODEL = "offline";
+
+/**
+ * call_model: assembles the prompt (system prompt, history, memory sections, the new message),
+ * asks the chat model — retrying transient errors with backoff — or the offline responder when
+ * no model is configured. The reply goes into the window, the node's own memory and the
+ * transcript. A model error sets status ERROR and records it; nothing stored is removed.
+ */
+export function createCallModelNode(deps: GraphDeps) {
+  return async function callModel(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
+    const store = requireStore(config);
+    const turn = turnOf(state);
+    const scope = scopeOfState(state);
+    const human = humanForNode(state);
+    const recalled = state.recalled ?? EMPTY_CONTEXT;
+    let text: string;
+    let model: string;
+    if (deps.chatModel) {
+      const chatModel = deps.chatModel;
+      const prompt = assemblePrompt({
+        systemPrompt: deps.systemPrompt,
+        history: historyFor(state, NODE.callModel, deps.memoryMode),
+        memory: state.memoryText ?? { text: "", tokens: 0, sections: {}, droppedForBudget: 0 },
+        newMessage: human,
+        limits: deps.limits.context,
+      });
+      try {
+        const reply = await withRetry(() => chatModel.invoke(prompt, { signal: config.signal }), {
+          ...retryOptions(deps),
+          isRetryable: isTransientError,
+          onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
+        });
+        text = textOf(reply);
+        model = deps.modelName;
+      } catch (error) {
+        const message = messageOf(error);
+        log.error("model_error", { node: NODE.callModel, error: message });
+        return {
+          status: "ERROR",
+          errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message }],
+          nodeMessages: { [NODE.callModel]: [human] },
+        };
+      }
+    } else {
+      text = offlineReply({
+        message: turn.text,
+        recalled: {
+          summaries: recalled.summaries.map((s) => s.text),
+          facts: recalled.facts.map((f) => f.text),
+          similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
+          events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+        },
+      });
+      model = OFFLINE_MODEL;
+    }
+
+    const now = deps.now().toISOString();
+    const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
+    await saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model }));
+    return {
+      ...windowUpdate(state.messages, [reply], deps.limits.window),
+      nodeMessages: { [NODE.callModel]: [human, reply] },
+      turn: { ...turn, replyId: reply.id ?? null, model },
+      session: { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 },
+    };
+  };
+}

@@ -1,0 +1,113 @@
+import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { MemoryGraphError } from "../errors.js";
+import { log } from "../logger.js";
+import { metaOf, withMeta } from "../reducers/message-meta.js";
+import { seedWindow } from "../memory/session-seed.js";
+import { requireStore } from "../memory/store-io.js";
+import { loadThread, getTranscriptMessage, messageToRecord, recordToMessage, saveTranscriptMessage } from "../memory/transcript.js";
+import type { MemoryScope } from "../memory/scope.js";
+import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
+import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import type { GraphDeps } from "./deps.js";
+import { windowUpdate } from "./window-update.js";
+
+/**
+ * ingest_prompt: turns the incoming event into one HumanMessage in the window. No prompt text →
+ * SKIP, nothing stored. A session idle past its TTL starts a new window seeded from long-term
+ * memory. With `parentMessageId` only the thread from the root to that parent is shown: an
+ * assistant parent gets the new message under it; a user parent is re-answered (regeneration).
+ */
+export function createIngestPromptNode(deps: GraphDeps) {
+  return async function ingestPrompt(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
+    const input = parseTurnInput(state.input, deps.limits.maxPromptChars);
+    const scope: MemoryScope = { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
+    const now = deps.now();
+    const text = promptText(input);
+    const turnBase = { startedAt: now.toISOString(), errorOffset: state.errors.length, replyId: null, model: null };
+    const skip: MemoryUpdate = { status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
+    if (!text && !input.parentMessageId) return skip;
+    const store = requireStore(config);
+    const idleMs = state.session.lastActiveAt ? now.getTime() - Date.parse(state.session.lastActiveAt) : 0;
+    const expired = idleMs > deps.limits.sessionTtlSeconds * 1000;
+    const fresh = expired || state.messages.length === 0;
+    const seed = fresh ? await seedWindow(store, scope, now, deps.newId()) : null;
+
+    const parent = input.parentMessageId ? await getTranscriptMessage(store, scope, input.parentMessageId) : null;
+    if (input.parentMessageId && !parent) {
+      throw new MemoryGraphError("UNKNOWN_PARENT", `parentMessageId: no message ${input.parentMessageId} in this session`, {
+        field: "parentMessageId",
+      });
+    }
+    const regenerated = parent?.role === "user";
+    if (!text && !regenerated) return skip;
+    if (regenerated && text && text !== parent.text) {
+      throw new MemoryGraphError("REGENERATE_TEXT_MISMATCH", "message: a regeneration re-answers the parent message; send no text or the same text", {
+        field: "message",
+      });
+    }
+
+    const thread = parent ? (await loadThread(store, scope, parent.id)).map(recordToMessage) : null;
+    let human: BaseMessage;
+    if (regenerated && thread) {
+      human = thread[thread.length - 1] ?? recordToMessage(parent);
+    } else {
+      human = humanMessage(input, text, deps.newId(), parent?.id ?? state.session.lastMessageId, now);
+      await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
+    }
+
+    const replaceWindow = expired || thread !== null;
+    const additions = [...(seed ? [seed] : []), ...(thread ?? []), ...(regenerated ? [] : [human])];
+    const update: BaseMessage[] = replaceWindow ? [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...keepPinned(state.messages, seed), ...additions] : additions;
+    const window = windowUpdate(state.messages, update, deps.limits.window);
+    if (expired) log.info("session_window_rebuilt", { tenantId: scope.tenantId, sessionId: scope.sessionId, idleSeconds: Math.round(idleMs / 1000) });
+
+    return {
+      ...window,
+      nodeMessages: thread ? restrictNodeMemory(state.nodeMessages, new Set(thread.map((m) => m.id ?? ""))) : expired ? clearNodeMemory(state.nodeMessages) : {},
+      status: "OK",
+      candidate: null,
+      llmText: "",
+      event: null,
+      recalled: null,
+      memoryText: null,
+      session: {
+        lastActiveAt: now.toISOString(),
+        lastMessageId: human.id ?? null,
+        windowsRebuilt: state.session.windowsRebuilt + (expired ? 1 : 0),
+      },
+      turn: { ...turnBase, messageId: human.id ?? "", text: text || (parent?.text ?? ""), regenerated, sessionExpired: expired },
+    };
+  };
+}
+
+function humanMessage(input: TurnInput, text: string, fallbackId: string, parentId: string | null, now: Date): HumanMessage {
+  const files = [...(input.files ?? []), ...(input.prompts ?? []).flatMap((p) => p.files ?? [])];
+  const message = new HumanMessage({ id: input.messageId ?? fallbackId, content: text });
+  return withMeta(message, { parentId, createdAt: now.toISOString(), ...(files.length > 0 ? { files } : {}) });
+}
+
+/** Pinned system messages survive a window rebuild, unless a fresh seed replaces them. */
+function keepPinned(messages: readonly BaseMessage[], seed: BaseMessage | null): BaseMessage[] {
+  return seed ? [] : messages.filter((m) => metaOf(m).pinned === true);
+}
+
+/** Node memory after a regeneration: only what belongs to the thread being continued. */
+function restrictNodeMemory(memory: MemoryState["nodeMessages"], threadIds: ReadonlySet<string>) {
+  const update: Record<string, BaseMessage[]> = {};
+  for (const [node, messages] of Object.entries(memory)) {
+    const kept = messages.filter((m) => threadIds.has(sourceIdOf(m.id ?? "")));
+    update[node] = [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...kept];
+  }
+  return update;
+}
+
+function clearNodeMemory(memory: MemoryState["nodeMessages"]) {
+  return Object.fromEntries(Object.keys(memory).map((node) => [node, [new RemoveMessage({ id: REMOVE_ALL_MESSAGES })]]));
+}
+
+/** Node-memory messages derived from a conversation message carry its id before a `#`. */
+export function sourceIdOf(id: string): string {
+  const hash = id.indexOf("#");
+  return hash === -1 ? id : id.slice(0, hash);
+}

@@ -1,0 +1,26 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { isPinned } from "../reducers/message-meta.js";
+import type { MemoryState } from "../state/state.js";
+import type { MemoryMode } from "./deps.js";
+import { turnOf } from "./turn.js";
+
+/** This turn's user message, as it stands in the window. */
+export function humanForNode(state: MemoryState): BaseMessage {
+  const turn = turnOf(state);
+  const found = state.messages.find((m) => m.id === turn.messageId);
+  if (!found) throw new Error(`turn message ${turn.messageId} is not in the window`);
+  return found;
+}
+
+/**
+ * The history an LLM node sees before this turn's message: the conversation window
+ * (`conversation` mode) or only the node's own memory (`node` mode). Pinned system messages of
+ * the window are kept in both modes.
+ */
+export function historyFor(state: MemoryState, node: string, mode: MemoryMode): BaseMessage[] {
+  const turnId = turnOf(state).messageId;
+  const pinned = state.messages.filter(isPinned);
+  const own = mode === "node" ? (state.nodeMessages[node] ?? []) : state.messages.filter((m) => !isPinned(m));
+  const cut = own.findIndex((m) => m.id === turnId);
+  return [...pinned, ...(cut === -1 ? own : own.slice(0, cut))];
+}

@@ -1,0 +1,71 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import type { SummaryRecord, TranscriptRecord } from "../memory/records.js";
+import { requireStore } from "../memory/store-io.js";
+import { saveSummary } from "../memory/summaries.js";
+import { loadThread } from "../memory/transcript.js";
+import { summarizeByRules } from "../models/rule-summarizer.js";
+import { summarizeWithModel } from "../models/structured.js";
+import { isTransientError, withRetry } from "../models/chat-model.js";
+import { NODE } from "../state/node-names.js";
+import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import { retryOptions } from "./classify-event.js";
+import type { GraphDeps } from "./deps.js";
+import { scopeOfState } from "./turn.js";
+
+/** True when enough user/assistant pairs have passed since the last summary. */
+export function summaryDue(state: MemoryState, interval: number): boolean {
+  return state.status === "OK" && state.session.pairsSinceSummary >= interval;
+}
+
+/**
+ * summarize: summarizes the thread's messages since the last summary (model, or the rule-based
+ * summarizer when the model is missing or fails) and stores the summary with the message-id range
+ * it covers. Never removes a message; a failed summary is recorded and retried next turn.
+ */
+export function createSummarizeNode(deps: GraphDeps) {
+  const model = deps.summaryModel === undefined ? deps.chatModel : deps.summaryModel;
+  return async function summarize(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
+    const store = requireStore(config);
+    const scope = scopeOfState(state);
+    const leaf = state.session.lastMessageId;
+    const thread = leaf ? await loadThread(store, scope, leaf) : [];
+    const since = sinceLastSummary(thread, state.session.summarizedThroughId);
+    const first = since[0];
+    const last = since[since.length - 1];
+    if (!first || !last) return { session: { pairsSinceSummary: 0 } };
+
+    const lines = since.map((m) => ({ id: m.id, role: m.role, text: m.text }));
+    let modelText: string | null = null;
+    const errors = [];
+    if (model) {
+      try {
+        modelText = await withRetry(() => summarizeWithModel(model, lines), { ...retryOptions(deps), isRetryable: isTransientError });
+      } catch (error) {
+        errors.push({ node: NODE.summarize, code: "SUMMARY_FALLBACK", message: messageOf(error) });
+        log.warn("summary_fallback", { error: messageOf(error) });
+      }
+    }
+    const text = modelText ?? summarizeByRules(lines).text;
+    const method: SummaryRecord["method"] = modelText === null ? "rules" : "model";
+    const summary: SummaryRecord = {
+      id: `${scope.sessionId}:${last.id}`,
+      text,
+      sessionId: scope.sessionId,
+      fromMessageId: first.id,
+      toMessageId: last.id,
+      messageIds: since.map((m) => m.id),
+      method,
+      createdAt: deps.now().toISOString(),
+    };
+    await saveSummary(store, scope, summary);
+    return { errors, session: { pairsSinceSummary: 0, summarizedThroughId: last.id } };
+  };
+}
+
+/** The thread's messages after the one the last summary covered (all of them when none did). */
+function sinceLastSummary(thread: readonly TranscriptRecord[], throughId: string | null): TranscriptRecord[] {
+  const at = throughId ? thread.findIndex((m) => m.id === throughId) : -1;
+  return thread.slice(at + 1);
+}

@@ -1,0 +1,115 @@
+import { Annotation } from "@langchain/langgraph";
+import type { BaseMessage } from "@langchain/core/messages";
+import { appendErrors, type NodeError } from "../reducers/errors.js";
+import { mergeNodeMemory, type NodeMemory, type NodeMemoryUpdate } from "../reducers/node-memory.js";
+import { appendAndTrim, DEFAULT_WINDOW_LIMITS, type MessageUpdate, type TrimReport, type WindowLimits } from "../reducers/window.js";
+import type { RenderedContext } from "../memory/context.js";
+import type { MemoryContext } from "../memory/recall.js";
+import type { EntityRef, EventRecord } from "../memory/records.js";
+import type { TurnInput } from "./turn-input.js";
+
+export type TurnStatus = "OK" | "SKIP" | "ERROR";
+
+/** Session bookkeeping kept in the checkpointed state (short-term memory). */
+export interface SessionInfo {
+  lastActiveAt: string | null;
+  /** The newest message of the current thread (the parent of the next one). */
+  lastMessageId: string | null;
+  lastIntent: string | null;
+  activeEntities: EntityRef[];
+  /** Successful user/assistant pairs since the last summary. */
+  pairsSinceSummary: number;
+  /** The newest message a summary already covers. */
+  summarizedThroughId: string | null;
+  /** How many windows expired by TTL and were rebuilt from long-term memory. */
+  windowsRebuilt: number;
+}
+
+export const EMPTY_SESSION: SessionInfo = {
+  lastActiveAt: null,
+  lastMessageId: null,
+  lastIntent: null,
+  activeEntities: [],
+  pairsSinceSummary: 0,
+  summarizedThroughId: null,
+  windowsRebuilt: 0,
+};
+
+/** What this turn is about, set by ingest_prompt and completed by the later nodes. */
+export interface TurnInfo {
+  /** The user message this turn answers. */
+  messageId: string;
+  text: string;
+  startedAt: string;
+  /** True when the turn re-answers an existing user message (a regeneration). */
+  regenerated: boolean;
+  /** `errors.length` when the turn began: this turn's errors are the ones after it. */
+  errorOffset: number;
+  replyId: string | null;
+  model: string | null;
+  sessionExpired: boolean;
+}
+
+/** The reply offered to the caller. */
+export interface Candidate {
+  id: string;
+  kind: "text";
+  status: "proposed";
+  text: string;
+  model: string;
+  createdAt: string;
+}
+
+/** The classification of this turn's message, with which classifier decided. */
+export type TurnEvent = Omit<EventRecord, "id" | "messageId" | "sessionId" | "createdAt"> & {
+  attributeUpdates: { key: string; value: string }[];
+  saved: boolean;
+  fallbackReason: string | null;
+};
+
+const lastValue = <T>(initial: T) => Annotation<T>({ reducer: (_current: T, update: T) => update, default: () => initial });
+
+/**
+ * The graph state. `messages` and `nodeMessages` are kept within `limits` by pure trimming
+ * reducers; `errors` only grows; everything else holds its last value.
+ */
+export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
+  return Annotation.Root({
+    input: lastValue<TurnInput | null>(null),
+    messages: Annotation<BaseMessage[], MessageUpdate>({ reducer: appendAndTrim(limits), default: () => [] }),
+    nodeMessages: Annotation<NodeMemory, NodeMemoryUpdate>({ reducer: mergeNodeMemory(limits), default: () => ({}) }),
+    trim: lastValue<TrimReport | null>(null),
+    session: Annotation<SessionInfo, Partial<SessionInfo>>({
+      reducer: (current, update) => ({ ...current, ...update }),
+      default: () => EMPTY_SESSION,
+    }),
+    turn: lastValue<TurnInfo | null>(null),
+    recalled: lastValue<MemoryContext | null>(null),
+    memoryText: lastValue<RenderedContext | null>(null),
+    event: lastValue<TurnEvent | null>(null),
+    candidate: lastValue<Candidate | null>(null),
+    llmText: lastValue<string>(""),
+    status: lastValue<TurnStatus>("OK"),
+    errors: Annotation<NodeError[], NodeError | NodeError[]>({ reducer: appendErrors, default: () => [] }),
+  });
+}
+
+export const StateAnnotation = createStateAnnotation();
+export type MemoryState = typeof StateAnnotation.State;
+
+/** What a node returns: plain values for each channel it writes (the reducers apply them). */
+export interface MemoryUpdate {
+  input?: TurnInput | null;
+  messages?: BaseMessage[];
+  nodeMessages?: NodeMemoryUpdate;
+  trim?: TrimReport | null;
+  session?: Partial<SessionInfo>;
+  turn?: TurnInfo | null;
+  recalled?: MemoryContext | null;
+  memoryText?: RenderedContext | null;
+  event?: TurnEvent | null;
+  candidate?: Candidate | null;
+  llmText?: string;
+  status?: TurnStatus;
+  errors?: NodeError[];
+}

@@ -1,0 +1,52 @@
+import type { NodeError } from "../reducers/errors.js";
+import type { TrimReport } from "../reducers/window.js";
+import type { MemoryContext } from "../memory/recall.js";
+import type { Candidate, MemoryState, TurnEvent, TurnStatus } from "./state.js";
+
+/** What one turn gives back to its caller. */
+export interface TurnResult {
+  status: TurnStatus;
+  candidate: Candidate | null;
+  /** Kept for callers that read the reply text directly. */
+  llmText: string;
+  /** What recall found, and the rendered block the model saw. */
+  memoryContext: { recalled: MemoryContext | null; text: string; tokens: number };
+  trim: TrimReport | null;
+  messageIds: { user: string | null; assistant: string | null };
+  event: TurnEvent | null;
+  /** The errors recorded during this turn (fallbacks included). */
+  errors: NodeError[];
+}
+
+/** Reads a turn's result out of the state the graph ended in. */
+export function turnResultOf(state: MemoryState): TurnResult {
+  const turn = state.status === "SKIP" ? null : state.turn;
+  return {
+    status: state.status,
+    candidate: state.candidate,
+    llmText: state.llmText,
+    memoryContext: {
+      recalled: turn ? state.recalled : null,
+      text: turn ? (state.memoryText?.text ?? "") : "",
+      tokens: turn ? (state.memoryText?.tokens ?? 0) : 0,
+    },
+    trim: turn ? state.trim : null,
+    messageIds: { user: turn?.messageId ?? null, assistant: turn?.replyId ?? null },
+    event: turn ? state.event : null,
+    errors: turn ? state.errors.slice(turn.errorOffset) : [],
+  };
+}
+
+/** The result of a turn with no prompt text: nothing ran and nothing was stored. */
+export function skippedTurn(): TurnResult {
+  return {
+    status: "SKIP",
+    candidate: null,
+    llmText: "",
+    memoryContext: { recalled: null, text: "", tokens: 0 },
+    trim: null,
+    messageIds: { user: null, assistant: null },
+    event: null,
+    errors: [],
+  };
+}

@@ -1,0 +1,153 @@
+import type { BaseStore, SearchItem } from "@langchain/langgraph-checkpoint";
+
+/** What a store under contract can do; checks it cannot pass are skipped, not weakened. */
+export interface StoreCapabilities {
+  /** Ranks `search({ query })` by text relevance, returning only matches. */
+  textSearch: boolean;
+  /** Refuses namespaces without a tenant with a `MemoryGraphError` (default true). */
+  tenantRequired?: boolean;
+}
+
+const keysOf = (items: readonly SearchItem[]) => items.map((i) => i.key).sort();
+const sorted = (namespaces: string[][]) => namespaces.map((ns) => ns.join("/")).sort();
+
+/**
+ * The behaviour every long-term store of memory-graph must show through `BaseStore` alone.
+ * `make` returns a fresh, empty store; the suite calls `stop()` on it afterwards.
+ */
+export function describeStoreContract(name: string, make: () => Promise<BaseStore>, capabilities: StoreCapabilities): void {
+  describe(`${name} store contract`, () => {
+    let store: BaseStore;
+    beforeEach(async () => {
+      store = await make();
+    });
+    afterEach(async () => {
+      await store.stop();
+    });
+
+    it("puts, gets, updates and deletes an item", async () => {
+      const ns = ["t1", "users", "u1", "facts"];
+      await store.put(ns, "k", { text: "likes tea", n: 1 });
+      const first = await store.get(ns, "k");
+      expect(first).toMatchObject({ namespace: ns, key: "k", value: { text: "likes tea", n: 1 } });
+      expect(first?.createdAt).toBeInstanceOf(Date);
+      await store.put(ns, "k", { text: "likes coffee", n: 2 });
+      const second = await store.get(ns, "k");
+      expect(second?.value).toEqual({ text: "likes coffee", n: 2 });
+      expect(second?.createdAt.getTime()).toBe(first?.createdAt.getTime());
+      expect(second?.updatedAt.getTime()).toBeGreaterThanOrEqual(first?.updatedAt.getTime() ?? Infinity);
+      await store.delete(ns, "k");
+      expect(await store.get(ns, "k")).toBeNull();
+      expect(await store.get(ns, "missing")).toBeNull();
+    });
+
+    it("searches by namespace prefix, label by label", async () => {
+      await store.put(["t1", "users", "u1", "events"], "e1", { text: "a" });
+      await store.put(["t1", "users", "u1", "facts"], "f1", { text: "b" });
+      await store.put(["t1", "users", "u10", "events"], "e2", { text: "c" });
+      expect(keysOf(await store.search(["t1", "users", "u1"]))).toEqual(["e1", "f1"]);
+      expect(keysOf(await store.search(["t1", "users"]))).toEqual(["e1", "e2", "f1"]);
+      expect(keysOf(await store.search(["t1", "users", "u1", "events"]))).toEqual(["e1"]);
+      expect(await store.search(["t1", "users", "u"])).toEqual([]);
+      expect(await store.search(["t1", "users"], { limit: 2 })).toHaveLength(2);
+      expect(await store.search(["t1", "users"], { limit: 2, offset: 2 })).toHaveLength(1);
+    });
+
+    it("filters on top-level fields, exactly and with operators", async () => {
+      const ns = ["t1", "users", "u1", "events"];
+      await store.put(ns, "a", { type: "COMPLAINT", importance: 0.9, open: true });
+      await store.put(ns, "b", { type: "INQUIRY", importance: 0.4, open: false });
+      await store.put(ns, "c", { type: "COMPLAINT", importance: 0.5, open: false });
+      const keys = async (filter: Record<string, unknown>) => keysOf(await store.search(ns, { filter }));
+      expect(await keys({ type: "COMPLAINT" })).toEqual(["a", "c"]);
+      expect(await keys({ type: "COMPLAINT", open: false })).toEqual(["c"]);
+      expect(await keys({ importance: { $gte: 0.5 } })).toEqual(["a", "c"]);
+      expect(await keys({ importance: { $gt: 0.5 } })).toEqual(["a"]);
+      expect(await keys({ importance: { $lt: 0.5 } })).toEqual(["b"]);
+      expect(await keys({ importance: { $lte: 0.5, $gt: 0.4 } })).toEqual(["c"]);
+      expect(await keys({ type: { $ne: "COMPLAINT" } })).toEqual(["b"]);
+      expect(await keys({ type: { $eq: "INQUIRY" } })).toEqual(["b"]);
+      expect(await keys({ type: "NOPE" })).toEqual([]);
+    });
+
+    it.skipIf(!capabilities.textSearch)("ranks a text query's matches, best first, scores in 0..1", async () => {
+      const ns = ["t1", "users", "u1", "messages"];
+      await store.put(ns, "refund", { text: "I want a refund for my broken order" });
+      await store.put(ns, "refund2", { text: "the refund policy page" });
+      await store.put(ns, "weather", { text: "the weather is lovely today" });
+      await store.put(ns, "shipping", { text: "when will my order ship" });
+      const hits = await store.search(ns, { query: "refund my order" });
+      expect(hits[0]?.key).toBe("refund");
+      expect(keysOf(hits)).toEqual(["refund", "refund2", "shipping"]);
+      const scores = hits.map((h) => h.score ?? -1);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      for (const score of scores) {
+        expect(score).toBeGreaterThanOrEqual(0);
+        expect(score).toBeLessThanOrEqual(1);
+      }
+      expect(await store.search(ns, { query: "refund", filter: { text: "the refund policy page" } })).toHaveLength(1);
+    });
+
+    it("lists namespaces under a prefix, cut to maxDepth, with suffix, limit and offset", async () => {
+      await store.put(["t1", "users", "u1", "events"], "k", { x: 1 });
+      await store.put(["t1", "users", "u1", "facts"], "k", { x: 1 });
+      await store.put(["t1", "users", "u2", "events"], "k", { x: 1 });
+      await store.put(["t2", "users", "u9", "events"], "k", { x: 1 });
+      expect(sorted(await store.listNamespaces({ prefix: ["t1"] }))).toEqual([
+        "t1/users/u1/events",
+        "t1/users/u1/facts",
+        "t1/users/u2/events",
+      ]);
+      expect(sorted(await store.listNamespaces({ prefix: ["t1", "users"], maxDepth: 3 }))).toEqual(["t1/users/u1", "t1/users/u2"]);
+      expect(sorted(await store.listNamespaces({ prefix: ["t1"], suffix: ["events"] }))).toEqual([
+        "t1/users/u1/events",
+        "t1/users/u2/events",
+      ]);
+      expect(sorted(await store.listNamespaces({ prefix: ["t1", "users", "*", "facts"] }))).toEqual(["t1/users/u1/facts"]);
+      expect(await store.listNamespaces({ prefix: ["t1"], limit: 2 })).toHaveLength(2);
+      expect(await store.listNamespaces({ prefix: ["t1"], limit: 2, offset: 2 })).toHaveLength(1);
+    });
+
+    it.skipIf(capabilities.tenantRequired === false)("refuses namespaces without a valid tenant and changes nothing", async () => {
+      const code = (c: string) => expect.objectContaining({ name: "MemoryGraphError", code: c });
+      await expect(store.put([], "k", { x: 1 })).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.put(["", "users"], "k", { x: 1 })).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.put(["a/b", "users"], "k", { x: 1 })).rejects.toThrow(code("INVALID_NAMESPACE"));
+      await expect(store.put(["..", "users"], "k", { x: 1 })).rejects.toThrow(code("INVALID_NAMESPACE"));
+      await expect(store.put(["t\u0007", "users"], "k", { x: 1 })).rejects.toThrow(code("INVALID_NAMESPACE"));
+      await expect(store.get([], "k")).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.delete([], "k")).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.search([])).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.listNamespaces()).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(store.listNamespaces({ prefix: ["*"] })).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      await expect(
+        store.batch([
+          { namespace: ["t1", "ok"], key: "good", value: { x: 1 } },
+          { namespace: [], key: "bad", value: { x: 1 } },
+        ]),
+      ).rejects.toThrow(code("NAMESPACE_TENANT_REQUIRED"));
+      expect(await store.get(["t1", "ok"], "good")).toBeNull();
+    });
+
+    it("never shows one tenant's items to another", async () => {
+      await store.put(["t1", "users", "u1", "facts"], "k", { text: "tenant one secret" });
+      await store.put(["t10", "users", "u1", "facts"], "k", { text: "tenant ten secret" });
+      expect((await store.get(["t1", "users", "u1", "facts"], "k"))?.value.text).toBe("tenant one secret");
+      const one = await store.search(["t1"], { limit: 100 });
+      expect(one.map((i) => i.namespace[0])).toEqual(["t1"]);
+      const ten = await store.search(["t10"], { query: "secret", limit: 100 });
+      expect(ten.every((i) => i.namespace[0] === "t10")).toBe(true);
+      expect(sorted(await store.listNamespaces({ prefix: ["t1"] }))).toEqual(["t1/users/u1/facts"]);
+      await store.delete(["t1", "users", "u1", "facts"], "k");
+      expect((await store.get(["t10", "users", "u1", "facts"], "k"))?.value.text).toBe("tenant ten secret");
+    });
+
+    it("keeps all of 20 concurrent puts", async () => {
+      const ns = ["t1", "users", "u1", "messages"];
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.put(ns, `m${i}`, { text: `message number ${i}`, i })));
+      const items = await store.search(ns, { limit: 100 });
+      expect(items).toHaveLength(20);
+      expect(new Set(items.map((i) => i.value.i)).size).toBe(20);
+    });
+  });
+}

@@ -1,0 +1,118 @@
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { ChatOpenAI } from "@langchain/openai";
+import { MemoryGraphError } from "../../src/errors.js";
+import { createChatModel } from "../../src/models/chat-model.js";
+import { classifyWithModel, summarizeWithModel } from "../../src/models/structured.js";
+import { type OpenAIStub, type StubReply, startOpenAIStub } from "./openai-stub.js";
+
+const EVENT = {
+  type: "TRANSACTION",
+  importance: 0.8,
+  intent: "top_up",
+  entities: [{ type: "person", value: "Bharat" }],
+  language: "hi",
+  payload: { amount: 500, resolvedFrom: "context" },
+  attributeUpdates: [],
+};
+const CONTEXT = { lastIntent: "balance_inquiry", activeEntities: [{ type: "person", value: "Bharat" }] };
+
+let stub: OpenAIStub | undefined;
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+});
+
+async function modelAnswering(replies: StubReply[]): Promise<ChatOpenAI> {
+  stub = await startOpenAIStub(replies);
+  return createChatModel({ baseUrl: stub.baseUrl, model: "gpt-4o-mini", timeoutMs: 5_000, maxRetries: 0 }) as ChatOpenAI;
+}
+
+async function badOutputOf(promise: Promise<unknown>): Promise<MemoryGraphError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(MemoryGraphError);
+  expect(error).toMatchObject({ code: "CLASSIFIER_BAD_OUTPUT", kind: "upstream" });
+  return error as MemoryGraphError;
+}
+
+describe("classifyWithModel with ChatOpenAI on a local stub", () => {
+  it("parses the structured tool call into an event", async () => {
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(EVENT) }]);
+    const event = await classifyWithModel(model, "Usko 500 add karo", CONTEXT);
+    expect(event).toEqual(EVENT);
+    const request = stub?.requests[0] ?? {};
+    expect(request.url).toBe("/v1/chat/completions");
+    expect(JSON.stringify(request.tools)).toContain("classified_event");
+    expect(JSON.stringify(request.messages)).toContain("Bharat");
+  });
+
+  it("tidies small slips (lower-case type, string importance, missing lists)", async () => {
+    const sloppy = { type: "inquiry", importance: "0.6", intent: "balance_inquiry", language: "hi", entities: [] };
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(sloppy) }]);
+    const event = await classifyWithModel(model, "Bharat ka balance kitna hai?");
+    expect(event).toMatchObject({ type: "INQUIRY", importance: 0.6, payload: {}, attributeUpdates: [] });
+  });
+
+  it("throws CLASSIFIER_BAD_OUTPUT on arguments that break the schema", async () => {
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify({ ...EVENT, type: "BANANA" }) }]);
+    const error = await badOutputOf(classifyWithModel(model, "Usko 500 add karo", CONTEXT));
+    expect(error.message).toContain("type");
+  });
+
+  it("throws CLASSIFIER_BAD_OUTPUT on arguments that are not JSON", async () => {
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: "{not json" }]);
+    await badOutputOf(classifyWithModel(model, "hi"));
+  });
+
+  it("throws CLASSIFIER_BAD_OUTPUT on a plain-text answer", async () => {
+    const model = await modelAnswering([{ kind: "text", content: "I think it is a question." }]);
+    await badOutputOf(classifyWithModel(model, "hi"));
+  });
+
+  it("rethrows HTTP failures unchanged, for the caller to retry", async () => {
+    const model = await modelAnswering([{ kind: "status", status: 503 }]);
+    const error = await classifyWithModel(model, "hi").catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(MemoryGraphError);
+    expect(error).toMatchObject({ status: 503 });
+  });
+});
+
+describe("classifyWithModel with other models", () => {
+  it("accepts a fake model's JSON answer", async () => {
+    const model = new FakeListChatModel({ responses: [JSON.stringify(EVENT)] });
+    expect(await classifyWithModel(model, "Usko 500 add karo", CONTEXT)).toEqual(EVENT);
+  });
+
+  it("rejects a fake model's prose", async () => {
+    const model = new FakeListChatModel({ responses: ["no idea"] });
+    await badOutputOf(classifyWithModel(model, "hi"));
+  });
+});
+
+describe("summarizeWithModel", () => {
+  const messages = [
+    { role: "user" as const, text: "What does premium cost?", id: "u1" },
+    { role: "assistant" as const, text: "990 baht a month.", id: "a1" },
+  ];
+
+  it("returns the model's bullets, trimmed", async () => {
+    const model = new FakeListChatModel({ responses: ["\n- Premium costs 990 baht a month\n- User asked about plans\n"] });
+    expect(await summarizeWithModel(model, messages)).toBe("- Premium costs 990 baht a month\n- User asked about plans");
+  });
+
+  it("throws on an empty answer", async () => {
+    const model = new FakeListChatModel({ responses: ["   "] });
+    await expect(summarizeWithModel(model, messages)).rejects.toMatchObject({ code: "SUMMARIZER_EMPTY_OUTPUT", kind: "upstream" });
+  });
+
+  it("asks ChatOpenAI at temperature 0.2 with the transcript", async () => {
+    const model = await modelAnswering([{ kind: "text", content: "- Premium is 990 baht" }]);
+    expect(await summarizeWithModel(model, messages)).toBe("- Premium is 990 baht");
+    const request = stub?.requests[0] ?? {};
+    expect(request.temperature).toBe(0.2);
+    expect(JSON.stringify(request.messages)).toContain("990 baht a month.");
+    expect(model.temperature).toBeUndefined();
+  });
+});

@@ -1,0 +1,31 @@
+import fc from "fast-check";
+import { appendErrors, type NodeError } from "../../src/reducers/errors.js";
+
+const err = (n: number): NodeError => Object.freeze({ node: "call_model", code: `E${n}`, message: `failure ${n}` });
+
+describe("appendErrors", () => {
+  it.each([
+    { current: [], update: err(1), codes: ["E1"] },
+    { current: [err(1)], update: [err(2), err(3)], codes: ["E1", "E2", "E3"] },
+    { current: [err(1)], update: [], codes: ["E1"] },
+  ])("gives $codes", ({ current, update, codes }) => {
+    const frozen = Object.freeze([...current]) as NodeError[];
+    const next = appendErrors(frozen, update);
+    expect(next.map((e) => e.code)).toEqual(codes);
+    expect(next).not.toBe(frozen);
+    expect(frozen).toHaveLength(current.length);
+  });
+
+  it("only appends: the old errors are a prefix, in order (property)", () => {
+    const errorArb = fc.record({ node: fc.string(), code: fc.string(), message: fc.string() });
+    fc.assert(
+      fc.property(fc.array(errorArb), fc.oneof(errorArb, fc.array(errorArb)), (current, update) => {
+        const next = appendErrors(Object.freeze([...current]) as NodeError[], update);
+        const added = Array.isArray(update) ? update : [update];
+        expect(next.slice(0, current.length)).toEqual(current);
+        expect(next.slice(current.length)).toEqual(added);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

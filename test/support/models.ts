@@ -1,0 +1,31 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+
+/** A fake chat model that records every prompt it is given and answers from a list. */
+export class RecordingChatModel extends FakeListChatModel {
+  readonly prompts: BaseMessage[][] = [];
+
+  constructor(responses: string[] = ["ok"]) {
+    super({ responses });
+  }
+
+  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
+    this.prompts.push(messages);
+    return super._generate(messages, options);
+  }
+}
+
+/** A fake chat model whose every call fails, as a provider outage would. */
+export class FailingChatModel extends FakeListChatModel {
+  calls = 0;
+
+  constructor(private readonly error = new Error("model unavailable")) {
+    super({ responses: ["never"] });
+  }
+
+  override async _generate(): Promise<ChatResult> {
+    this.calls += 1;
+    throw this.error;
+  }
+}
