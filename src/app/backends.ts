@@ -47,7 +47,7 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
   const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }] = await Promise.all([
     import("better-sqlite3"),
     import("../memory/backends/sqlite-checkpointer.js"),
-    import("../memory/backends/sqlite-store/index.js"),
+    import("../memory/backends/sqlite-store.js"),
   ]);
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);

@@ -60,7 +60,7 @@ export interface MemoryGraph {
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
   const limits = resolveLimits(options.limits);
-  const chatModel = options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel(options.openai) : null;
+  const chatModel = options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null;
   const deps: GraphDeps = {
     chatModel,
     classifierModel: options.classifierModel,

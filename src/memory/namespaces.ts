@@ -6,21 +6,39 @@ import type { MemoryScope } from "./scope.js";
  */
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
+/**
+ * Encodes an id as a namespace label. LangGraph's `BaseStore` refuses labels with `.` or `:` (and
+ * a root named `langgraph`), yet user ids such as e-mail addresses have dots; `%`-escaping keeps
+ * the mapping one-to-one.
+ */
+export function encodeLabel(id: string): string {
+  const escaped = id.replace(/%/g, "%25").replace(/\./g, "%2E").replace(/:/g, "%3A");
+  return escaped === "langgraph" ? "%6Canggraph" : escaped;
+}
+
+/** The id a label encodes. */
+export function decodeLabel(label: string): string {
+  return label.replace(/%(25|2E|3A|6C)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+const user = (s: UserScope): string[] => [encodeLabel(s.tenantId), "users", encodeLabel(s.userId)];
+
 export const namespaces = {
   /** Everything of one user: the prefix that "forget this user" deletes. */
-  user: (s: UserScope): string[] => [s.tenantId, "users", s.userId],
+  user,
   /** Every session transcript of one user (the prefix for cross-session recall). */
-  sessions: (s: UserScope): string[] => [s.tenantId, "users", s.userId, "sessions"],
+  sessions: (s: UserScope): string[] => [...user(s), "sessions"],
   /** Everything of one session: its transcript. */
-  session: (s: MemoryScope): string[] => [s.tenantId, "users", s.userId, "sessions", s.sessionId],
+  session: (s: MemoryScope): string[] => [...user(s), "sessions", encodeLabel(s.sessionId)],
   /** The transcript of one session: every message, every regeneration branch. */
-  transcript: (s: MemoryScope): string[] => [s.tenantId, "users", s.userId, "sessions", s.sessionId, "messages"],
-  events: (s: UserScope): string[] => [s.tenantId, "users", s.userId, "events"],
-  facts: (s: UserScope): string[] => [s.tenantId, "users", s.userId, "facts"],
-  summaries: (s: UserScope): string[] => [s.tenantId, "users", s.userId, "summaries"],
+  transcript: (s: MemoryScope): string[] => [...user(s), "sessions", encodeLabel(s.sessionId), "messages"],
+  events: (s: UserScope): string[] => [...user(s), "events"],
+  facts: (s: UserScope): string[] => [...user(s), "facts"],
+  summaries: (s: UserScope): string[] => [...user(s), "summaries"],
 };
 
 /** Reads the session id back out of a transcript namespace. */
 export function sessionIdOfTranscript(namespace: readonly string[]): string | undefined {
-  return namespace[3] === "sessions" ? namespace[4] : undefined;
+  const label = namespace[3] === "sessions" ? namespace[4] : undefined;
+  return label === undefined ? undefined : decodeLabel(label);
 }

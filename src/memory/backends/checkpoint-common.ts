@@ -37,7 +37,7 @@ export function addressOf(config: RunnableConfig): CheckpointAddress {
   const ns = c["checkpoint_ns"];
   const checkpointId = c["checkpoint_id"] ?? c["thread_ts"];
   return {
-    threadId: threadId === undefined || threadId === null || threadId === "" ? undefined : String(threadId),
+    threadId: typeof threadId === "string" || typeof threadId === "number" ? String(threadId) || undefined : undefined,
     ns: typeof ns === "string" ? ns : "",
     checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };

@@ -195,5 +195,4 @@ export class RedisCheckpointer extends BaseCheckpointSaver {
   private keys(threadId: string): ThreadKeys {
     return threadKeys(this.keyPrefix, threadId);
   }
-
 }

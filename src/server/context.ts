@@ -1,0 +1,17 @@
+import type { MemoryGraph } from "../app/create-memory-graph.js";
+
+/** The per-request values middleware sets for the routes. */
+export interface ServerEnv {
+  Variables: {
+    requestId: string;
+    /** The tenant of the API key (or `default` when no keys are configured). */
+    tenantId: string;
+    keyId: string;
+  };
+}
+
+/** What the routes need from the server's options. */
+export interface RouteDeps {
+  memory: MemoryGraph;
+  bodyLimitBytes: number;
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import { Hono, type MiddlewareHandler } from "hono";
+import type { MemoryGraph } from "../app/create-memory-graph.js";
+import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
+import type { ServerEnv } from "./context.js";
+import { HttpError, respondError } from "./http-error.js";
+import { addMemoryRoutes } from "./memory-routes.js";
+import { RateLimiter } from "./rate-limit.js";
+import { addTurnRoutes } from "./turn-routes.js";
+
+/** Options of the HTTP service. */
+export interface ServerOptions {
+  memory: MemoryGraph;
+  /** `API_KEYS` (`tenant:key` or `tenant:sha256:<hex>` pairs), or parsed entries. Empty: open, tenant `default`. */
+  apiKeys?: string | readonly KeyEntry[];
+  /** Largest accepted request body (default 256 KiB). */
+  bodyLimitBytes?: number;
+  /** Requests per key per minute; 0 (default) turns the limit off. */
+  rateLimitPerMinute?: number;
+  /** True while shutting down: readiness fails so that no new traffic is sent here. */
+  isDraining?: () => boolean;
+  now?: () => number;
+}
+
+/** The tenant served when no API keys are configured. */
+export const OPEN_TENANT = "default";
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * The HTTP service as a Hono app (serve it with @hono/node-server, or call `app.request()` in
+ * tests). Every route under /v1 needs a key unless none are configured; health routes need none.
+ */
+export function createServer(options: ServerOptions): Hono<ServerEnv> {
+  const keys = typeof options.apiKeys === "string" || options.apiKeys === undefined ? parseApiKeys(options.apiKeys) : [...options.apiKeys];
+  const limiter = new RateLimiter(options.rateLimitPerMinute ?? 0, options.now);
+  const app = new Hono<ServerEnv>();
+
+  app.use("*", requestLog());
+  app.get("/healthz", (c) => c.json({ status: "ok" }, 200));
+  app.get("/readyz", async (c) => {
+    if (options.isDraining?.()) return c.json({ error: { code: "DRAINING", message: "shutting down" } }, 503);
+    try {
+      await options.memory.persistence.ping();
+      return c.json({ status: "ready" }, 200);
+    } catch (error) {
+      log.warn("http.not_ready", { request_id: c.get("requestId"), error: messageOf(error) });
+      return c.json({ error: { code: "STORAGE_UNREACHABLE", message: "storage is not reachable" } }, 503);
+    }
+  });
+  app.use("/v1/*", authenticate(keys), rateLimit(limiter));
+  const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144 };
+  addTurnRoutes(app, deps);
+  addMemoryRoutes(app, deps);
+
+  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.onError((error, c) => respondError(c, error));
+  return app;
+}
+
+/** Request id (X-Request-Id echoed when sane, else generated) and one structured log line per request. */
+function requestLog(): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    c.set("requestId", requestId);
+    c.header("X-Request-Id", requestId);
+    await next();
+    const status = c.res.status;
+    const fields = {
+      request_id: requestId,
+      method: c.req.method,
+      route: c.req.routePath,
+      status,
+      latency_ms: Math.round((performance.now() - started) * 10) / 10,
+      tenant: c.get("tenantId"),
+    };
+    if (status >= 500) log.error("http.request", fields);
+    else if (status >= 400) log.warn("http.request", fields);
+    else log.info("http.request", fields);
+  };
+}
+
+/** The tenant comes from the key alone; with no keys configured every request is tenant `default`. */
+function authenticate(keys: readonly KeyEntry[]): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    if (keys.length === 0) {
+      c.set("tenantId", OPEN_TENANT);
+      c.set("keyId", "open");
+      return next();
+    }
+    const token = bearerToken(c.req.header("authorization"));
+    const match = token === null ? null : matchKey(keys, token);
+    if (!match) {
+      c.header("WWW-Authenticate", "Bearer");
+      throw new HttpError(401, "UNAUTHORIZED", token === null ? "missing API key (Authorization: Bearer …)" : "invalid API key");
+    }
+    c.set("tenantId", match.tenantId);
+    c.set("keyId", match.keyId);
+    return next();
+  };
+}
+
+function rateLimit(limiter: RateLimiter): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    const retryAfter = limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
+    if (retryAfter !== null) {
+      throw new HttpError(429, "RATE_LIMITED", "too many requests for this key; retry later", undefined, { "Retry-After": String(retryAfter) });
+    }
+    return next();
+  };
+}

@@ -1,0 +1,2 @@
+export { createServer, OPEN_TENANT, type ServerOptions } from "./create-server.js";
+export { parseApiKeys, type KeyEntry } from "./api-keys.js";

@@ -1,0 +1,56 @@
+import type { Context } from "hono";
+import { HttpError } from "./http-error.js";
+
+/**
+ * Reads a request's JSON body within `limitBytes`. Order: a declared Content-Length over the
+ * limit is 413 before anything is read; a content type other than application/json is 415; a
+ * body (chunked or not) that grows past the limit while read is 413; bytes that are not UTF-8 or
+ * text that is not JSON is 400. Never throws anything but `HttpError`.
+ */
+export async function readJsonBody(c: Context, limitBytes: number): Promise<unknown> {
+  const declared = c.req.header("content-length");
+  if (declared !== undefined && Number(declared) > limitBytes) throw tooLarge(limitBytes);
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json");
+  }
+  const text = await readText(c.req.raw, limitBytes);
+  if (text.trim() === "") throw new HttpError(400, "INVALID_JSON", "the body is empty; send a JSON object");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, "INVALID_JSON", "the body is not valid JSON");
+  }
+}
+
+async function readText(request: Request, limitBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limitBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "INVALID_JSON", "the body is not UTF-8 text");
+  }
+}
+
+function tooLarge(limitBytes: number): HttpError {
+  return new HttpError(413, "PAYLOAD_TOO_LARGE", `the body is over the limit of ${limitBytes} bytes`);
+}

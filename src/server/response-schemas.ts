@@ -1,0 +1,116 @@
+import { z } from "zod";
+import type { FactRecord, SummaryRecord, EventRecord, TranscriptRecord } from "../memory/records.js";
+import type { TurnResult } from "../state/turn-result.js";
+import { snakeKeys } from "./case.js";
+
+/** The response schemas of the HTTP API (snake_case), and the mapping from the graph's results. */
+
+const record = z.record(z.string(), z.unknown());
+
+export const turnResponseSchema = z
+  .object({
+    status: z.enum(["OK", "SKIP", "ERROR"]),
+    candidate: z
+      .object({
+        id: z.string(),
+        kind: z.literal("text"),
+        status: z.literal("proposed"),
+        text: z.string(),
+        model: z.string(),
+        created_at: z.string(),
+      })
+      .strict()
+      .nullable(),
+    memory_context: z.object({ recalled: record.nullable(), text: z.string(), tokens: z.number() }).strict(),
+    trim: z
+      .object({
+        before_count: z.number(),
+        after_count: z.number(),
+        trimmed_by_chars: z.number(),
+        trimmed_by_count: z.number(),
+        trimmed_by_tokens: z.number(),
+      })
+      .strict()
+      .nullable(),
+    message_ids: z.object({ user: z.string().nullable(), assistant: z.string().nullable() }).strict(),
+    errors: z.array(z.object({ node: z.string(), code: z.string(), message: z.string() }).strict()),
+  })
+  .strict();
+
+export type TurnResponse = z.infer<typeof turnResponseSchema>;
+
+const messageSchema = z.object({
+  id: z.string(),
+  role: z.enum(["user", "assistant"]),
+  text: z.string(),
+  parent_id: z.string().nullable(),
+  created_at: z.string(),
+  model: z.string().optional(),
+  files: z.array(record).optional(),
+});
+
+export const messagesResponseSchema = z.object({ user_id: z.string(), session_id: z.string(), messages: z.array(messageSchema) }).strict();
+
+const factSchema = z.object({ key: z.string(), value: z.string(), valid_from: z.string(), valid_to: z.string().nullable() }).passthrough();
+
+export const memoryResponseSchema = z
+  .object({
+    user_id: z.string(),
+    events: z.array(record),
+    attributes: z.record(z.string(), z.string()),
+    facts: z.array(factSchema),
+    summaries: z.array(record),
+  })
+  .strict();
+
+export const forgetResponseSchema = z
+  .object({
+    user_id: z.string(),
+    session_id: z.string().optional(),
+    deleted: z.object({ items: z.number(), sessions: z.number(), threads: z.number() }).strict(),
+  })
+  .strict();
+
+/** The response of a turn. */
+export function turnResponseOf(result: TurnResult): TurnResponse {
+  const candidate = result.candidate;
+  return turnResponseSchema.parse({
+    status: result.status,
+    candidate: candidate
+      ? { id: candidate.id, kind: candidate.kind, status: candidate.status, text: candidate.text, model: candidate.model, created_at: candidate.createdAt }
+      : null,
+    memory_context: {
+      recalled: result.memoryContext.recalled ? snakeKeys(result.memoryContext.recalled) : null,
+      text: result.memoryContext.text,
+      tokens: result.memoryContext.tokens,
+    },
+    trim: result.trim ? snakeKeys(result.trim) : null,
+    message_ids: { user: result.messageIds.user, assistant: result.messageIds.assistant },
+    errors: result.errors.map((error) => ({ node: error.node, code: error.code, message: error.message })),
+  });
+}
+
+/** The response listing a session's current thread, root first. */
+export function messagesResponseOf(userId: string, sessionId: string, thread: readonly TranscriptRecord[]) {
+  return messagesResponseSchema.parse({
+    user_id: userId,
+    session_id: sessionId,
+    // The session id is the response's own field; zod drops it from each message.
+    messages: thread.map((message) => snakeKeys(message)),
+  });
+}
+
+/** The response listing a user's long-term memory. */
+export function memoryResponseOf(
+  userId: string,
+  layers: { events: EventRecord[]; facts: FactRecord[]; summaries: SummaryRecord[] },
+) {
+  const attributes = Object.fromEntries(layers.facts.filter((fact) => fact.validTo === null).map((fact) => [fact.key, fact.value]));
+  return memoryResponseSchema.parse({
+    user_id: userId,
+    events: layers.events.map((event) => snakeKeys(event)),
+    attributes,
+    facts: layers.facts.map((fact) => snakeKeys(fact)),
+    summaries: layers.summaries.map((summary) => snakeKeys(summary)),
+  });
+}
