@@ -38,14 +38,17 @@ const PAGE = 500;
  */
 export async function forgetUser(target: ForgetTarget, user: UserScope): Promise<ForgetCounts> {
   const scope = { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
-  const sessionIds = await sessionsOf(target, scope);
+  const { stored, candidates } = await sessionsOf(target, scope);
+  const forgotten = new Set(stored);
   let threads = 0;
-  for (const sessionId of sessionIds) {
-    if (await deleteThread(target.checkpointer, threadIdOf({ ...scope, sessionId }))) threads += 1;
+  for (const sessionId of candidates) {
+    if (!(await deleteThread(target.checkpointer, threadIdOf({ ...scope, sessionId })))) continue;
+    threads += 1;
+    forgotten.add(sessionId);
   }
   const items = await deletePrefix(target.store, namespaces.user(scope));
-  log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: sessionIds.length, threads });
-  return { items, sessions: sessionIds.length, threads };
+  log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: forgotten.size, threads });
+  return { items, sessions: forgotten.size, threads };
 }
 
 /**
@@ -68,24 +71,26 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
 }
 
 /**
- * The session ids of a user: those with a transcript in the store, plus, on a checkpointer that
- * exposes its threads (MemorySaver's `storage`), those with a checkpoint thread.
+ * The sessions of a user: `stored` have a transcript in the store; `candidates` may have a
+ * checkpoint thread — the stored ones, plus, on a checkpointer that exposes its threads
+ * (MemorySaver's `storage`), every thread id under the user.
  */
-async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<string[]> {
+async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stored: string[]; candidates: string[] }> {
   const prefix = namespaces.sessions(user);
-  const found = new Set<string>();
+  const stored = new Set<string>();
   for (const namespace of await target.store.listNamespaces({ prefix, maxDepth: prefix.length + 1 })) {
     const sessionId = namespace[prefix.length];
-    if (sessionId !== undefined) found.add(sessionId);
+    if (sessionId !== undefined) stored.add(sessionId);
   }
+  const candidates = new Set(stored);
   const storage = (target.checkpointer as { storage?: unknown }).storage;
   if (storage && typeof storage === "object") {
     const threadPrefix = `${user.tenantId}/${user.userId}/`;
     for (const threadId of Object.keys(storage)) {
-      if (threadId.startsWith(threadPrefix)) found.add(threadId.slice(threadPrefix.length));
+      if (threadId.startsWith(threadPrefix)) candidates.add(threadId.slice(threadPrefix.length));
     }
   }
-  return [...found];
+  return { stored: [...stored], candidates: [...candidates] };
 }
 
 async function deleteThread(checkpointer: BaseCheckpointSaver, threadId: string): Promise<boolean> {

@@ -9,8 +9,10 @@ import type { FileRef } from "../reducers/message-meta.js";
 export interface TranscriptRecord {
   id: string;
   role: "user" | "assistant";
-  /** The text that is indexed for recall: the speaker and the message. */
+  /** The message text. Recall indexes it with `speaker` and the calendar date of `createdAt`. */
   text: string;
+  /** Who said it, by name, when known (e.g. the user's display name); indexed with the text. */
+  speaker?: string;
   parentId: string | null;
   sessionId: string;
   createdAt: string;

@@ -46,7 +46,11 @@ export function recordToMessage(record: TranscriptRecord): BaseMessage {
 }
 
 /** The transcript record of a window message. */
-export function messageToRecord(message: BaseMessage, sessionId: string, extra: { model?: string } = {}): TranscriptRecord {
+export function messageToRecord(
+  message: BaseMessage,
+  sessionId: string,
+  extra: { model?: string; speaker?: string } = {},
+): TranscriptRecord {
   const meta = metaOf(message);
   const record: TranscriptRecord = {
     id: message.id ?? "",
@@ -58,6 +62,7 @@ export function messageToRecord(message: BaseMessage, sessionId: string, extra: 
   };
   if (meta.files && meta.files.length > 0) record.files = meta.files;
   if (extra.model) record.model = extra.model;
+  if (extra.speaker) record.speaker = extra.speaker;
   return record;
 }
 

@@ -53,9 +53,10 @@ export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackFi
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = issue?.path.map(String).join(".") || fallbackField;
+  const path = issue?.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : (issue?.path ?? []);
+  const field = path.map(String).join(".") || fallbackField;
   const code = issue?.code === "unrecognized_keys" ? "UNKNOWN_FIELD" : "INVALID_INPUT";
-  const detail = issue?.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
+  const detail = issue?.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
   throw new MemoryGraphError(code, `${field}: ${detail}`, { kind: "user", field });
 }
 

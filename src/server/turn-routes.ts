@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
 import type { TurnInput } from "../state/turn-input.js";
@@ -8,6 +8,7 @@ import { errorAnswer } from "./http-error.js";
 import { readJsonBody } from "./json-body.js";
 import { turnInputOf } from "./request-schemas.js";
 import { turnResponseOf } from "./response-schemas.js";
+import { precheckParent } from "./turn-precheck.js";
 
 /**
  * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length) runs
@@ -16,8 +17,11 @@ import { turnResponseOf } from "./response-schemas.js";
  * session's memory consistent.
  */
 export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
-  const inputOf = async (c: Parameters<Parameters<typeof app.post>[1]>[0]): Promise<TurnInput> =>
-    turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
+  const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> => {
+    const input = turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
+    await precheckParent(deps.memory.persistence.store, input);
+    return input;
+  };
 
   app.post("/v1/turns", async (c) => {
     const input = await inputOf(c);

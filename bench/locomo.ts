@@ -1,0 +1,142 @@
+/**
+ * LoCoMo retrieval benchmark: `npm run bench:locomo -- --data <file> [--json <out>]`.
+ * For each conversation, a fresh SQLite store (temp file) is filled through the graph's own write
+ * path (`saveTranscriptMessage`, one message per turn, with its speaker and its session's date);
+ * then every question is asked through `searchSimilar` (ranking metrics, latency) and
+ * `recallContext` + `renderMemoryContext` (what call_model would be given). Prints JSON.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { clip, renderMemoryContext } from "../src/memory/context.js";
+import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
+import { DEFAULT_LIMITS } from "../src/memory/limits.js";
+import { namespaces } from "../src/memory/namespaces.js";
+import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
+import { recallContext } from "../src/memory/recall.js";
+import type { TranscriptRecord } from "../src/memory/records.js";
+import type { MemoryScope } from "../src/memory/scope.js";
+import { searchSimilar } from "../src/memory/similar.js";
+import { saveTranscriptMessage } from "../src/memory/transcript.js";
+import { loadLocomo, type LocomoConversation } from "./lib/locomo-data.js";
+import { mean, percentile, round, summarize, type QuestionResult } from "./lib/metrics.js";
+
+const TOP = 50;
+
+interface Measured {
+  results: QuestionResult[];
+  ingestMs: number[];
+  queryMs: number[];
+  contextTokens: number[];
+  /** Per question with evidence: the fraction of its evidence turns inside the rendered context. */
+  inContext: { category: number; fraction: number }[];
+}
+
+async function runConversation(conv: LocomoConversation, dir: string, out: Measured): Promise<void> {
+  const embeddings = new HashedNgramEmbeddings();
+  const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings });
+  const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: conv.sampleId, sessionId: session });
+  try {
+    let parentId: string | null = null;
+    for (const turn of conv.turns) {
+      const record: TranscriptRecord = {
+        id: turn.id,
+        role: turn.speaker === conv.speakers[0] ? "user" : "assistant",
+        text: turn.text,
+        speaker: turn.speaker,
+        parentId,
+        sessionId: `session-${turn.session}`,
+        createdAt: turn.createdAt,
+      };
+      const started = performance.now();
+      await saveTranscriptMessage(store, scopeOf(record.sessionId), record);
+      out.ingestMs.push(performance.now() - started);
+      parentId = turn.id;
+    }
+    const textOf = new Map(conv.turns.map((t) => [t.id, t.text]));
+    // The question arrives in a new session, so recall searches all of the user's sessions.
+    const askScope = scopeOf("question");
+    const prefix = namespaces.sessions(askScope);
+    const limits = DEFAULT_LIMITS.recall;
+    for (const qa of conv.questions) {
+      const started = performance.now();
+      const hits = await searchSimilar(store, prefix, {
+        query: qa.question,
+        limit: TOP,
+        maxCandidates: limits.maxCandidates,
+        minVectorScore: limits.minVectorScore,
+        excludeIds: new Set(),
+        embeddings,
+      });
+      out.queryMs.push(performance.now() - started);
+      out.results.push({ category: qa.category, evidence: qa.evidence, retrieved: hits.map((hit) => hit.turnIds ?? [hit.id]) });
+
+      const recalled = await recallContext(store, { scope: askScope, query: qa.question, excludeIds: new Set(), limits, embeddings });
+      const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
+      out.contextTokens.push(rendered.tokens);
+      if (qa.evidence.length > 0) {
+        const chars = DEFAULT_LIMITS.context.similar.chars;
+        const found = qa.evidence.filter((id) => {
+          const text = textOf.get(id);
+          return text !== undefined && rendered.text.includes(clip(text, chars).replace(/…$/, ""));
+        });
+        out.inContext.push({ category: qa.category, fraction: found.length / qa.evidence.length });
+      }
+    }
+  } finally {
+    store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { data: { type: "string" }, json: { type: "string" } } });
+  if (!values.data) {
+    process.stderr.write("usage: bench:locomo -- --data <locomo.json> [--json <out.json>]\n");
+    process.exit(2);
+  }
+  const conversations = loadLocomo(values.data);
+  const dir = mkdtempSync(join(tmpdir(), "locomo-"));
+  const measured: Measured = { results: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
+  try {
+    for (const conv of conversations) await runConversation(conv, dir, measured);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const { results } = measured;
+  const main = results.filter((r) => r.category >= 1 && r.category <= 4 && r.evidence.length > 0);
+  const byCategory: Record<string, Record<string, number>> = {};
+  for (const category of [...new Set(results.map((r) => r.category))].sort()) {
+    byCategory[String(category)] = summarize(results.filter((r) => r.category === category));
+  }
+  const inContext = (list: { fraction: number }[]): number => round(100 * mean(list.map((x) => x.fraction)));
+  const report = {
+    data: values.data,
+    conversations: conversations.length,
+    turns: conversations.reduce((s, c) => s + c.turns.length, 0),
+    all: summarize(results),
+    main: summarize(main),
+    by_category: byCategory,
+    latency_ms: {
+      ingest_per_turn_p50: round(percentile(measured.ingestMs, 50), 3),
+      query_p50: round(percentile(measured.queryMs, 50), 3),
+      query_p95: round(percentile(measured.queryMs, 95), 3),
+    },
+    context_tokens: {
+      budget: DEFAULT_LIMITS.context.tokenBudget,
+      mean: round(mean(measured.contextTokens)),
+      p95: percentile(measured.contextTokens, 95),
+      max: Math.max(0, ...measured.contextTokens),
+    },
+    evidence_in_context: {
+      all: inContext(measured.inContext),
+      main: inContext(measured.inContext.filter((x) => x.category >= 1 && x.category <= 4)),
+    },
+  };
+  const text = JSON.stringify(report, null, 2);
+  process.stdout.write(`${text}\n`);
+  if (values.json) writeFileSync(values.json, `${text}\n`);
+}
+
+await main();
