@@ -1,6 +1,9 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { isPinned, textOf } from "../reducers/message-meta.js";
 import { estimateTokens } from "../reducers/window.js";
+import { clip } from "./clip.js";
+
+export { clip };
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { MemoryContext } from "./recall.js";
 
@@ -18,12 +21,6 @@ export interface RenderedContext {
   sections: Record<string, string[]>;
   /** Lines left out because the token budget was reached. */
   droppedForBudget: number;
-}
-
-/** Collapses whitespace and cuts `text` to at most `max` characters, marking a cut with "…". */
-export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 }
 
 function lines(items: readonly string[], limit: SectionLimit): string[] {

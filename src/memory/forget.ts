@@ -77,12 +77,16 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
  */
 async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stored: string[]; candidates: string[] }> {
   const prefix = namespaces.sessions(user);
-  const stored = new Set<string>();
+  const candidates = new Set<string>();
   for (const namespace of await target.store.listNamespaces({ prefix, maxDepth: prefix.length + 1 })) {
     const sessionId = namespace[prefix.length];
-    if (sessionId !== undefined) stored.add(sessionId);
+    if (sessionId !== undefined) candidates.add(sessionId);
   }
-  const candidates = new Set(stored);
+  // Some stores keep a namespace listed after its last item is deleted: count only non-empty ones.
+  const stored = new Set<string>();
+  for (const sessionId of candidates) {
+    if ((await target.store.search(namespaces.session({ ...user, sessionId }), { limit: 1 })).length > 0) stored.add(sessionId);
+  }
   const storage = (target.checkpointer as { storage?: unknown }).storage;
   if (storage && typeof storage === "object") {
     const threadPrefix = `${user.tenantId}/${user.userId}/`;

@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { SystemMessage } from "@langchain/core/messages";
 import { withMeta } from "../reducers/message-meta.js";
-import { clip } from "./context.js";
+import { clip } from "./clip.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { MemoryScope } from "./scope.js";
 import { latestSummaries } from "./summaries.js";

@@ -20,4 +20,4 @@ export { offlineReply, type RecalledForReply } from "./offline-responder.js";
 export { summarizeByRules, type RuleSummary, type SummaryMessage, type SummaryOptions } from "./rule-summarizer.js";
 export { classifyWithModel, summarizeWithModel } from "./structured.js";
 export { detectLanguage } from "./text-signals.js";
-export { clip } from "./text-clip.js";
+export { clip } from "../memory/clip.js";

@@ -1,4 +1,4 @@
-import { clip } from "./text-clip.js";
+import { clip } from "../memory/clip.js";
 
 /** What memory recalled for this turn, as plain strings. */
 export interface RecalledForReply {

@@ -1,5 +1,5 @@
 import { detectAttributeUpdates } from "./attribute-detect.js";
-import { clip } from "./text-clip.js";
+import { clip } from "../memory/clip.js";
 import { extractEntities } from "./text-signals.js";
 
 /** One transcript message as the summarizers see it. */

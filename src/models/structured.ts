@@ -7,7 +7,7 @@ import { log } from "../logger.js";
 import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, classifiedEventSchema } from "./event-schema.js";
 import { normalizeEventCandidate, parseJsonObject } from "./structured-parse.js";
 import type { SummaryMessage, SummaryOptions } from "./rule-summarizer.js";
-import { clip } from "./text-clip.js";
+import { clip } from "../memory/clip.js";
 
 const CLASSIFY_PROMPT = `You classify one user message for a customer-conversation memory system.
 Return the classified_event with:

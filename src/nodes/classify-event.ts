@@ -12,7 +12,7 @@ import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
-import type { GraphDeps } from "./deps.js";
+import { retryOptions, type GraphDeps } from "./deps.js";
 import { humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
 
@@ -91,8 +91,4 @@ export function createClassifyEventNode(deps: GraphDeps) {
       },
     };
   };
-}
-
-export function retryOptions(deps: Pick<GraphDeps, "retry">) {
-  return { retries: deps.retry.retries, baseDelayMs: deps.retry.baseDelayMs };
 }

@@ -23,3 +23,8 @@ export interface GraphDeps {
   now: () => Date;
   newId: () => string;
 }
+
+/** The retry settings model calls use (transient errors only; see `isTransientError`). */
+export function retryOptions(deps: Pick<GraphDeps, "retry">) {
+  return { retries: deps.retry.retries, baseDelayMs: deps.retry.baseDelayMs };
+}

@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { MemoryGraphError } from "../errors.js";
 import { isPinned } from "../reducers/message-meta.js";
 import type { MemoryState } from "../state/state.js";
 import type { MemoryMode } from "./deps.js";
@@ -8,7 +9,9 @@ import { turnOf } from "./turn.js";
 export function humanForNode(state: MemoryState): BaseMessage {
   const turn = turnOf(state);
   const found = state.messages.find((m) => m.id === turn.messageId);
-  if (!found) throw new Error(`turn message ${turn.messageId} is not in the window`);
+  if (!found) {
+    throw new MemoryGraphError("TURN_MESSAGE_MISSING", `turn message ${turn.messageId} is not in the window`, { kind: "system" });
+  }
   return found;
 }
 

@@ -10,8 +10,7 @@ import { summarizeWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
-import { retryOptions } from "./classify-event.js";
-import type { GraphDeps } from "./deps.js";
+import { retryOptions, type GraphDeps } from "./deps.js";
 import { scopeOfState } from "./turn.js";
 
 /** True when enough user/assistant pairs have passed since the last summary. */
