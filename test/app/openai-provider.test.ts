@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
+import { namespaces } from "../../src/memory/namespaces.js";
+import { startProvider, type Provider } from "../support/openai-provider.js";
+
+/** The real ChatOpenAI client against a local OpenAI-compatible server: success and every failure. */
+let provider: Provider | undefined;
+let graph: MemoryGraph | undefined;
+const scope = { tenantId: "acme", userId: "u1", sessionId: "s1" };
+
+async function open(mode: Provider["mode"]) {
+  provider = await startProvider(mode);
+  graph = await createMemoryGraph({
+    backend: "memory",
+    openai: { baseUrl: provider.baseUrl, model: "gpt-4o-mini", timeoutMs: 500 },
+    retry: { retries: 1, baseDelayMs: 1 },
+  });
+  return { provider, graph };
+}
+
+afterEach(async () => {
+  await graph?.close();
+  await provider?.close();
+});
+
+describe("call_model through ChatOpenAI and a local provider", () => {
+  it("answers with the provider's reply and a model-classified event", async () => {
+    const { graph, provider } = await open("ok");
+    const result = await graph.runTurn({ ...scope, message: "What is the price of the blue kettle?" });
+    expect(result.status).toBe("OK");
+    expect(result.candidate).toMatchObject({ model: "gpt-4o-mini", text: "stub reply to: What is the price of the blue kettle?" });
+    expect(result.event).toMatchObject({ type: "INQUIRY", classifiedBy: "model" });
+    expect(provider.requests.some((r) => r.path.endsWith("/chat/completions"))).toBe(true);
+  });
+
+  it.each(["error500", "timeout", "malformed"] as const)("on %s: falls back where it can, answers ERROR where it cannot, loses nothing", async (mode) => {
+    const { graph } = await open(mode);
+    const result = await graph.runTurn({ ...scope, message: "This is broken, I want a refund" });
+    expect(result.status).toBe("ERROR");
+    expect(result.candidate).toBeNull();
+    expect(result.event).toMatchObject({ type: "COMPLAINT", classifiedBy: "keywords" });
+    const codes = result.errors.map((e) => e.code);
+    expect(codes).toContain("CLASSIFIER_FALLBACK");
+    expect(codes).toContain("MODEL_ERROR");
+    const stored = await graph.persistence.store.search(namespaces.transcript(scope), { limit: 10 });
+    expect(stored.map((i) => (i.value as { text: string }).text)).toEqual(["This is broken, I want a refund"]);
+    const state = await graph.sessionState(scope);
+    expect(state?.messages.map((m) => m.content)).toEqual(["This is broken, I want a refund"]);
+  }, 20_000);
+});
