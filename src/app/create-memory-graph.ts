@@ -91,7 +91,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       if (!promptText(input) && !input.parentMessageId) return skippedTurn();
       const threadId = threadIdOf(input);
       return lock.run(threadId, async () => {
-        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal })) as MemoryState;
+        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" })) as MemoryState;
         return turnResultOf(state);
       });
     },
@@ -103,13 +103,13 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       return lock.run(threadId, async () => {
         const stream = await app.stream(
           { input },
-          { configurable: { thread_id: threadId }, streamMode: ["messages", "values"], signal: runOptions.signal },
+          { configurable: { thread_id: threadId }, streamMode: ["messages", "values"], signal: runOptions.signal, durability: "exit" },
         );
         let final: MemoryState | null = null;
         let streamed = false;
-        for await (const [mode, payload] of stream as AsyncIterable<[string, unknown]>) {
+        for await (const [mode, payload] of stream) {
           if (mode === "values") {
-            final = payload as MemoryState;
+            final = payload;
             continue;
           }
           const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];

@@ -1,0 +1,81 @@
+/**
+ * `npm run bench:service`: the HTTP service on SQLite with the offline responder, driven over
+ * loopback by autocannon with 32 concurrent sessions for 20 s (override with --seconds and
+ * --connections). Prints JSON: turns/s, latency p50/p95/p99 and error counts.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { parseArgs } from "../src/cli/args.js";
+
+const args = parseArgs(process.argv.slice(2));
+const seconds = Number(args.seconds ?? 20);
+const connections = Number(args.connections ?? 32);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-service-"));
+const port = await freePort();
+const child = spawn(path.resolve("node_modules/.bin/tsx"), ["src/cli/start.ts"], {
+  env: { ...process.env, PORT: String(port), SQLITE_PATH: path.join(dir, "memory.db"), LOG_LEVEL: "error", OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "" },
+  stdio: ["ignore", "ignore", "inherit"],
+});
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; i < 120; i += 1) {
+  if (await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)) break;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+let connection = 0;
+const latencies: number[] = [];
+const result = await new Promise<autocannon.Result>((resolve, reject) => {
+  const instance = autocannon({
+  url: `${base}/v1/turns`,
+  connections,
+  duration: seconds,
+  requests: [
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      setupRequest: (request, context) => {
+        const state = context as { session?: string; turn?: number };
+        state.session ??= `bench-${(connection += 1)}`;
+        state.turn = (state.turn ?? 0) + 1;
+        const body = { user_id: `user-${state.session}`, session_id: state.session, message: `Question ${state.turn}: what does plan ${state.turn} cost per month?` };
+        return { ...request, body: JSON.stringify(body) };
+      },
+    },
+  ],
+  }, (error, done) => (error ? reject(error) : resolve(done)));
+  instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+});
+child.kill("SIGTERM");
+await new Promise((resolve) => child.once("exit", resolve));
+fs.rmSync(dir, { recursive: true, force: true });
+
+latencies.sort((a, b) => a - b);
+function percentile(p: number): number {
+  const at = Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1);
+  return Math.round((latencies[Math.max(0, at)] ?? 0) * 100) / 100;
+}
+
+const report = {
+  connections,
+  seconds,
+  turns: result.requests.total,
+  turns_per_s: Math.round(result.requests.average * 10) / 10,
+  latency_ms: { p50: percentile(50), p95: percentile(95), p99: percentile(99), max: result.latency.max },
+  errors: result.errors + result.timeouts,
+  non_2xx: result.non2xx,
+};
+process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
