@@ -46,7 +46,7 @@ function run(cfg: Cfg) {
       const lists = [{ name: "lexical", results: lex }];
       if (cfg.vec > 0) {
         const qv = emb.embed(q.question);
-        const v = c.turns.map((t, i) => ({ id: t.id, score: cosine(qv, vecs[i]!) })).filter((h) => h.score >= 0.0).sort((a, b) => b.score - a.score).slice(0, 200);
+        const v = c.turns.map((t, i) => ({ id: t.id, score: cosine(qv, vecs[i]!) })).filter((h) => h.score >= (cfg as any).minv).sort((a, b) => b.score - a.score).slice(0, 200);
         lists.push({ name: "vector", results: v, weight: cfg.vec } as any);
       }
       const fused = fuseRankings(lists, { k: cfg.rrfK });
@@ -56,6 +56,6 @@ function run(cfg: Cfg) {
   const s = summarize(results);
   return `${s["recall@5"]} ${s["recall@10"]} ${s["recall@25"]} ${s["recall@50"]} mrr ${s.mrr}`;
 }
-const base: Cfg = { k1: 1.2, b: 0.75, speaker: false, date: false, vec: 0, smooth: 0, prf: 0, rrfK: 60 };
+const base: Cfg & {minv:number} = { minv: 0.45, k1: 1.2, b: 0.75, speaker: false, date: false, vec: 0, smooth: 0, prf: 0, rrfK: 60 };
 const variants: [string, Partial<Cfg>][] = JSON.parse(process.argv[2] ?? "[]");
 for (const [name, v] of variants) console.log(name.padEnd(30), run({ ...base, ...v }));

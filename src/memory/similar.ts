@@ -1,18 +1,29 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
-import { bm25Rank, cosine, fuseRankings } from "./ranking/index.js";
+import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, tokenize, type LexicalSource } from "./ranking/index.js";
 import type { TranscriptRecord } from "./records.js";
 import { isRankingStore, listAll, type RankedItem } from "./store-io.js";
+
+/** Why a message was chosen: normalised lexical score, neighbour context, cosine similarity, fused score. */
+export interface SimilarRanking {
+  lexical?: number;
+  context?: number;
+  vector?: number;
+  fused: number;
+}
 
 /** A transcript message found for a query, with where it came from and why it was chosen. */
 export interface SimilarMessage {
   id: string;
   role: TranscriptRecord["role"];
   text: string;
+  speaker?: string;
   sessionId: string;
   createdAt: string;
+  /** The transcript turns this hit stands for (its own id). */
+  turnIds: string[];
   score: number;
-  ranking: { lexical?: number; vector?: number; fused: number };
+  ranking: SimilarRanking;
 }
 
 export interface SimilarSearch {
@@ -27,7 +38,8 @@ export interface SimilarSearch {
 /**
  * Finds stored messages under `prefix` similar to the query. A store that ranks queries itself
  * does the work; for any other store, at most `maxCandidates` items are ranked here with the same
- * lexical ranker fused with vector similarity (vector hits below `minVectorScore` do not count).
+ * hybrid ranking (`rankHybrid`: BM25 with feedback and neighbour context, fused with vector
+ * similarity; vector hits below `minVectorScore` do not count).
  */
 export async function searchSimilar(store: BaseStore, prefix: string[], search: SimilarSearch): Promise<SimilarMessage[]> {
   if (!search.query.trim()) return [];
@@ -41,41 +53,72 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     .map((item) => toSimilar(item));
 }
 
+/** Candidates as a lexical source: BM25 over their index text, neighbours by time within one namespace. */
+function localSource(candidates: readonly Item[], texts: readonly string[]): LexicalSource {
+  const index = new Bm25Index();
+  candidates.forEach((item, i) => index.add(item.key, tokenize(texts[i] ?? "")));
+  const neighbours = new Map<string, string[]>();
+  const byNamespace = new Map<string, Item[]>();
+  for (const item of candidates) {
+    const ns = item.namespace.join("\u001f");
+    byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), item]);
+  }
+  for (const items of byNamespace.values()) {
+    const ordered = [...items].sort((a, b) => createdOf(a).localeCompare(createdOf(b)));
+    ordered.forEach((item, i) => {
+      neighbours.set(item.key, [ordered[i - 1]?.key, ordered[i + 1]?.key].filter((k): k is string => k !== undefined));
+    });
+  }
+  return {
+    score: (terms) => index.score(terms),
+    termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
+    neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
+  };
+}
+
+function createdOf(item: Item): string {
+  const created = (item.value as Partial<TranscriptRecord>).createdAt;
+  return typeof created === "string" ? created : item.createdAt.toISOString();
+}
+
 async function rankHere(candidates: Item[], search: SimilarSearch): Promise<RankedItem[]> {
-  const docs = candidates.map((item) => ({ id: item.key, text: String((item.value as TranscriptRecord).text ?? "") }));
-  const lists = [{ name: "lexical", results: bm25Rank(search.query, docs) }];
-  if (search.embeddings && docs.length > 0) {
-    const [queryVector, docVectors] = await Promise.all([
-      search.embeddings.embedQuery(search.query),
-      search.embeddings.embedDocuments(docs.map((d) => d.text)),
-    ]);
-    const vector = docs
-      .map((doc, i) => ({ id: doc.id, score: cosine(queryVector, docVectors[i] ?? []) }))
+  const texts = candidates.map((item) => recordIndexText(item.value) ?? "");
+  let vectorSearch: (() => { id: string; score: number }[]) | undefined;
+  if (search.embeddings && candidates.length > 0) {
+    const [queryVector, docVectors] = await Promise.all([search.embeddings.embedQuery(search.query), search.embeddings.embedDocuments(texts)]);
+    const hits = candidates
+      .map((item, i) => ({ id: item.key, score: cosine(queryVector, docVectors[i] ?? []) }))
       .filter((hit) => hit.score >= search.minVectorScore)
       .sort((a, b) => b.score - a.score);
-    lists.push({ name: "vector", results: vector });
+    vectorSearch = () => hits;
   }
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch));
+  const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const byId = new Map(candidates.map((item) => [item.key, item]));
-  const fused = fuseRankings(lists);
-  const top = fused[0]?.score ?? 1;
   return fused.flatMap((hit) => {
     const item = byId.get(hit.id);
     if (!item) return [];
-    const ranking = { lexical: hit.parts.lexical?.score, vector: hit.parts.vector?.score, fused: hit.score / top };
-    return [{ ...item, score: ranking.fused, ranking }];
+    const ranking: SimilarRanking = { fused: hit.score };
+    if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
+    if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
+    if (hit.parts.vector) ranking.vector = hit.parts.vector.score;
+    return [{ ...item, score: hit.score, ranking }];
   });
 }
 
 function toSimilar(item: RankedItem): SimilarMessage {
   const record = item.value as TranscriptRecord;
   const score = item.score ?? 0;
-  return {
+  const similar: SimilarMessage = {
     id: item.key,
     role: record.role,
     text: record.text,
     sessionId: record.sessionId,
     createdAt: record.createdAt,
+    turnIds: [item.key],
     score,
     ranking: item.ranking ?? { fused: score },
   };
+  if (record.speaker) similar.speaker = record.speaker;
+  return similar;
 }

@@ -25,7 +25,7 @@ export async function readJsonBody(c: Context, limitBytes: number): Promise<unkn
 
 async function readText(request: Request, limitBytes: number): Promise<string> {
   if (!request.body) return "";
-  const reader = request.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

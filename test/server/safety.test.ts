@@ -55,7 +55,7 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     { name: "id with ..", body: { ...base, session_id: ".." }, field: "session_id" },
     { name: "id with a control character", body: { ...base, user_id: "a\u0001b" }, field: "user_id" },
     { name: "number for message", body: { ...base, message: 1e308 }, field: "message" },
-    { name: "huge number id", body: { ...base, user_id: 123456789012345678901234567890 }, field: "user_id" },
+    { name: "huge number id", body: { ...base, user_id: 1.5e300 }, field: "user_id" },
     { name: "array body", body: [base], field: "body" },
     { name: "null body", body: null, field: "body" },
     { name: "string body", body: "\"hello\"", field: "body" },
@@ -121,7 +121,7 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
       headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json", "transfer-encoding": "chunked" },
       body: stream,
       duplex: "half",
-    } as RequestInit);
+    });
     await expectError(res, 413);
     expect(await tenantItems(server.memory, "tenantA")).toHaveLength(0);
   });

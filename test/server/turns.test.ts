@@ -1,11 +1,13 @@
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
+import type { TurnResponse } from "../../src/server/response-schemas.js";
 import { parseSse, streamingModel, testServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 afterEach(async () => server.close());
 
+type MessagesResponse = { messages: { text: string; parent_id: string | null }[] };
 const turn = (body: Record<string, unknown>) => server.call("POST", "/v1/turns", { body });
 
 describe("POST /v1/turns", () => {
@@ -13,14 +15,14 @@ describe("POST /v1/turns", () => {
     server = await testServer();
     const res = await turn({ user_id: "u1", session_id: "s1", message: "Hello, my name is Anong" });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as Record<string, any>;
+    const body = (await res.json()) as TurnResponse;
     expect(Object.keys(body).sort()).toEqual(["candidate", "errors", "memory_context", "message_ids", "status", "trim"]);
     expect(body.status).toBe("OK");
     expect(body.candidate).toMatchObject({ kind: "text", status: "proposed", model: "offline" });
-    expect(body.candidate.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(body.candidate?.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(body.trim).toMatchObject({ before_count: 2, after_count: 2 });
     expect(body.memory_context.recalled).toHaveProperty("recent_turns");
-    expect(body.message_ids.assistant).toBe(body.candidate.id);
+    expect(body.message_ids.assistant).toBe(body.candidate?.id);
 
     const thread = await server.call("GET", "/v1/sessions/s1/messages?user_id=u1");
     expect(thread.status).toBe(200);
@@ -32,24 +34,24 @@ describe("POST /v1/turns", () => {
 
   it("takes prompt annotations and answers SKIP for an empty prompt", async () => {
     server = await testServer();
-    const ok = (await (await turn({ user_id: "u1", session_id: "s1", prompts: [{ text: "first" }, { text: "second" }] })).json()) as any;
+    const ok = (await (await turn({ user_id: "u1", session_id: "s1", prompts: [{ text: "first" }, { text: "second" }] })).json()) as TurnResponse;
     expect(ok.status).toBe("OK");
-    const skip = (await (await turn({ user_id: "u1", session_id: "s2", message: "   " })).json()) as any;
+    const skip = (await (await turn({ user_id: "u1", session_id: "s2", message: "   " })).json()) as TurnResponse;
     expect(skip).toMatchObject({ status: "SKIP", candidate: null, message_ids: { user: null, assistant: null } });
   });
 
   it("regenerates from parent_message_id: the thread follows the new branch", async () => {
     server = await testServer({ chatModel: streamingModel(["one", "two", "three"]) });
-    const first = (await (await turn({ user_id: "u1", session_id: "s1", message: "A" })).json()) as any;
+    const first = (await (await turn({ user_id: "u1", session_id: "s1", message: "A" })).json()) as TurnResponse;
     await turn({ user_id: "u1", session_id: "s1", message: "B" });
     const again = await turn({ user_id: "u1", session_id: "s1", parent_message_id: first.message_ids.user });
     expect(again.status).toBe(200);
-    const regenerated = (await again.json()) as any;
+    const regenerated = (await again.json()) as TurnResponse;
     expect(regenerated.status).toBe("OK");
-    expect(regenerated.candidate.text).toBe("three");
-    const { messages } = (await (await server.call("GET", "/v1/sessions/s1/messages?user_id=u1")).json()) as { messages: any[] };
+    expect(regenerated.candidate?.text).toBe("three");
+    const { messages } = (await (await server.call("GET", "/v1/sessions/s1/messages?user_id=u1")).json()) as MessagesResponse;
     expect(messages.map((m) => m.text)).toEqual(["A", "three"]);
-    expect(messages[1].parent_id).toBe(first.message_ids.user);
+    expect(messages[1]?.parent_id).toBe(first.message_ids.user);
   });
 });
 
@@ -93,7 +95,7 @@ describe("POST /v1/turns/stream", () => {
 
   it("reports a fault inside the turn as an error event, without internals", async () => {
     class BrokenStore extends InMemoryStore {
-      override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+      override async batch<Op extends readonly Operation[]>(operations: Op): Promise<OperationResults<Op>> {
         if (operations.some((op) => "value" in op)) throw new Error("disk on fire at /secret/path");
         return super.batch(operations);
       }

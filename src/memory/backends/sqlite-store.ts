@@ -14,12 +14,15 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
+import type { HybridOptions } from "../ranking/hybrid.js";
 import { tokenize } from "../ranking/tokenize.js";
 import { indexTextOf } from "./sqlite-store/index-text.js";
 import { listNamespaces, validateOperation } from "./sqlite-store/operations.js";
 import { assertTenantNamespace, pathOf } from "./sqlite-store/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./sqlite-store/schema.js";
 import { itemOf, searchRanked, searchRecent, type RankingSettings } from "./sqlite-store/search.js";
+import { indexCacheOf, type IndexedWrite } from "./sqlite-store/index-cache.js";
+import { statement } from "./sqlite-store/statements.js";
 import { deletePrefix, writeItem, type PreparedPut } from "./sqlite-store/writes.js";
 
 export type { Ranking, RankedSearchItem } from "./sqlite-store/search.js";
@@ -34,6 +37,8 @@ export interface SqliteStoreOptions {
   minVectorSimilarity?: number;
   /** Lexical candidates (and recent items for the vector path) per query; default 200. */
   candidateLimit?: number;
+  /** Pseudo-relevance feedback, neighbour context and fusion weights (see `rankHybrid`). */
+  hybrid?: HybridOptions;
 }
 
 /**
@@ -66,6 +71,7 @@ export class SqliteStore extends BaseStore {
     this.settings = {
       minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
       candidateLimit: options.candidateLimit ?? 200,
+      hybrid: options.hybrid,
     };
     const { minVectorSimilarity, candidateLimit } = this.settings;
     if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
@@ -140,15 +146,33 @@ export class SqliteStore extends BaseStore {
     const puts = await this.preparePuts(operations);
     const queryVectors = await this.embedQueries(operations);
     this.assertOpen();
+    const cache = indexCacheOf(this.db);
+    const writes: IndexedWrite[] = [];
     const run = this.db.transaction(() =>
       operations.map((op) => {
-        if ("value" in op) return writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
-        if ("namespacePrefix" in op) return this.searchOne(op, queryVectors.get(op.query ?? ""));
+        if ("value" in op) {
+          const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
+          if (write) writes.push(write);
+          return undefined;
+        }
+        if ("namespacePrefix" in op) {
+          // A search after a put in the same batch must see it: teach the cache first.
+          cache.applyWrites(writes.splice(0));
+          return this.searchOne(op, queryVectors.get(op.query ?? ""));
+        }
         if ("key" in op) return this.read(op);
         return listNamespaces(this.db, op as ListNamespacesOperation);
       }),
     );
-    return run() as OperationResults<Op>;
+    try {
+      const results = run() as OperationResults<Op>;
+      cache.applyWrites(writes);
+      return results;
+    } catch (error) {
+      // The transaction rolled back; writes already taught to the cache are no longer true.
+      cache.clear();
+      throw error;
+    }
   }
 
   /**
@@ -159,6 +183,7 @@ export class SqliteStore extends BaseStore {
     assertTenantNamespace(prefix, { field: "prefix" });
     this.setup();
     const deleted = deletePrefix(this.db, prefix);
+    indexCacheOf(this.db).clear();
     log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
     return deleted;
   }
@@ -195,9 +220,10 @@ export class SqliteStore extends BaseStore {
   }
 
   private read(op: GetOperation): Item | null {
-    const row = this.db
-      .prepare(`SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ?`)
-      .get(pathOf(op.namespace), op.key) as ItemRow | undefined;
+    const row = statement(this.db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ?`).get(
+      pathOf(op.namespace),
+      op.key,
+    ) as ItemRow | undefined;
     return row ? itemOf(row) : null;
   }
 

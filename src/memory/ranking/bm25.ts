@@ -70,6 +70,12 @@ export class Bm25Index {
     return true;
   }
 
+  /** The terms of document `id` (each repeated by its frequency, in order of first appearance); undefined when absent. */
+  termsOf(id: string): string[] | undefined {
+    const doc = this.docs.get(id);
+    return doc ? [...doc.terms].flatMap(([term, tf]) => new Array<string>(tf).fill(term)) : undefined;
+  }
+
   /** BM25 score of every document sharing at least one term with the query (each distinct query term counted once). */
   score(queryTokens: readonly string[]): Map<string, number> {
     const scores = new Map<string, number>();

@@ -72,7 +72,7 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
 }
 
 /** Deletes every item under `prefix` (vectors go with them); returns the item count. */
-export async function deletePrefix(db: pg.ClientBase, schema: string, prefix: readonly string[]): Promise<number> {
+export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, prefix: readonly string[]): Promise<number> {
   const { from, to } = prefixRange(prefix);
   const result = await db.query(`DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2`, [from, to]);
   return result.rowCount ?? 0;

@@ -50,8 +50,11 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Serialises migrations of all processes sharing the database. */
-const MIGRATION_LOCK = "memory_graph.store.migrate";
+/**
+ * Serialises every migration of memory-graph (store and checkpointer) among all processes sharing
+ * the database: both create schemas, and concurrent `CREATE … IF NOT EXISTS` can collide.
+ */
+export const MIGRATION_LOCK = "memory_graph.migrate";
 
 /** Whether the server offers pgvector (installed in this database or installable). */
 async function vectorAvailable(client: pg.PoolClient): Promise<boolean> {

@@ -59,7 +59,7 @@ async function lexicalHits(db: pg.ClientBase, ctx: SearchContext, op: SearchOper
 async function vectorHits(db: pg.ClientBase, ctx: SearchContext, op: SearchOperation, queryVector: readonly number[], lexicalIds: readonly string[]): Promise<ScoredId[]> {
   const dims = queryVector.length;
   if (!Number.isInteger(dims) || dims < 1) return [];
-  const distance = `(v.embedding::vector(${dims}) <=> ${"$1"}::vector(${dims}))`;
+  const distance = `(v.embedding::vector(${dims}) <=> $1::vector(${dims}))`;
   const p = new Params();
   p.add(vectorLiteral(queryVector));
   const where = scope(op, p);

@@ -1,13 +1,15 @@
+import { recordIndexText } from "../../ranking/document-text.js";
+
 /**
  * Which text of a value is indexed (for full-text search and for its embedding). With `fields`,
  * the strings at those paths ("a.b", "list[*].c", "list[0]"; numbers and booleans as text);
- * without, the value's `text` field when it is a string, else every string inside the value.
+ * without, when the value has a string `text` field, `recordIndexText` (the text with its
+ * `speaker` and the date of its `createdAt`), else every string inside the value.
  * Parts are joined by newlines; the result may be empty.
  */
 export function indexTextOf(value: Record<string, unknown>, fields: readonly string[] | undefined): string {
   if (fields && fields.length > 0) return fields.flatMap((path) => textsAt(value, path)).join("\n");
-  if (typeof value.text === "string") return value.text;
-  return allStrings(value).join("\n");
+  return recordIndexText(value) ?? allStrings(value).join("\n");
 }
 
 function allStrings(value: unknown): string[] {

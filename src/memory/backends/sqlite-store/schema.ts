@@ -4,7 +4,8 @@ import type Database from "better-sqlite3";
  * The long-term store's tables, all prefixed `store_` so they sit beside the checkpoint tables
  * in one file. `store_items` holds one row per (namespace, key); `ns_path` is the namespace in
  * `pathOf` form so a prefix is an index range; `seq` increases with every write and breaks
- * `updated_at` ties. `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
+ * `updated_at` ties; within a namespace, `id` is the order items were first written (their
+ * neighbours for context expansion). `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
  * under FTS5's `ascii` tokenizer (non-ASCII letters are word characters, so Thai terms stay
  * whole), keyed by the item id as rowid. `store_vectors` holds one Float32 embedding per item.
  */
@@ -22,6 +23,7 @@ CREATE TABLE IF NOT EXISTS store_items (
 );
 CREATE INDEX IF NOT EXISTS store_items_ns_recent ON store_items (ns_path, updated_at, seq);
 CREATE INDEX IF NOT EXISTS store_items_seq ON store_items (seq);
+CREATE INDEX IF NOT EXISTS store_items_ns_order ON store_items (ns_path, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS store_fts USING fts5(terms, tokenize = 'ascii');
 CREATE TABLE IF NOT EXISTS store_vectors (
   item_id INTEGER PRIMARY KEY,

@@ -1,17 +1,23 @@
 import type Database from "better-sqlite3";
 import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
-import { cosine } from "../../ranking/hash-embedder.js";
-import { fuseRankings, normalizeScores, type RankedList } from "../../ranking/fusion.js";
-import type { ScoredId } from "../../ranking/bm25.js";
+import { normalizeScores } from "../../ranking/fusion.js";
+import { rankHybrid, type HybridOptions, type LexicalSource } from "../../ranking/hybrid.js";
 import { tokenize } from "../../ranking/tokenize.js";
 import { filterToSql } from "./filter.js";
-import { blobToVector } from "./index-text.js";
+import { indexCacheOf } from "./index-cache.js";
 import { prefixRange } from "./namespace.js";
 import { ITEM_COLUMNS, type ItemRow } from "./schema.js";
+import { statement } from "./statements.js";
+import { vectorHits } from "./vector-search.js";
 
-/** Provenance of a ranked hit: normalised lexical score, cosine similarity, fused score (= `score`). */
+/**
+ * Provenance of a ranked hit: normalised lexical score (query plus expansion terms), what
+ * neighbouring items added to it, cosine similarity, fused score (= `score`), and the ids of the
+ * stored items it stands for (its own key).
+ */
 export interface Ranking {
   lexical?: number;
+  context?: number;
   vector?: number;
   fused: number;
 }
@@ -25,6 +31,8 @@ export interface RankingSettings {
   candidateLimit: number;
   /** Cosine similarity below which a vector does not count as a hit. */
   minVectorSimilarity: number;
+  /** Feedback, neighbour context and fusion settings (see `rankHybrid`). */
+  hybrid?: HybridOptions;
 }
 
 /** An item row as a `BaseStore` item. */
@@ -38,7 +46,8 @@ export function itemOf(row: ItemRow): Item {
   };
 }
 
-function scope(op: SearchOperation): { where: string; params: unknown[] } {
+/** The SQL condition (over `store_items i`) of a search's prefix and filter. */
+export function scopeOf(op: SearchOperation): { where: string; params: unknown[] } {
   const { from, to } = prefixRange(op.namespacePrefix);
   const filter = filterToSql(op.filter);
   return { where: `i.ns_path >= ? AND i.ns_path < ? AND (${filter.sql})`, params: [from, to, ...filter.params] };
@@ -46,73 +55,89 @@ function scope(op: SearchOperation): { where: string; params: unknown[] } {
 
 /** Items under the prefix matching the filter, most recently updated first; no score. */
 export function searchRecent(db: Database.Database, op: SearchOperation): SearchItem[] {
-  const { where, params } = scope(op);
-  const rows = db
-    .prepare(`SELECT ${ITEM_COLUMNS} FROM store_items i WHERE ${where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ? OFFSET ?`)
-    .all(...params, op.limit ?? 10, op.offset ?? 0) as ItemRow[];
+  const { where, params } = scopeOf(op);
+  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE ${where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ? OFFSET ?`).all(
+    ...params,
+    op.limit ?? 10,
+    op.offset ?? 0,
+  ) as ItemRow[];
   return rows.map(itemOf);
 }
 
-/** The FTS5 query for `text`: its distinct terms, each quoted, joined by OR; undefined when it has none. */
-export function ftsQueryOf(text: string): string | undefined {
-  const terms = [...new Set(tokenize(text))];
-  return terms.length === 0 ? undefined : terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+/** The FTS5 query for `terms`: each distinct term quoted, joined by OR; undefined when there is none. */
+export function ftsQueryOf(terms: readonly string[]): string | undefined {
+  const distinct = [...new Set(terms)];
+  return distinct.length === 0 ? undefined : distinct.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
 }
 
-function lexicalHits(db: Database.Database, op: SearchOperation, settings: RankingSettings): ScoredId[] {
-  const match = ftsQueryOf(op.query ?? "");
-  if (match === undefined) return [];
-  const { where, params } = scope(op);
-  const rows = db
-    .prepare(
-      `SELECT i.id AS id, bm25(store_fts) AS rank FROM store_fts JOIN store_items i ON i.id = store_fts.rowid
-       WHERE store_fts MATCH ? AND ${where} ORDER BY rank LIMIT ?`,
-    )
-    .all(match, ...params, settings.candidateLimit) as { id: number; rank: number }[];
-  // FTS5's bm25() is negative, lower is better.
-  return rows.map((row) => ({ id: String(row.id), score: -row.rank }));
-}
-
-function vectorHits(
-  db: Database.Database,
-  op: SearchOperation,
-  queryVector: readonly number[],
-  lexicalIds: readonly string[],
-  settings: RankingSettings,
-): ScoredId[] {
-  const { where, params } = scope(op);
-  const recent = db
-    .prepare(
-      // Pick the ids first so only the chosen rows' vectors are read.
-      `SELECT v.item_id AS id, v.vector AS vector FROM store_vectors v WHERE v.item_id IN (
-         SELECT i.id FROM store_items i WHERE ${where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ?)`,
-    )
-    .all(...params, settings.candidateLimit) as { id: number; vector: Buffer }[];
-  const seen = new Set(recent.map((r) => String(r.id)));
-  const missing = lexicalIds.filter((id) => !seen.has(id));
-  const extra =
-    missing.length === 0
-      ? []
-      : (db
-          .prepare(`SELECT item_id AS id, vector FROM store_vectors WHERE item_id IN (${missing.map(() => "?").join(",")})`)
-          .all(...missing.map(Number)) as { id: number; vector: Buffer }[]);
-  const hits: ScoredId[] = [];
-  for (const row of [...recent, ...extra]) {
-    const vector = blobToVector(row.vector);
-    // A vector from another embedding model (other length) cannot be compared; it is not a hit.
-    if (vector.length !== queryVector.length) continue;
-    const similarity = cosine(queryVector, vector);
-    if (similarity >= settings.minVectorSimilarity) hits.push({ id: String(row.id), score: similarity });
-  }
-  return hits;
+/** The FTS5 table under the search's prefix and filter as a `LexicalSource`; ids are item rowids. */
+function ftsSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource {
+  const { where, params } = scopeOf(op);
+  return {
+    score(terms) {
+      const match = ftsQueryOf(terms);
+      if (match === undefined) return new Map();
+      const rows = statement(
+        db,
+        `SELECT i.id AS id, bm25(store_fts) AS rank FROM store_fts JOIN store_items i ON i.id = store_fts.rowid
+         WHERE store_fts MATCH ? AND ${where} ORDER BY rank LIMIT ?`,
+      ).all(match, ...params, limit) as { id: number; rank: number }[];
+      // FTS5's bm25() is negative, lower is better.
+      return new Map(rows.map((row) => [String(row.id), -row.rank]));
+    },
+    termsOf(ids) {
+      const rows = statement(db, "SELECT rowid AS id, terms FROM store_fts WHERE rowid IN (SELECT value FROM json_each(?))").all(
+        JSON.stringify(ids.map(Number)),
+      ) as { id: number; terms: string }[];
+      return new Map(rows.map((row) => [String(row.id), row.terms.split(" ")]));
+    },
+    neighboursOf(ids) {
+      // The items written just before and just after each one in its own namespace.
+      const rows = statement(
+        db,
+        `SELECT i.id AS id,
+           (SELECT p.id FROM store_items p WHERE p.ns_path = i.ns_path AND p.id < i.id ORDER BY p.id DESC LIMIT 1) AS prev,
+           (SELECT n.id FROM store_items n WHERE n.ns_path = i.ns_path AND n.id > i.id ORDER BY n.id LIMIT 1) AS next
+         FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(ids.map(Number))) as { id: number; prev: number | null; next: number | null }[];
+      return new Map(rows.map((row) => [String(row.id), [row.prev, row.next].filter((x): x is number => x !== null).map(String)]));
+    },
+  };
 }
 
 /**
- * Hybrid search: up to `candidateLimit` FTS5 matches of the query's terms (BM25) under the prefix
- * and filter; with a query vector, cosine similarity over those candidates and the
- * `candidateLimit` most recent items, counting only similarities ≥ `minVectorSimilarity`; both
- * lists fused by reciprocal rank. Scores are max-normalised (best hit = 1). Items no source
- * counted are not returned. `offset`/`limit` apply to the fused order.
+ * The prefix's in-process index (see `IndexCache`) as a `LexicalSource`, for searches without a
+ * filter; undefined when the search has a filter or the prefix is too large to cache.
+ */
+function cachedSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource | undefined {
+  if (op.filter && Object.values(op.filter).some((v) => v !== undefined)) return undefined;
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const index = indexCacheOf(db).indexOf(from, to);
+  if (!index) return undefined;
+  return {
+    score: (terms) => index.score(terms, limit),
+    termsOf: (ids) => index.termsOf(ids),
+    neighboursOf: (ids) => index.neighboursOf(ids),
+  };
+}
+
+/** Rows of `ids` that satisfy the search's prefix and filter, by id. */
+function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string[]): Map<string, ItemRow> {
+  const { where, params } = scopeOf(op);
+  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?)) AND ${where}`).all(
+    JSON.stringify(ids.map(Number)),
+    ...params,
+  ) as ItemRow[];
+  return new Map(rows.map((row) => [String(row.id), row]));
+}
+
+/**
+ * Hybrid search (see `rankHybrid`): FTS5 BM25 over the query's `tokenize` terms (up to
+ * `candidateLimit` matches under the prefix and filter), pseudo-relevance feedback, neighbour
+ * context from the items written beside each hit in its namespace; with a query vector, cosine
+ * similarity over those candidates and the `candidateLimit` most recent items, counting only
+ * similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
+ * hit = 1). Items no source counted are not returned. `offset`/`limit` apply to the fused order.
  */
 export function searchRanked(
   db: Database.Database,
@@ -120,27 +145,29 @@ export function searchRanked(
   queryVector: readonly number[] | undefined,
   settings: RankingSettings,
 ): RankedSearchItem[] {
-  const lexical = lexicalHits(db, op, settings);
-  const lists: RankedList[] = [{ name: "lexical", results: lexical }];
-  if (queryVector) {
-    lists.push({ name: "vector", results: vectorHits(db, op, queryVector, lexical.map((h) => h.id), settings) });
-  }
+  const source = cachedSource(db, op, settings.candidateLimit) ?? ftsSource(db, op, settings.candidateLimit);
+  const vectorSearch = queryVector
+    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings)
+    : undefined;
+  const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, settings.hybrid));
   const offset = op.offset ?? 0;
-  const page = normalizeScores(fuseRankings(lists)).slice(offset, offset + (op.limit ?? 10));
-  if (page.length === 0) return [];
-  const lexicalScore = new Map(normalizeScores(lexical).map((h) => [h.id, h.score]));
-  const rows = db
-    .prepare(`SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.id IN (${page.map(() => "?").join(",")})`)
-    .all(...page.map((hit) => Number(hit.id))) as ItemRow[];
-  const byId = new Map(rows.map((row) => [String(row.id), row]));
-  return page.flatMap((hit) => {
-    const row = byId.get(hit.id);
-    if (!row) return [];
-    const ranking: Ranking = { fused: hit.score };
-    const lexicalPart = lexicalScore.get(hit.id);
-    if (lexicalPart !== undefined) ranking.lexical = lexicalPart;
-    const vectorPart = hit.parts.vector;
-    if (vectorPart) ranking.vector = vectorPart.score;
-    return [{ ...itemOf(row), score: hit.score, ranking }];
-  });
+  const wanted = offset + (op.limit ?? 10);
+  const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
+  const kept: RankedSearchItem[] = [];
+  // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.
+  for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
+    const chunk = fused.slice(start, start + wanted);
+    const rows = rowsOf(db, op, chunk.map((hit) => hit.id));
+    for (const hit of chunk) {
+      const row = rows.get(hit.id);
+      if (!row) continue;
+      const ranking: Ranking = { fused: hit.score };
+      if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
+      if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
+      const vectorPart = hit.parts.vector;
+      if (vectorPart) ranking.vector = vectorPart.score;
+      kept.push({ ...itemOf(row), score: hit.score, ranking });
+    }
+  }
+  return kept.slice(offset, wanted);
 }

@@ -2,6 +2,8 @@ import type Database from "better-sqlite3";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
 import { vectorToBlob } from "./index-text.js";
 import { pathOf, prefixRange } from "./namespace.js";
+import type { IndexedWrite } from "./index-cache.js";
+import { statement } from "./statements.js";
 
 /** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
 export interface PreparedPut {
@@ -15,33 +17,35 @@ export interface PreparedPut {
  * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,
  * then upserts the item (keeping `created_at`, setting `updated_at` and a fresh `seq`), or
  * deletes all three when the value is null. An empty `terms` leaves the item out of full-text search.
+ * Returns what the in-process index cache must learn (undefined when nothing changed).
  */
-export function writeItem(db: Database.Database, { op, terms, vector }: PreparedPut): void {
+export function writeItem(db: Database.Database, { op, terms, vector }: PreparedPut): IndexedWrite | undefined {
   const path = pathOf(op.namespace);
-  const existing = db.prepare("SELECT id FROM store_items WHERE ns_path = ? AND key = ?").get(path, op.key) as
+  const existing = statement(db, "SELECT id FROM store_items WHERE ns_path = ? AND key = ?").get(path, op.key) as
     | { id: number }
     | undefined;
   if (existing) {
-    db.prepare("DELETE FROM store_fts WHERE rowid = ?").run(existing.id);
-    db.prepare("DELETE FROM store_vectors WHERE item_id = ?").run(existing.id);
+    statement(db, "DELETE FROM store_fts WHERE rowid = ?").run(existing.id);
+    statement(db, "DELETE FROM store_vectors WHERE item_id = ?").run(existing.id);
   }
   if (op.value === null) {
-    if (existing) db.prepare("DELETE FROM store_items WHERE id = ?").run(existing.id);
-    return;
+    if (!existing) return undefined;
+    statement(db, "DELETE FROM store_items WHERE id = ?").run(existing.id);
+    return { id: existing.id, path, terms: null };
   }
   const now = new Date().toISOString();
-  const { id } = db
-    .prepare(
-      `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq)
+  const { id } = statement(
+    db,
+    `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq)
        VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items))
        ON CONFLICT (ns_path, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq
        RETURNING id`,
-    )
-    .get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now) as { id: number };
-  if (terms !== "") db.prepare("INSERT INTO store_fts (rowid, terms) VALUES (?, ?)").run(id, terms);
+  ).get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now) as { id: number };
+  if (terms !== "") statement(db, "INSERT INTO store_fts (rowid, terms) VALUES (?, ?)").run(id, terms);
   if (vector) {
-    db.prepare("INSERT INTO store_vectors (item_id, dims, vector) VALUES (?, ?, ?)").run(id, vector.length, vectorToBlob(vector));
+    statement(db, "INSERT INTO store_vectors (item_id, dims, vector) VALUES (?, ?, ?)").run(id, vector.length, vectorToBlob(vector));
   }
+  return { id, path, terms: terms === "" ? null : terms.split(" ") };
 }
 
 /** Deletes every item under `prefix` with its full-text row and vector, in one transaction; returns the item count. */

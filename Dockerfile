@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# memory-graph HTTP service for Cloud Run. Build: docker build -t memory-graph .
+# Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
+# (NODE_ENV=production: the service refuses to start without API_KEYS.)
+
+# Production dependencies only (better-sqlite3 is native: build tools in case no prebuilt binary fits).
+FROM node:20-slim AS deps
+WORKDIR /app
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+
+# Compile TypeScript to dist/ with the full dependency set.
+FROM deps AS build
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Small runtime: node, production node_modules, compiled JS; runs as the non-root `node` user.
+FROM node:20-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=8080 \
+    SQLITE_PATH=/app/data/memory.db
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --chown=node:node package.json ./
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080
+# `npm start` runs the TypeScript entry through tsx (a dev dependency); the image runs its compiled form.
+CMD ["node", "dist/cli/start.js"]

@@ -1,0 +1,148 @@
+import { MemoryGraphError } from "../../errors.js";
+import type { ScoredId } from "./bm25.js";
+import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
+import { termFrequencies } from "./tokenize.js";
+
+/**
+ * Where hybrid ranking reads documents from: a BM25 scorer over `tokenize` terms, the terms of a
+ * document, and a document's neighbours (the items written just before and after it in the same
+ * conversation). A SQLite FTS5 table and an in-process `Bm25Index` both fit.
+ */
+export interface LexicalSource {
+  /** BM25 scores (> 0) of the best matching documents for `terms` (each distinct term once). */
+  score(terms: readonly string[]): Map<string, number>;
+  /** The indexed terms of each id (absent ids may be left out). */
+  termsOf(ids: readonly string[]): Map<string, readonly string[]>;
+  /** For each id, the ids of its neighbours (absent ids may be left out). */
+  neighboursOf(ids: readonly string[]): Map<string, readonly string[]>;
+}
+
+/** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
+export interface HybridOptions {
+  /** Documents of the first pass whose terms feed pseudo-relevance feedback; 0 turns it off. Default 3. */
+  feedbackDocs?: number;
+  /** Expansion terms taken from them; default 5. */
+  feedbackTerms?: number;
+  /** Weight of the expansion terms' BM25 score against the query's; default 0.2. */
+  feedbackWeight?: number;
+  /** Share of each neighbour's lexical score a document receives; 0 turns it off. Default 0.4. */
+  neighbourWeight?: number;
+  /** Neighbours are read for at most this many best lexical hits; default 200. */
+  neighbourCandidates?: number;
+  /** RRF weight of the vector list (the lexical list weighs 1); default 0.3. */
+  vectorWeight?: number;
+  /** RRF constant; default 60. */
+  rrfK?: number;
+}
+
+/** A hybrid result: fused order plus the parts that explain it. */
+export interface HybridResult extends FusedResult {
+  /** Lexical score before neighbour context (query terms plus weighted expansion terms). */
+  lexical?: number;
+  /** What the neighbours added to the lexical score. */
+  context?: number;
+}
+
+const DEFAULTS: Required<HybridOptions> = {
+  feedbackDocs: 3,
+  feedbackTerms: 5,
+  feedbackWeight: 0.2,
+  neighbourWeight: 0.4,
+  neighbourCandidates: 200,
+  vectorWeight: 0.3,
+  rrfK: 60,
+};
+
+/**
+ * The terms to expand a query with (pseudo-relevance feedback): the terms most frequent across
+ * `feedback` documents (the first pass's best), counted with repetition, that are not query terms;
+ * ties keep first appearance. Pure.
+ */
+export function expansionTerms(queryTerms: readonly string[], feedback: readonly (readonly string[])[], count: number): string[] {
+  const inQuery = new Set(queryTerms);
+  const counts = termFrequencies(feedback.flat().filter((term) => !inQuery.has(term)));
+  return [...counts]
+    .map(([term, n], i) => ({ term, n, i }))
+    .sort((a, b) => b.n - a.n || a.i - b.i)
+    .slice(0, Math.max(0, count))
+    .map((x) => x.term);
+}
+
+/**
+ * Adds neighbour context to lexical scores: each document gets `weight` × the sum of its
+ * neighbours' scores, and a neighbour of a scored document that had no score of its own gets one
+ * this way (the answer to a question is often the turn after it). Returns the smoothed scores
+ * and, per id, what the neighbours added. Pure.
+ */
+export function addNeighbourContext(
+  scores: ReadonlyMap<string, number>,
+  neighbours: ReadonlyMap<string, readonly string[]>,
+  weight: number,
+): { scores: Map<string, number>; context: Map<string, number> } {
+  const context = new Map<string, number>();
+  if (weight > 0) {
+    for (const [id, score] of scores) {
+      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score);
+    }
+  }
+  const smoothed = new Map(scores);
+  for (const [id, extra] of context) smoothed.set(id, (smoothed.get(id) ?? 0) + extra);
+  return { scores: smoothed, context };
+}
+
+function checkOptions(options: Required<HybridOptions>): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (!(value >= 0) || !Number.isFinite(value)) {
+      throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must be a finite number ≥ 0`, { kind: "user", field: name });
+    }
+  }
+}
+
+const sorted = (scores: ReadonlyMap<string, number>): ScoredId[] =>
+  [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+
+/**
+ * Ranks documents for a query: (1) BM25 over the query terms; (2) pseudo-relevance feedback —
+ * the best `feedbackDocs` documents give `feedbackTerms` expansion terms, whose BM25 scores are
+ * added at `feedbackWeight`; (3) neighbour context (`addNeighbourContext`); (4) reciprocal-rank
+ * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates;
+ * similarities already filtered by the caller's minimum), the vector list weighted `vectorWeight`. Returns every document either list holds,
+ * best first, with its parts. No query terms and no vector hits give [].
+ */
+export function rankHybrid(
+  queryTerms: readonly string[],
+  source: LexicalSource,
+  vectorSearch: ((lexicalCandidates: readonly string[]) => readonly ScoredId[]) | undefined,
+  options: HybridOptions = {},
+): HybridResult[] {
+  const o = { ...DEFAULTS, ...options };
+  checkOptions(o);
+  const terms = [...new Set(queryTerms)];
+  const lexical = terms.length > 0 ? source.score(terms) : new Map<string, number>();
+  const vector = vectorSearch?.([...lexical.keys()]);
+  if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
+    const top = sorted(lexical).slice(0, o.feedbackDocs).map((hit) => hit.id);
+    const termsOf = source.termsOf(top);
+    const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms);
+    if (extra.length > 0) {
+      for (const [id, score] of source.score(extra)) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
+    }
+  }
+  let final = lexical;
+  let context = new Map<string, number>();
+  if (o.neighbourWeight > 0 && lexical.size > 0) {
+    const best = sorted(lexical).slice(0, o.neighbourCandidates);
+    const bestScores = new Map(best.map((hit) => [hit.id, hit.score]));
+    ({ scores: final, context } = addNeighbourContext(bestScores, source.neighboursOf([...bestScores.keys()]), o.neighbourWeight));
+  }
+  const lists: RankedList[] = [{ name: "lexical", results: sorted(final) }];
+  if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
+  return fuseRankings(lists, { k: o.rrfK }).map((hit) => {
+    const result: HybridResult = { ...hit };
+    const own = lexical.get(hit.id);
+    if (own !== undefined) result.lexical = own;
+    const added = context.get(hit.id);
+    if (added !== undefined) result.context = added;
+    return result;
+  });
+}

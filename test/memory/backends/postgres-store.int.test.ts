@@ -1,0 +1,150 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { PostgresStore, type RankedSearchItem } from "../../../src/memory/backends/postgres-store.js";
+import { setLogSink } from "../../../src/logger.js";
+import { HashedNgramEmbeddings } from "../../../src/memory/ranking/index.js";
+import { describeStoreContract } from "../store-contract.js";
+
+const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const run = randomUUID().replace(/-/g, "").slice(0, 12);
+const schemas = { vec: `mg_store_vec_${run}`, lex: `mg_store_lex_${run}`, misc: `mg_store_misc_${run}` };
+let pool: pg.Pool;
+
+beforeAll(() => {
+  pool = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });
+});
+afterAll(async () => {
+  for (const schema of Object.values(schemas)) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool.end();
+});
+
+/** A store on a schema emptied first, so every contract case starts from nothing. */
+async function fresh(schema: string, options: ConstructorParameters<typeof PostgresStore>[1] = {}): Promise<PostgresStore> {
+  const store = new PostgresStore(pool, { schema, ...options });
+  await store.setup();
+  await pool.query(`TRUNCATE ${schema}.store_items CASCADE`);
+  return store;
+}
+
+describeStoreContract("PostgresStore with pgvector", () => fresh(schemas.vec, { embeddings: new HashedNgramEmbeddings() }), { textSearch: true });
+describeStoreContract("PostgresStore lexical only", () => fresh(schemas.lex, { embeddings: new HashedNgramEmbeddings(), vectors: "off" }), {
+  textSearch: true,
+});
+
+describe("PostgresStore", () => {
+  const ns = ["t1", "users", "u1", "messages"];
+  const search = (store: PostgresStore, query: string, limit = 10) => store.search(ns, { query, limit }) as Promise<RankedSearchItem[]>;
+  const count = async (table: string) => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${schemas.misc}.${table}`)).rows[0]?.n);
+
+  it("sets up idempotently, and concurrently from several stores", async () => {
+    const stores = Array.from({ length: 3 }, () => new PostgresStore(pool, { schema: schemas.misc, embeddings: new HashedNgramEmbeddings() }));
+    const results = await Promise.all(stores.map((s) => s.setup()));
+    expect(results.every((r) => r.vectors)).toBe(true);
+    await stores[0]?.setup();
+    const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${schemas.misc}.store_migrations ORDER BY version`);
+    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+  });
+
+  it("finds by vector similarity what has no lexical match, through the HNSW index", async () => {
+    const store = await fresh(schemas.misc, { embeddings: new HashedNgramEmbeddings() });
+    await store.put(ns, "ship", { text: "shipment tracking number" });
+    await store.put(ns, "colour", { text: "what is your favourite colour" });
+    const hits = await search(store, "shippment trackin numbr");
+    expect(hits.map((h) => h.key)).toEqual(["ship"]);
+    expect(hits[0]?.ranking?.lexical).toBeUndefined();
+    expect(hits[0]?.ranking?.vector).toBeGreaterThanOrEqual(0.45);
+    const { rows } = await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1", [schemas.misc]);
+    expect(rows.map((r) => r.indexname)).toContainEqual(expect.stringMatching(/^store_vectors_hnsw_\d+$/));
+  });
+
+  it("fuses lexical and vector hits and applies the minimum similarity to vectors only", async () => {
+    const store = await fresh(schemas.misc, { embeddings: new HashedNgramEmbeddings() });
+    await store.put(ns, "both", { text: "I want a refund for my order" });
+    await store.put(ns, "lex", { text: `refund ${"unrelated padding text about gardens ".repeat(8)}` });
+    await store.put(ns, "none", { text: "sunny weather at the beach" });
+    const hits = await search(store, "refund my order");
+    expect(hits[0]?.key).toBe("both");
+    expect(hits[0]?.ranking).toMatchObject({ lexical: expect.any(Number), vector: expect.any(Number), fused: 1 });
+    expect(hits.map((h) => h.key)).not.toContain("none");
+    const strict = new PostgresStore(pool, { schema: schemas.misc, embeddings: new HashedNgramEmbeddings(), minVectorSimilarity: 0.99 });
+    const lexicalOnly = await search(strict, "refund please");
+    expect(lexicalOnly.map((h) => h.key).sort()).toEqual(["both", "lex"]);
+    expect(lexicalOnly.every((h) => h.ranking?.vector === undefined)).toBe(true);
+  });
+
+  it("finds Thai by Thai, inflected English through the stemmer, and treats query syntax as words", async () => {
+    const store = await fresh(schemas.misc);
+    await store.put(ns, "th", { text: "ราคาสินค้านี้เท่าไหร่ครับ" });
+    await store.put(ns, "en", { text: "The prices changed yesterday" });
+    await store.put(ns, "q", { text: "quote ' and \\ back & pipe | bang ! colon:x" });
+    expect((await search(store, "สินค้า ราคา")).map((h) => h.key)).toEqual(["th"]);
+    expect((await search(store, "pricing")).map((h) => h.key)).toEqual(["en"]);
+    await expect(search(store, "' \\ & | ! : ( ) <-> *")).resolves.toBeInstanceOf(Array);
+    expect((await search(store, "colon:x bang!")).map((h) => h.key)).toEqual(["q"]);
+  });
+
+  it("filters type-strictly, with $in, $nin and missing fields", async () => {
+    const store = await fresh(schemas.misc);
+    await store.put(ns, "n", { v: 1, tags: ["x"] });
+    await store.put(ns, "s", { v: "1" });
+    await store.put(ns, "b", { v: true });
+    await store.put(ns, "z", { other: 1 });
+    const keys = async (filter: Record<string, unknown>) => (await store.search(ns, { filter })).map((i) => i.key).sort();
+    expect(await keys({ v: 1 })).toEqual(["n"]);
+    expect(await keys({ v: "1" })).toEqual(["s"]);
+    expect(await keys({ v: true })).toEqual(["b"]);
+    expect(await keys({ v: { $in: [1, "1"] } })).toEqual(["n", "s"]);
+    expect(await keys({ v: { $nin: [1, "1"] } })).toEqual(["b", "z"]);
+    expect(await keys({ v: { $ne: 1 } })).toEqual(["b", "s", "z"]);
+    expect(await keys({ v: { $gte: "0" } })).toEqual(["s"]);
+    expect(await keys({ tags: ["x"] })).toEqual(["n"]);
+    await expect(store.search(ns, { filter: { v: { $regex: "x" } } })).rejects.toThrow(expect.objectContaining({ code: "INVALID_FILTER" }));
+  });
+
+  it("deletes everything under a prefix: items, terms and vectors", async () => {
+    const store = await fresh(schemas.misc, { embeddings: new HashedNgramEmbeddings() });
+    await store.put(["t1", "users", "u1", "facts"], "f", { text: "likes tea" });
+    await store.put(["t1", "users", "u1", "sessions", "s1", "messages"], "m", { text: "hello tea" });
+    await store.put(["t1", "users", "u10", "facts"], "f", { text: "likes tea too" });
+    expect(await store.deleteNamespacePrefix(["t1", "users", "u1"])).toBe(2);
+    expect(await store.search(["t1"], { query: "tea" })).toHaveLength(1);
+    expect([await count("store_items"), await count("store_vectors")]).toEqual([1, 1]);
+    expect(await store.removeOrphanedIndexRows()).toBe(0);
+    expect(await store.listTenants()).toEqual(["t1"]);
+    await expect(store.deleteNamespacePrefix([])).rejects.toThrow(expect.objectContaining({ code: "NAMESPACE_TENANT_REQUIRED" }));
+  });
+
+  it("runs a batch in order in one transaction and tells recall it ranks queries", async () => {
+    const store = await fresh(schemas.misc);
+    const [, got, , gone] = await store.batch([
+      { namespace: ns, key: "k", value: { text: "one" } },
+      { namespace: ns, key: "k" },
+      { namespace: ns, key: "k", value: null },
+      { namespace: ns, key: "k" },
+    ]);
+    expect(got?.value).toEqual({ text: "one" });
+    expect(gone).toBeNull();
+    expect(store.ranksQueries).toBe(true);
+  });
+
+  it("warns once, at set-up, when embeddings are configured but pgvector is not used", async () => {
+    const lines: string[] = [];
+    setLogSink((line) => lines.push(line));
+    try {
+      const store = new PostgresStore(pool, { schema: schemas.lex, embeddings: new HashedNgramEmbeddings(), vectors: "off" });
+      await store.put(ns, "a", { text: "alpha" });
+      await store.search(ns, { query: "alpha" });
+      await store.setup();
+    } finally {
+      setLogSink((line) => process.stdout.write(`${line}\n`));
+    }
+    expect(lines.filter((l) => l.includes("store.vectors_unavailable"))).toHaveLength(1);
+  });
+
+  it("owns the pool it makes from a connection string and refuses use after close", async () => {
+    const store = PostgresStore.fromConnString(DATABASE_URL, { schema: schemas.misc, maxConnections: 2 });
+    await store.put(ns, "k", { text: "x" });
+    await store.close();
+    await expect(store.get(ns, "k")).rejects.toThrow(expect.objectContaining({ code: "STORE_CLOSED" }));
+  });
+});

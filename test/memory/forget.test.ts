@@ -1,0 +1,103 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "../../src/app/create-memory-graph.js";
+import { setLogLevel } from "../../src/logger.js";
+import { forgetSession, forgetUser } from "../../src/memory/forget.js";
+import { namespaces } from "../../src/memory/namespaces.js";
+import { threadIdOf } from "../../src/memory/scope.js";
+
+setLogLevel("silent");
+
+const tenantId = "acme";
+const scopeOf = (userId: string, sessionId: string) => ({ tenantId, userId, sessionId });
+
+async function threadsOf(checkpointer: BaseCheckpointSaver, threadId: string): Promise<number> {
+  let n = 0;
+  for await (const _ of checkpointer.list({ configurable: { thread_id: threadId } })) n += 1;
+  return n;
+}
+
+async function itemsOf(store: BaseStore, userId: string) {
+  return store.search(namespaces.user({ tenantId, userId }), { limit: 1000 });
+}
+
+async function seed(graph: MemoryGraph): Promise<void> {
+  await graph.runTurn({ ...scopeOf("u1", "s1"), message: "My email is anong@example.com" });
+  await graph.runTurn({ ...scopeOf("u1", "s1"), message: "I want to cancel my order 42 now" });
+  await graph.runTurn({ ...scopeOf("u1", "s2"), message: "My name is Anong" });
+  await graph.runTurn({ ...scopeOf("u10", "s1"), message: "My email is other@example.com" });
+}
+
+const backends: [string, () => MemoryGraphOptions & { cleanup?: () => void }][] = [
+  ["InMemoryStore + MemorySaver", () => ({ backend: "memory" })],
+  [
+    "SQLite",
+    () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-forget-"));
+      return { backend: "sqlite", sqlitePath: path.join(dir, "m.db"), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+];
+
+describe.each(backends)("forgetting on %s", (_name, make) => {
+  let graph: MemoryGraph;
+  let cleanup: (() => void) | undefined;
+
+  afterEach(async () => {
+    await graph.close();
+    cleanup?.();
+  });
+
+  async function open() {
+    const { cleanup: done, ...options } = make();
+    cleanup = done;
+    graph = await createMemoryGraph({ ...options, chatModel: null, limits: { summaryInterval: 1 } });
+    await seed(graph);
+    return graph.persistence;
+  }
+
+  it("forgetUser leaves nothing of the user and nothing else changed", async () => {
+    const { store, checkpointer } = await open();
+    const otherBefore = await itemsOf(store, "u10");
+    expect((await itemsOf(store, "u1")).length).toBeGreaterThan(4);
+    const counts = await forgetUser(graph.persistence, { tenantId, userId: "u1" });
+    expect(counts.sessions).toBe(2);
+    expect(counts.threads).toBe(2);
+    expect(counts.items).toBeGreaterThan(4);
+    expect(await itemsOf(store, "u1")).toEqual([]);
+    const everything = await store.search([tenantId], { limit: 1000 });
+    expect(everything.every((item) => item.namespace[2] !== "u1")).toBe(true);
+    expect(JSON.stringify(everything)).not.toContain("anong@example.com");
+    expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s1")))).toBe(0);
+    expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s2")))).toBe(0);
+    expect(await graph.sessionState(scopeOf("u1", "s1"))).toBeNull();
+    // u10 shares a prefix of the id: untouched.
+    expect((await itemsOf(store, "u10")).map((i) => i.key).sort()).toEqual(otherBefore.map((i) => i.key).sort());
+    expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u10", "s1")))).toBeGreaterThan(0);
+    expect(await forgetUser(graph.persistence, { tenantId, userId: "u1" })).toEqual({ items: 0, sessions: 0, threads: 0 });
+  });
+
+  it("forgetSession removes the transcript, thread and summaries of that session only", async () => {
+    const { store, checkpointer } = await open();
+    const counts = await forgetSession(graph.persistence, scopeOf("u1", "s1"));
+    expect(counts).toMatchObject({ sessions: 1, threads: 1 });
+    expect(await store.search(namespaces.session(scopeOf("u1", "s1")), { limit: 10 })).toEqual([]);
+    const summaries = await store.search(namespaces.summaries({ tenantId, userId: "u1" }), { limit: 100 });
+    expect(summaries.map((s) => (s.value as { sessionId: string }).sessionId)).not.toContain("s1");
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s1")))).toBe(0);
+    expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s2")))).toBeGreaterThan(0);
+    expect((await store.search(namespaces.session(scopeOf("u1", "s2")), { limit: 10 })).length).toBeGreaterThan(0);
+    // Long-term facts of the user stay.
+    expect((await store.search(namespaces.facts({ tenantId, userId: "u1" }), { limit: 10 })).length).toBeGreaterThan(0);
+  });
+
+  it("refuses ids that could reach outside the scope", async () => {
+    await open();
+    await expect(forgetUser(graph.persistence, { tenantId, userId: "../u1" })).rejects.toMatchObject({ code: "INVALID_ID", field: "userId" });
+    await expect(forgetSession(graph.persistence, { tenantId: "", userId: "u1", sessionId: "s1" })).rejects.toMatchObject({ field: "tenantId" });
+  });
+});

@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const tsx = path.resolve("node_modules/.bin/tsx");
+const entry = path.resolve("src/cli/start.ts");
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function start(env: Record<string, string>) {
+  const child = spawn(tsx, [entry], {
+    env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "", NODE_ENV: "", K_SERVICE: "", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("npm start (src/cli/start.ts)", () => {
+  it("serves a turn over HTTP on SQLite, then exits 0 on SIGTERM", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-start-"));
+    const port = await freePort();
+    const server = start({ PORT: String(port), SQLITE_PATH: path.join(dir, "m.db"), SHUTDOWN_GRACE_MS: "5000" });
+    try {
+      await waitFor(() => server.output().includes("server.listening"), 20_000);
+      expect(server.output()).toContain("server.open_mode");
+      const res = await fetch(`http://127.0.0.1:${port}/v1/turns`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "start-test-1" },
+        body: JSON.stringify({ user_id: "u1", session_id: "s1", message: "My secret is pineapple" }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { status: string }).status).toBe("OK");
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      server.child.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      const lines = server.output().split("\n").filter((line) => line.startsWith("{"));
+      const request = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.request_id === "start-test-1");
+      expect(request).toMatchObject({ severity: "INFO", status: 200, route: "/v1/turns", tenant: "default" });
+      expect(typeof request?.latency_ms).toBe("number");
+      expect(server.output()).not.toContain("pineapple");
+      expect(server.output()).toContain("server.stopped");
+    } finally {
+      if (server.child.exitCode === null) server.child.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
+
+  it.each<Record<string, string>>([{ NODE_ENV: "production" }, { K_SERVICE: "memory-graph" }])("refuses to start without API_KEYS when %o", async (env) => {
+    const server = start({ PORT: String(await freePort()), SQLITE_PATH: path.join(os.tmpdir(), "mg-unused.db"), ...env });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain("API_KEYS is required");
+  }, 30_000);
+});
