@@ -34,8 +34,8 @@ interface Measured {
   inContext: { category: number; fraction: number }[];
 }
 
-async function runConversation(conv: LocomoConversation, dir: string, out: Measured): Promise<void> {
-  const embeddings = new HashedNgramEmbeddings();
+async function runConversation(conv: LocomoConversation, dir: string, out: Measured, vectors: boolean): Promise<void> {
+  const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings });
   const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: conv.sampleId, sessionId: session });
   try {
@@ -91,16 +91,18 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { data: { type: "string" }, json: { type: "string" } } });
+  const { values } = parseArgs({
+    options: { data: { type: "string" }, json: { type: "string" }, embeddings: { type: "string", default: "local" } },
+  });
   if (!values.data) {
-    process.stderr.write("usage: bench:locomo -- --data <locomo.json> [--json <out.json>]\n");
+    process.stderr.write("usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings local|none]\n");
     process.exit(2);
   }
   const conversations = loadLocomo(values.data);
   const dir = mkdtempSync(join(tmpdir(), "locomo-"));
   const measured: Measured = { results: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {
-    for (const conv of conversations) await runConversation(conv, dir, measured);
+    for (const conv of conversations) await runConversation(conv, dir, measured, values.embeddings !== "none");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
   const inContext = (list: { fraction: number }[]): number => round(100 * mean(list.map((x) => x.fraction)));
   const report = {
     data: values.data,
+    embeddings: values.embeddings === "none" ? "none" : "local hashed character n-grams (HashedNgramEmbeddings)",
     conversations: conversations.length,
     turns: conversations.reduce((s, c) => s + c.turns.length, 0),
     all: summarize(results),

@@ -8,7 +8,7 @@ type Cfg = { k1: number; b: number; speaker: boolean; date: boolean; vec: number
 function run(cfg: Cfg) {
   const results: QuestionResult[] = [];
   for (const c of convs) {
-    const idx = new Bm25Index({ k1: cfg.k1, b: cfg.b });
+    const idx = new Bm25Index({ k1: cfg.k1, b: cfg.b, idf: (cfg as any).idf });
     const texts = c.turns.map((t) => {
       const d = new Date(t.createdAt);
       let s = t.text;

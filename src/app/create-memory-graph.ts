@@ -9,6 +9,7 @@ import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/li
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
 import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
+import { resolveParent } from "../nodes/resolve-parent.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
 import { parseTurnInput, promptText } from "../state/turn-input.js";
@@ -91,6 +92,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       if (!promptText(input) && !input.parentMessageId) return skippedTurn();
       const threadId = threadIdOf(input);
       return lock.run(threadId, async () => {
+        await resolveParent(persistence.store, input);
         const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" })) as MemoryState;
         return turnResultOf(state);
       });
@@ -101,6 +103,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       if (!promptText(input) && !input.parentMessageId) return skippedTurn();
       const threadId = threadIdOf(input);
       return lock.run(threadId, async () => {
+        await resolveParent(persistence.store, input);
         const stream = await app.stream(
           { input },
           { configurable: { thread_id: threadId }, streamMode: ["messages", "values"], signal: runOptions.signal, durability: "exit" },

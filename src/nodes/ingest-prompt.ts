@@ -1,15 +1,15 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { metaOf, withMeta } from "../reducers/message-meta.js";
 import { seedWindow } from "../memory/session-seed.js";
 import { requireStore } from "../memory/store-io.js";
-import { loadThread, getTranscriptMessage, messageToRecord, recordToMessage, saveTranscriptMessage } from "../memory/transcript.js";
+import { loadThread, messageToRecord, recordToMessage, saveTranscriptMessage } from "../memory/transcript.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
+import { resolveParent } from "./resolve-parent.js";
 import { windowUpdate } from "./window-update.js";
 
 /**
@@ -28,24 +28,14 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const skip: MemoryUpdate = { status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
+    const parent = await resolveParent(store, input);
+    const regenerated = parent?.role === "user";
+    if (!text && !regenerated) return skip;
     const idleMs = state.session.lastActiveAt ? now.getTime() - Date.parse(state.session.lastActiveAt) : 0;
     const expired = idleMs > deps.limits.sessionTtlSeconds * 1000;
     const fresh = expired || state.messages.length === 0;
     const seed = fresh ? await seedWindow(store, scope, now, deps.newId()) : null;
 
-    const parent = input.parentMessageId ? await getTranscriptMessage(store, scope, input.parentMessageId) : null;
-    if (input.parentMessageId && !parent) {
-      throw new MemoryGraphError("UNKNOWN_PARENT", `parentMessageId: no message ${input.parentMessageId} in this session`, {
-        field: "parentMessageId",
-      });
-    }
-    const regenerated = parent?.role === "user";
-    if (!text && !regenerated) return skip;
-    if (regenerated && text && text !== parent.text) {
-      throw new MemoryGraphError("REGENERATE_TEXT_MISMATCH", "message: a regeneration re-answers the parent message; send no text or the same text", {
-        field: "message",
-      });
-    }
 
     const thread = parent ? (await loadThread(store, scope, parent.id)).map(recordToMessage) : null;
     let human: BaseMessage;

@@ -1,3 +1,4 @@
+import { resolveParent } from "../nodes/resolve-parent.js";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
@@ -8,7 +9,6 @@ import { errorAnswer } from "./http-error.js";
 import { readJsonBody } from "./json-body.js";
 import { turnInputOf } from "./request-schemas.js";
 import { turnResponseOf } from "./response-schemas.js";
-import { precheckParent } from "./turn-precheck.js";
 
 /**
  * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length) runs
@@ -19,7 +19,7 @@ import { precheckParent } from "./turn-precheck.js";
 export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
   const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> => {
     const input = turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
-    await precheckParent(deps.memory.persistence.store, input);
+    await resolveParent(deps.memory.persistence.store, input); // before a stream opens, so errors stay plain 4xx
     return input;
   };
 

@@ -35,9 +35,11 @@ describe("bad input", () => {
   it("rejects a regeneration whose parent is not in the session", async () => {
     const { graph } = await memoryGraphForTest();
     await graph.runTurn({ ...scope, message: "hello" });
+    const before = await graph.sessionState(scope);
     const error = await graph.runTurn({ ...scope, parentMessageId: "nope", message: "again" }).catch((e: unknown) => e);
     expect((error as MemoryGraphError).code).toBe("UNKNOWN_PARENT");
     expect((error as MemoryGraphError).field).toBe("parentMessageId");
+    expect(await graph.sessionState(scope)).toEqual(before);
     await graph.close();
   });
 });

@@ -1,10 +1,16 @@
 import { MemoryGraphError } from "../../errors.js";
 import { termFrequencies, tokenize } from "./tokenize.js";
 
-/** BM25 parameters: `k1` (term-frequency saturation, default 1.2) and `b` (length normalisation, default 0.75). */
+/**
+ * BM25 parameters: `k1` (term-frequency saturation, default 1.2), `b` (length normalisation,
+ * default 0.75) and `idf`: "smooth" (default) is ln(1 + (N − df + 0.5) / (df + 0.5)), never
+ * below 0; "robertson" is the classic ln((N − df + 0.5) / (df + 0.5)) floored at 1e-6, which all
+ * but ignores a term found in half the documents or more (e.g. a speaker's name in a dialogue).
+ */
 export interface Bm25Options {
   k1?: number;
   b?: number;
+  idf?: "smooth" | "robertson";
 }
 
 /** A scored document id. */
@@ -20,8 +26,8 @@ interface DocEntry {
 
 /**
  * An incremental BM25 index over pre-tokenized documents. Adding an id that is present replaces
- * it. IDF is the non-negative form ln(1 + (N − df + 0.5) / (df + 0.5)), so every matching term
- * adds a positive amount and a document sharing no term with the query scores nothing.
+ * it. Both IDF forms (see `Bm25Options`) are positive, so every matching term adds a positive
+ * amount and a document sharing no term with the query scores nothing.
  */
 export class Bm25Index {
   private readonly docs = new Map<string, DocEntry>();
@@ -29,10 +35,15 @@ export class Bm25Index {
   private totalLength = 0;
   private readonly k1: number;
   private readonly b: number;
+  private readonly idf: (n: number, df: number) => number;
 
   constructor(options: Bm25Options = {}) {
     this.k1 = options.k1 ?? 1.2;
     this.b = options.b ?? 0.75;
+    this.idf =
+      options.idf === "robertson"
+        ? (n, df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)))
+        : (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
     if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
       throw new MemoryGraphError("INVALID_INPUT", "bm25: k1 must be ≥ 0 and b within 0..1", { kind: "user", field: "options" });
     }
@@ -85,7 +96,7 @@ export class Bm25Index {
     for (const term of new Set(queryTokens)) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      const idf = Math.log(1 + (n - posting.size + 0.5) / (posting.size + 0.5));
+      const idf = this.idf(n, posting.size);
       for (const [id, tf] of posting) {
         const length = this.docs.get(id)?.length ?? 0;
         const norm = this.k1 * (1 - this.b + (this.b * length) / avgLength);

@@ -124,7 +124,8 @@ function cachedSource(db: Database.Database, op: SearchOperation, limit: number)
 /** Rows of `ids` that satisfy the search's prefix and filter, by id. */
 function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string[]): Map<string, ItemRow> {
   const { where, params } = scopeOf(op);
-  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?)) AND ${where}`).all(
+  // CROSS JOIN keeps json_each outermost: one rowid lookup per id instead of a scan of the prefix.
+  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM json_each(?) j CROSS JOIN store_items i ON i.id = j.value WHERE ${where}`).all(
     JSON.stringify(ids.map(Number)),
     ...params,
   ) as ItemRow[];

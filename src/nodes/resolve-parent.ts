@@ -1,15 +1,17 @@
 import type { BaseStore } from "@langchain/langgraph";
+import type { TranscriptRecord } from "../memory/records.js";
 import { MemoryGraphError } from "../errors.js";
 import { getTranscriptMessage } from "../memory/transcript.js";
 import { promptText, type TurnInput } from "../state/turn-input.js";
 
 /**
- * The checks ingest_prompt makes on a regeneration's parent, made before the graph runs: the
- * graph checkpoints its input before its first node, so a turn rejected inside the graph would
- * leave a checkpoint behind. Rejecting here keeps "a rejected request stores nothing" true.
+ * The parent a turn continues from (null without `parentMessageId`), checked: it must be a message
+ * of this session, and a regeneration (a user parent) may carry no text or the parent's own.
+ * ingest_prompt calls it, and so does `runTurn` before the graph runs — the graph checkpoints its
+ * input before the first node, so only a check made first keeps a rejected turn from storing.
  */
-export async function precheckParent(store: BaseStore, input: TurnInput): Promise<void> {
-  if (!input.parentMessageId) return;
+export async function resolveParent(store: BaseStore, input: TurnInput): Promise<TranscriptRecord | null> {
+  if (!input.parentMessageId) return null;
   const parent = await getTranscriptMessage(store, input, input.parentMessageId);
   if (!parent) {
     throw new MemoryGraphError("UNKNOWN_PARENT", `parentMessageId: no message ${input.parentMessageId} in this session`, {
@@ -24,4 +26,5 @@ export async function precheckParent(store: BaseStore, input: TurnInput): Promis
       field: "message",
     });
   }
+  return parent;
 }

@@ -1,0 +1,142 @@
+import type Database from "better-sqlite3";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { log } from "../logger.js";
+import type { RetentionPolicy } from "../reducers/retention.js";
+import type { PostgresCheckpointer } from "./backends/postgres-checkpointer.js";
+import type { PostgresStore } from "./backends/postgres-store.js";
+import type { SqliteCheckpointer } from "./backends/sqlite-checkpointer.js";
+import type { SqliteStore } from "./backends/sqlite-store.js";
+import { applyRetention } from "./events.js";
+import { decodeLabel } from "./namespaces.js";
+
+/** Checkpoints kept per thread by default (`CHECKPOINT_KEEP`). */
+export const DEFAULT_CHECKPOINT_KEEP = 20;
+
+/** What garbage collection works on: a checkpointer and a store, plus what only the backend knows. */
+export interface GcTarget {
+  checkpointer: BaseCheckpointSaver;
+  store: BaseStore;
+  listThreadIds(): Promise<string[]>;
+  /** Keeps the newest `keep` checkpoints of the thread (never fewer than one); returns how many went. */
+  pruneThread(threadId: string, keep: number): Promise<number>;
+  /** The tenant labels the store holds items of. */
+  listTenants(): Promise<string[]>;
+  /** Deletes full-text and vector rows whose item is gone; returns how many. */
+  removeOrphanedIndexRows(): Promise<number>;
+  /** The turn lock of the service, so a thread is never collected while a turn writes it. */
+  lock?: { run<T>(threadId: string, work: () => Promise<T>): Promise<T> };
+}
+
+export interface GcOptions {
+  now: Date;
+  sessionTtlSeconds: number;
+  checkpointKeep?: number;
+  retention: RetentionPolicy;
+}
+
+/** What one collection did (snake_case: printed as JSON by `npm run gc`). */
+export interface GcCounts {
+  threads_scanned: number;
+  sessions_expired: number;
+  checkpoints_pruned: number;
+  events_dropped: number;
+  orphaned_index_rows: number;
+}
+
+const PAGE = 100;
+
+async function lastActiveAt(checkpointer: BaseCheckpointSaver, threadId: string): Promise<number | undefined> {
+  const tuple = await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+  const session = tuple?.checkpoint.channel_values.session as { lastActiveAt?: string | null } | undefined;
+  const at = session?.lastActiveAt ? Date.parse(session.lastActiveAt) : NaN;
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** Every [tenant, "users", user, "events"] namespace of one tenant, page by page. */
+async function eventNamespaces(store: BaseStore, tenant: string): Promise<string[][]> {
+  const found: string[][] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.listNamespaces({ prefix: [tenant, "users"], suffix: ["events"], maxDepth: 4, limit: PAGE, offset });
+    found.push(...page.filter((ns) => ns.length === 4 && ns[3] === "events"));
+    if (page.length < PAGE) return found;
+  }
+}
+
+/**
+ * Garbage collection, idempotent and safe while the service runs (each thread is handled under
+ * the turn lock when one is given, and re-checked there):
+ * 1. a session idle past its TTL loses its checkpoint thread (window, session variables,
+ *    node-scoped memory); its transcript, summaries, events and facts stay in the store, and its
+ *    next turn rebuilds the window from them;
+ * 2. every other thread keeps its newest `checkpointKeep` checkpoints (default 20; the newest, the
+ *    one in use, always stays);
+ * 3. every user's events are held to the retention policy (age and count);
+ * 4. index rows whose item is gone are deleted.
+ */
+export async function collectGarbage(target: GcTarget, options: GcOptions): Promise<GcCounts> {
+  const keep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
+  const cutoff = options.now.getTime() - options.sessionTtlSeconds * 1000;
+  const counts: GcCounts = { threads_scanned: 0, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0 };
+  const locked = <T>(threadId: string, work: () => Promise<T>) => (target.lock ? target.lock.run(threadId, work) : work());
+
+  for (const threadId of await target.listThreadIds()) {
+    counts.threads_scanned += 1;
+    await locked(threadId, async () => {
+      const at = await lastActiveAt(target.checkpointer, threadId);
+      if (at !== undefined && at < cutoff) {
+        await target.checkpointer.deleteThread(threadId);
+        counts.sessions_expired += 1;
+      } else {
+        counts.checkpoints_pruned += await target.pruneThread(threadId, keep);
+      }
+    });
+  }
+  for (const tenant of await target.listTenants()) {
+    for (const ns of await eventNamespaces(target.store, tenant)) {
+      const scope = { tenantId: decodeLabel(tenant), userId: decodeLabel(ns[2] ?? "") };
+      counts.events_dropped += await applyRetention(target.store, scope, options.retention, options.now);
+    }
+  }
+  counts.orphaned_index_rows = await target.removeOrphanedIndexRows();
+  log.info("memory.gc", { ...counts });
+  return counts;
+}
+
+/** The GC target of the sqlite backend: checkpointer and store sharing the database `db`. */
+export function sqliteGcTarget(db: Database.Database, checkpointer: SqliteCheckpointer, store: SqliteStore, lock?: GcTarget["lock"]): GcTarget {
+  store.setup();
+  const hasCheckpoints = () => db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'checkpoint_checkpoints'").get() !== undefined;
+  return {
+    checkpointer,
+    store,
+    lock,
+    listThreadIds: async () =>
+      hasCheckpoints()
+        ? (db.prepare("SELECT DISTINCT thread_id FROM checkpoint_checkpoints").all() as { thread_id: string }[]).map((r) => r.thread_id)
+        : [],
+    pruneThread: async (threadId, keep) => checkpointer.pruneThread(threadId, keep),
+    listTenants: async () =>
+      (db.prepare("SELECT DISTINCT substr(ns_path, 1, instr(ns_path, char(31)) - 1) AS tenant FROM store_items").all() as { tenant: string }[]).map(
+        (r) => r.tenant,
+      ),
+    removeOrphanedIndexRows: async () =>
+      db.transaction(
+        () =>
+          db.prepare("DELETE FROM store_fts WHERE rowid NOT IN (SELECT id FROM store_items)").run().changes +
+          db.prepare("DELETE FROM store_vectors WHERE item_id NOT IN (SELECT id FROM store_items)").run().changes,
+      )(),
+  };
+}
+
+/** The GC target of the postgres backend. */
+export function postgresGcTarget(checkpointer: PostgresCheckpointer, store: PostgresStore, lock?: GcTarget["lock"]): GcTarget {
+  return {
+    checkpointer,
+    store,
+    lock,
+    listThreadIds: () => checkpointer.listThreadIds(),
+    pruneThread: (threadId, keep) => checkpointer.pruneThread(threadId, keep),
+    listTenants: () => store.listTenants(),
+    removeOrphanedIndexRows: () => store.removeOrphanedIndexRows(),
+  };
+}
