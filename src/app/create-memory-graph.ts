@@ -93,7 +93,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       const threadId = threadIdOf(input);
       return lock.run(threadId, async () => {
         await resolveParent(persistence.store, input);
-        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" })) as MemoryState;
+        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" }));
         return turnResultOf(state);
       });
     },

@@ -142,7 +142,7 @@ export function trimWindow(messages: readonly BaseMessage[], limits: WindowLimit
 /** A copy of each message that lacks an id, since `messagesStateReducer` writes ids in place. */
 function withoutIdlessOriginals(update: MessageUpdate): MessageUpdate {
   const copyIfIdless = <T>(item: T): T =>
-    BaseMessage.isInstance(item) && (item.id === undefined || item.id === null) ? (copyMessage(item) as T) : item;
+    BaseMessage.isInstance(item) && (item.id === undefined || item.id === null) ? (copyMessage(item)) : item;
   return Array.isArray(update) ? (update.map(copyIfIdless) as MessageUpdate) : copyIfIdless(update);
 }
 
@@ -157,5 +157,5 @@ function withoutIdlessOriginals(update: MessageUpdate): MessageUpdate {
 export function appendAndTrim(limits: WindowLimits): (current: BaseMessage[], update: MessageUpdate) => BaseMessage[] {
   checkLimits(limits);
   return (current, update) =>
-    trimWindow(messagesStateReducer(withoutIdlessOriginals(current) as BaseMessage[], withoutIdlessOriginals(update)), limits);
+    trimWindow(messagesStateReducer(withoutIdlessOriginals(current), withoutIdlessOriginals(update)), limits);
 }

@@ -41,7 +41,7 @@ describe("applyEventRetention", () => {
     expect(() => applyEventRetention(events, DEFAULT_RETENTION, NOW)).toThrow(MemoryGraphError);
     expect(() => applyEventRetention(events, DEFAULT_RETENTION, NOW)).toThrow(/evt-7/);
     expect(() => applyEventRetention(events, DEFAULT_RETENTION, NOW)).toThrow(
-      expect.objectContaining({ code: "INVALID_EVENT_DATE", field: "events[1].createdAt" }) as unknown as Error,
+      expect.objectContaining({ code: "INVALID_EVENT_DATE", field: "events[1].createdAt" }) as unknown,
     );
   });
 
@@ -50,7 +50,7 @@ describe("applyEventRetention", () => {
     { policy: { maxEventsPerUser: 1, eventRetentionDays: Number.NaN }, now: NOW },
     { policy: DEFAULT_RETENTION, now: new Date("nope") },
   ])("rejects a bad policy or clock with INVALID_RETENTION_POLICY (%#)", ({ policy, now }) => {
-    expect(() => applyEventRetention([], policy, now)).toThrow(expect.objectContaining({ code: "INVALID_RETENTION_POLICY" }) as unknown as Error);
+    expect(() => applyEventRetention([], policy, now)).toThrow(expect.objectContaining({ code: "INVALID_RETENTION_POLICY" }) as unknown);
   });
 
   it("partitions the input, bounds kept, keeps nothing stale, and keeps the newest (property)", () => {

@@ -60,7 +60,7 @@ describe("trimWindow by count and characters", () => {
   it.each([{ maxMessages: -1, maxChars: 10 }, { maxMessages: 1, maxChars: Number.NaN }, { maxMessages: 1, maxChars: 1, maxTokens: -5 }])(
     "rejects bad limits %o with INVALID_WINDOW_LIMITS",
     (limits) => {
-      expect(() => trimWindow([], limits)).toThrow(expect.objectContaining({ code: "INVALID_WINDOW_LIMITS" }) as unknown as Error);
+      expect(() => trimWindow([], limits)).toThrow(expect.objectContaining({ code: "INVALID_WINDOW_LIMITS" }) as unknown);
       expect(() => appendAndTrim(limits)).toThrow(MemoryGraphError);
     },
   );
