@@ -71,8 +71,10 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
         embeddings,
       });
       out.queryMs.push(performance.now() - started);
-      out.results.push({ category: qa.category, evidence: qa.evidence, retrieved: hits.map((hit) => hit.turnIds ?? [hit.id]) });
-
+      out.results.push({ category: qa.category, evidence: qa.evidence, retrieved: hits.map((hit) => hit.turnIds) });
+    }
+    // What call_model would be given, in a second pass so its reads do not disturb the timings above.
+    for (const qa of conv.questions) {
       const recalled = await recallContext(store, { scope: askScope, query: qa.question, excludeIds: new Set(), limits, embeddings });
       const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
       out.contextTokens.push(rendered.tokens);

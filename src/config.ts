@@ -24,6 +24,7 @@ export const envSchema = z.object({
   IMPORTANCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
   MAX_EVENTS_PER_USER: int(1000, 1),
   EVENT_RETENTION_DAYS: int(365, 1),
+  CHECKPOINT_KEEP: int(20, 1),
   CONTEXT_TOKEN_BUDGET: int(2000, 1),
   MAX_PROMPT_CHARS: int(32_000, 1),
   SYSTEM_PROMPT: optionalString,

@@ -80,7 +80,8 @@ export function loadLocomo(path: string): LocomoConversation[] {
       .sort((a, b) => a - b);
     const turns: LocomoTurn[] = [];
     for (const n of sessions) {
-      const start = parseSessionTime(String(conv[`session_${n}_date_time`] ?? "")) ?? new Date(Date.UTC(2000, 0, n));
+      const when = conv[`session_${n}_date_time`];
+      const start = (typeof when === "string" ? parseSessionTime(when) : undefined) ?? new Date(Date.UTC(2000, 0, n));
       const list = (conv[`session_${n}`] ?? []) as RawTurn[];
       list.forEach((turn, i) => {
         const [id] = normalizeEvidence([turn.dia_id]);

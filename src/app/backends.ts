@@ -4,21 +4,33 @@ import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } 
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
+import type { GcTarget } from "../memory/gc.js";
+import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
-export type BackendKind = "memory" | "sqlite";
+export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
 
 export interface BackendOptions {
   backend: BackendKind;
-  /** SQLite file holding checkpoints and the long-term store (sqlite backend). */
+  /** SQLite file holding checkpoints and the long-term store (sqlite; redis's long-term store). */
   sqlitePath?: string;
+  /** Postgres connection string (postgres; redis's long-term store when set). */
+  databaseUrl?: string;
+  /** Redis URL of the short-term checkpointer (redis). */
+  redisUrl?: string;
+  /** Session TTL: Redis keys expire by themselves after it. */
+  sessionTtlSeconds?: number;
   embeddings?: EmbeddingsInterface;
 }
 
-/** A checkpointer and a store, opened together and closed together. */
+/** A checkpointer, a store and a per-thread turn lock, opened together and closed together. */
 export interface Persistence {
   kind: BackendKind;
   checkpointer: BaseCheckpointSaver;
   store: BaseStore;
+  /** One thread, one writer: across processes where the backend is shared. */
+  turnLock: TurnLock;
+  /** What `npm run gc` collects on this backend (null where there is nothing to collect). */
+  gc: GcTarget | null;
   /** Checks storage answers (for readiness probes). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -26,28 +38,45 @@ export interface Persistence {
 
 /**
  * Opens the persistence a backend names. `memory` is for tests (nothing survives the process);
- * `sqlite` keeps checkpoints and the long-term store in one file, so state survives restarts.
+ * `sqlite` keeps checkpoints and the long-term store in one file; `postgres` serves many
+ * instances; `redis` keeps sessions in Redis (expiring by TTL) and long-term memory in Postgres
+ * when DATABASE_URL is set, else in the SQLite file. Drivers load on first use.
  */
 export async function openPersistence(options: BackendOptions): Promise<Persistence> {
-  if (options.backend === "memory") {
-    return {
-      kind: "memory",
-      checkpointer: new MemorySaver(),
-      store: new InMemoryStore(),
-      ping: async () => undefined,
-      close: async () => undefined,
-    };
+  switch (options.backend) {
+    case "memory":
+      return {
+        kind: "memory",
+        checkpointer: new MemorySaver(),
+        store: new InMemoryStore(),
+        turnLock: inProcessTurnLock(),
+        gc: null,
+        ping: async () => undefined,
+        close: async () => undefined,
+      };
+    case "sqlite":
+      return openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+    case "postgres":
+      return openPostgres(required(options.databaseUrl, "DATABASE_URL", "postgres"), options.embeddings);
+    case "redis":
+      return openRedis(options);
+    default:
+      throw new MemoryGraphError("BACKEND_UNKNOWN", `backend: unknown backend ${String(options.backend)}`, { kind: "system", field: "backend" });
   }
-  if (options.backend === "sqlite") return openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
-  throw new MemoryGraphError("BACKEND_UNKNOWN", `backend: unknown backend ${String(options.backend)}`, { kind: "system", field: "backend" });
 }
 
-/** Backends load their drivers on first use, so a process pays only for the one it opens. */
+function required(value: string | undefined, name: string, backend: string): string {
+  if (value) return value;
+  throw new MemoryGraphError("CONFIG_INVALID", `${name}: required by MEMORY_BACKEND=${backend}`, { kind: "system", field: name });
+}
+
 async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
-  const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }] = await Promise.all([
+  const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }] = await Promise.all([
     import("better-sqlite3"),
     import("../memory/backends/sqlite-checkpointer.js"),
     import("../memory/backends/sqlite-store.js"),
+    import("../memory/gc.js"),
+    import("./turn-lock.js"),
   ]);
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
@@ -56,12 +85,15 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
   db.pragma("synchronous = NORMAL");
   const checkpointer = new SqliteCheckpointer(db);
   const store = new SqliteStore(db, { embeddings });
+  const turnLock = sqliteTurnLock(db);
   log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
   let closed = false;
   return {
     kind: "sqlite",
     checkpointer,
     store,
+    turnLock,
+    gc: sqliteGcTarget(db, checkpointer, store, turnLock),
     ping: async () => {
       db.prepare("SELECT 1").get();
     },
@@ -69,6 +101,75 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
       if (closed) return;
       closed = true;
       db.close();
+    },
+  };
+}
+
+async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface | undefined) {
+  const [{ default: pg }, { PostgresStore }, { postgresTurnLock }] = await Promise.all([
+    import("pg"),
+    import("../memory/backends/postgres-store.js"),
+    import("./turn-lock.js"),
+  ]);
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A held advisory lock pins a connection, so locks get their own pool.
+  const lockPool = new pg.Pool({ connectionString: url, max: 5 });
+  const store = new PostgresStore(pool, { embeddings });
+  await store.setup();
+  return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };
+}
+
+async function openPostgres(url: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
+  const [{ PostgresCheckpointer }, { postgresGcTarget }] = await Promise.all([
+    import("../memory/backends/postgres-checkpointer.js"),
+    import("../memory/gc.js"),
+  ]);
+  const { pool, lockPool, store, turnLock } = await openPostgresLongTerm(url, embeddings);
+  const checkpointer = new PostgresCheckpointer(pool);
+  await checkpointer.setup();
+  log.info("persistence_opened", { backend: "postgres" });
+  let closed = false;
+  return {
+    kind: "postgres",
+    checkpointer,
+    store,
+    turnLock,
+    gc: postgresGcTarget(checkpointer, store, turnLock),
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.all([pool.end(), lockPool.end()]);
+    },
+  };
+}
+
+async function openRedis(options: BackendOptions): Promise<Persistence> {
+  const [{ RedisCheckpointer }, { redisTurnLock }] = await Promise.all([
+    import("../memory/backends/redis-checkpointer.js"),
+    import("./turn-lock.js"),
+  ]);
+  const checkpointer = await RedisCheckpointer.fromUrl(required(options.redisUrl, "REDIS_URL", "redis"), {
+    ttlSeconds: options.sessionTtlSeconds,
+  });
+  const longTerm = options.databaseUrl
+    ? await openPostgres(options.databaseUrl, options.embeddings)
+    : await openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+  log.info("persistence_opened", { backend: "redis", longTerm: options.databaseUrl ? "postgres" : "sqlite" });
+  return {
+    kind: "redis",
+    checkpointer,
+    store: longTerm.store,
+    turnLock: redisTurnLock(checkpointer.client),
+    // Sessions expire by their own TTL; the long-term store's retention is collected where it lives.
+    gc: longTerm.gc,
+    ping: async () => {
+      await Promise.all([checkpointer.client.ping(), longTerm.ping()]);
+    },
+    close: async () => {
+      await Promise.all([checkpointer.close(), longTerm.close()]);
     },
   };
 }

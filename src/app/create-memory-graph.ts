@@ -16,14 +16,18 @@ import { parseTurnInput, promptText } from "../state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
 import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
 import { DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
-import { KeyedLock } from "./thread-lock.js";
+import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export interface MemoryGraphOptions {
   /** Where memory lives: `sqlite` (default, one file) or `memory` (tests). */
   backend?: BackendKind;
   sqlitePath?: string;
-  /** Bring your own persistence instead of a backend. */
-  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore };
+  /** Bring your own persistence instead of a backend (turns are then serialised in-process). */
+  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock };
+  /** Postgres connection string (postgres backend; redis backend's long-term store). */
+  databaseUrl?: string;
+  /** Redis URL (redis backend). */
+  redisUrl?: string;
   /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;
@@ -76,10 +80,17 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     newId: options.newId ?? randomUUID,
   };
   const persistence: Persistence = options.persistence
-    ? { kind: "memory", ...options.persistence, ping: async () => undefined, close: async () => undefined }
-    : await openPersistence({ backend: options.backend ?? "sqlite", sqlitePath: options.sqlitePath, embeddings: options.embeddings });
+    ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
+    : await openPersistence({
+        backend: options.backend ?? "sqlite",
+        sqlitePath: options.sqlitePath,
+        databaseUrl: options.databaseUrl,
+        redisUrl: options.redisUrl,
+        sessionTtlSeconds: limits.sessionTtlSeconds,
+        embeddings: options.embeddings,
+      });
   const app = compileGraph(deps, persistence);
-  const lock = new KeyedLock();
+  const lock = persistence.turnLock;
   let closed = false;
 
   return {

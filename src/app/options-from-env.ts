@@ -1,20 +1,15 @@
 import type { Env } from "../config.js";
-import { MemoryGraphError } from "../errors.js";
 import { createEmbeddings } from "../models/embeddings.js";
 import type { MemoryGraphOptions } from "./create-memory-graph.js";
 
 /** The graph options an environment describes (entry points parse the env with `loadEnv`). */
 export function optionsFromEnv(env: Env): MemoryGraphOptions {
-  if (env.MEMORY_BACKEND !== "memory" && env.MEMORY_BACKEND !== "sqlite") {
-    throw new MemoryGraphError("BACKEND_UNAVAILABLE", `MEMORY_BACKEND: ${env.MEMORY_BACKEND} is not available yet; use sqlite or memory`, {
-      kind: "system",
-      field: "MEMORY_BACKEND",
-    });
-  }
   const openaiConfigured = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
   return {
     backend: env.MEMORY_BACKEND,
     sqlitePath: env.SQLITE_PATH,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
     openai: openaiConfigured
       ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS }
       : undefined,

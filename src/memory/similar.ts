@@ -71,6 +71,7 @@ function localSource(candidates: readonly Item[], texts: readonly string[]): Lex
   }
   return {
     score: (terms) => index.score(terms),
+    documentShare: (term) => (index.size === 0 ? 0 : index.documentFrequency(term) / index.size),
     termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
     neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
   };
@@ -92,7 +93,8 @@ async function rankHere(candidates: Item[], search: SimilarSearch): Promise<Rank
       .sort((a, b) => b.score - a.score);
     vectorSearch = () => hits;
   }
-  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch));
+  // As in our stores: neighbour context reorders matches and adds none.
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, { includeContextOnly: false }));
   const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const byId = new Map(candidates.map((item) => [item.key, item]));
   return fused.flatMap((hit) => {

@@ -42,10 +42,14 @@ async function sqliteBackend(): Promise<Backend> {
   const target = sqliteGcTarget(db, new SqliteCheckpointer(db), new SqliteStore(db, { embeddings: new HashedNgramEmbeddings() }));
   return {
     target,
-    addOrphan: async () => void db.prepare("INSERT INTO store_fts (rowid, terms) VALUES (987654, 'ghost')").run(),
+    addOrphan: async () => {
+      db.prepare("INSERT INTO store_fts (rowid, terms) VALUES (987654, 'ghost')").run();
+    },
     checkpoints: async (threadId) =>
       (db.prepare("SELECT count(*) AS n FROM checkpoint_checkpoints WHERE thread_id = ?").get(threadId) as { n: number }).n,
-    close: async () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }
 

@@ -3,7 +3,6 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import {
   BaseStore,
   type Item,
-  type ListNamespacesOperation,
   type Operation,
   type OperationResults,
   type SearchItem,
@@ -167,7 +166,7 @@ export class PostgresStore extends BaseStore {
         else if ("namespacePrefix" in op) {
           results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
         } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key));
-        else results.push(await listNamespaces(db, this.schema, op as ListNamespacesOperation));
+        else results.push(await listNamespaces(db, this.schema, op));
       }
       return results as OperationResults<Op>;
     });

@@ -99,7 +99,6 @@ export interface CheckpointStatements {
   selectPrunable: Stmt<[string, string, number], { checkpoint_id: string }>;
   deleteCheckpoint: Stmt<Key3>;
   deleteCheckpointWrites: Stmt<Key3>;
-  deleteUnreferencedBlobs: Stmt<[string, string]>;
 }
 
 /** Prepares every fixed statement once (the caller has created the schema). */
@@ -156,13 +155,6 @@ export function prepareStatements(db: Database.Database): CheckpointStatements {
     deleteCheckpoint: db.prepare(`DELETE FROM ${ckpt} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
     deleteCheckpointWrites: db.prepare(
       `DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-    ),
-    // Blobs of one namespace that no remaining checkpoint's channel_versions names.
-    deleteUnreferencedBlobs: db.prepare(
-      `DELETE FROM checkpoint_blobs AS b WHERE b.thread_id = ? AND b.checkpoint_ns = ? AND NOT EXISTS (
-         SELECT 1 FROM ${ckpt} AS c, json_each(c.channel_versions) AS v
-         WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
-           AND v.key = b.channel AND CAST(v.value AS TEXT) = b.version)`,
     ),
   };
 }

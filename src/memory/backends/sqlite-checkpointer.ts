@@ -202,12 +202,36 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
           s.deleteCheckpointWrites.run(threadId, ns, id);
           count += s.deleteCheckpoint.run(threadId, ns, id).changes;
         }
-        s.deleteUnreferencedBlobs.run(threadId, ns);
+        this.deleteUnreferencedBlobs(threadId, ns);
       }
       return count;
     })();
     if (removed > 0) log.debug("checkpoint_pruned", { threadId, removed, kept });
     return removed;
+  }
+
+  /**
+   * Deletes the channel values of one namespace that no remaining checkpoint names. Compared in
+   * JS, by `versionKey`: SQLite renders a REAL version with 15 significant digits, not as
+   * `String(version)` does, so an SQL comparison deletes values still in use.
+   */
+  private deleteUnreferencedBlobs(threadId: string, ns: string): void {
+    const referenced = new Set<string>();
+    const rows = this.db
+      .prepare("SELECT channel_versions FROM checkpoint_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?")
+      .all(threadId, ns) as { channel_versions: string }[];
+    for (const row of rows) {
+      for (const [channel, version] of Object.entries(JSON.parse(row.channel_versions) as Record<string, ChannelVersion>)) {
+        referenced.add(`${channel}\u0000${versionKey(version)}`);
+      }
+    }
+    const blobs = this.db
+      .prepare("SELECT channel, version FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ?")
+      .all(threadId, ns) as { channel: string; version: string }[];
+    const remove = this.db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?");
+    for (const blob of blobs) {
+      if (!referenced.has(`${blob.channel}\u0000${blob.version}`)) remove.run(threadId, ns, blob.channel, blob.version);
+    }
   }
 
   /** Stops using the database; closes it only when this checkpointer opened it. */

@@ -6,7 +6,6 @@ import {
   BaseStore,
   type GetOperation,
   type Item,
-  type ListNamespacesOperation,
   type Operation,
   type OperationResults,
   type SearchItem,
@@ -71,7 +70,8 @@ export class SqliteStore extends BaseStore {
     this.settings = {
       minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
       candidateLimit: options.candidateLimit ?? 200,
-      hybrid: options.hybrid,
+      // BaseStore search returns matches only: neighbour context reorders them, adds none.
+      hybrid: { includeContextOnly: false, ...options.hybrid },
     };
     const { minVectorSimilarity, candidateLimit } = this.settings;
     if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
@@ -161,7 +161,7 @@ export class SqliteStore extends BaseStore {
           return this.searchOne(op, queryVectors.get(op.query ?? ""));
         }
         if ("key" in op) return this.read(op);
-        return listNamespaces(this.db, op as ListNamespacesOperation);
+        return listNamespaces(this.db, op);
       }),
     );
     try {

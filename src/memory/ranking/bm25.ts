@@ -62,7 +62,7 @@ export class Bm25Index {
     this.totalLength += tokens.length;
     for (const [term, tf] of terms) {
       let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = new Map()));
+      if (!posting) this.postings.set(term, (posting = new Map<string, number>()));
       posting.set(id, tf);
     }
   }
@@ -79,6 +79,11 @@ export class Bm25Index {
       if (posting?.size === 0) this.postings.delete(term);
     }
     return true;
+  }
+
+  /** How many documents hold `term`. */
+  documentFrequency(term: string): number {
+    return this.postings.get(term)?.size ?? 0;
   }
 
   /** The terms of document `id` (each repeated by its frequency, in order of first appearance); undefined when absent. */

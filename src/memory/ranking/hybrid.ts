@@ -9,12 +9,14 @@ import { termFrequencies } from "./tokenize.js";
  * conversation). A SQLite FTS5 table and an in-process `Bm25Index` both fit.
  */
 export interface LexicalSource {
-  /** BM25 scores (> 0) of the best matching documents for `terms` (each distinct term once). */
-  score(terms: readonly string[]): Map<string, number>;
+  /** BM25 scores (> 0) of at most `limit` best matching documents for `terms` (each distinct term once). */
+  score(terms: readonly string[], limit: number): Map<string, number>;
   /** The indexed terms of each id (absent ids may be left out). */
   termsOf(ids: readonly string[]): Map<string, readonly string[]>;
   /** For each id, the ids of its neighbours (absent ids may be left out). */
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]>;
+  /** The share (0..1) of documents holding `term`, when the source knows it. */
+  documentShare?(term: string): number;
 }
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
@@ -23,12 +25,22 @@ export interface HybridOptions {
   feedbackDocs?: number;
   /** Expansion terms taken from them; default 5. */
   feedbackTerms?: number;
+  /** Terms found in more than this share of documents are never expansion terms; default 0.05. */
+  feedbackMaxShare?: number;
   /** Weight of the expansion terms' BM25 score against the query's; default 0.2. */
   feedbackWeight?: number;
   /** Share of each neighbour's lexical score a document receives; 0 turns it off. Default 0.4. */
   neighbourWeight?: number;
-  /** Neighbours are read for at most this many best lexical hits; default 200. */
+  /**
+   * Whether a document found only as a neighbour (no lexical or vector match of its own) is
+   * returned; default true. A store whose search must return only matches sets it false: context
+   * then only reorders matches.
+   */
+  includeContextOnly?: boolean;
+  /** Neighbours are read for at most this many best lexical hits; default 500. */
   neighbourCandidates?: number;
+  /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 500. */
+  lexicalLimit?: number;
   /** RRF weight of the vector list (the lexical list weighs 1); default 0.3. */
   vectorWeight?: number;
   /** RRF constant; default 60. */
@@ -47,20 +59,28 @@ const DEFAULTS: Required<HybridOptions> = {
   feedbackDocs: 3,
   feedbackTerms: 5,
   feedbackWeight: 0.2,
+  feedbackMaxShare: 0.05,
   neighbourWeight: 0.4,
-  neighbourCandidates: 200,
+  includeContextOnly: true,
+  neighbourCandidates: 500,
+  lexicalLimit: 500,
   vectorWeight: 0.3,
   rrfK: 60,
 };
 
 /**
  * The terms to expand a query with (pseudo-relevance feedback): the terms most frequent across
- * `feedback` documents (the first pass's best), counted with repetition, that are not query terms;
- * ties keep first appearance. Pure.
+ * `feedback` documents (the first pass's best), counted with repetition, that are not query terms
+ * and pass `allowed`; ties keep first appearance. Pure.
  */
-export function expansionTerms(queryTerms: readonly string[], feedback: readonly (readonly string[])[], count: number): string[] {
+export function expansionTerms(
+  queryTerms: readonly string[],
+  feedback: readonly (readonly string[])[],
+  count: number,
+  allowed: (term: string) => boolean = () => true,
+): string[] {
   const inQuery = new Set(queryTerms);
-  const counts = termFrequencies(feedback.flat().filter((term) => !inQuery.has(term)));
+  const counts = termFrequencies(feedback.flat().filter((term) => !inQuery.has(term) && allowed(term)));
   return [...counts]
     .map(([term, n], i) => ({ term, n, i }))
     .sort((a, b) => b.n - a.n || a.i - b.i)
@@ -92,19 +112,43 @@ export function addNeighbourContext(
 
 function checkOptions(options: Required<HybridOptions>): void {
   for (const [name, value] of Object.entries(options)) {
+    if (typeof value === "boolean") continue;
     if (!(value >= 0) || !Number.isFinite(value)) {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must be a finite number ≥ 0`, { kind: "user", field: name });
     }
   }
 }
 
-const sorted = (scores: ReadonlyMap<string, number>): ScoredId[] =>
-  [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+/** The best `limit` scores, best first (a numeric threshold first, so only those are sorted as objects). */
+function sorted(scores: ReadonlyMap<string, number>, limit = Infinity): ScoredId[] {
+  let threshold = -Infinity;
+  if (scores.size > limit) {
+    const values = Float64Array.from(scores.values()).sort();
+    threshold = values[values.length - limit] ?? -Infinity;
+  }
+  const list: ScoredId[] = [];
+  for (const [id, score] of scores) if (score >= threshold) list.push({ id, score });
+  return list.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/** The ids of the `n` best scores (n small), best first, without sorting everything. */
+function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
+  const best: ScoredId[] = [];
+  for (const [id, score] of scores) {
+    if (best.length === n && score <= (best[n - 1]?.score ?? -Infinity)) continue;
+    let i = best.length;
+    while (i > 0 && (best[i - 1]?.score ?? 0) < score) i--;
+    best.splice(i, 0, { id, score });
+    if (best.length > n) best.pop();
+  }
+  return best.map((hit) => hit.id);
+}
 
 /**
  * Ranks documents for a query: (1) BM25 over the query terms; (2) pseudo-relevance feedback —
- * the best `feedbackDocs` documents give `feedbackTerms` expansion terms, whose BM25 scores are
- * added at `feedbackWeight`; (3) neighbour context (`addNeighbourContext`); (4) reciprocal-rank
+ * the best `feedbackDocs` documents give `feedbackTerms` expansion terms (none held by more than
+ * `feedbackMaxShare` of the documents, when the source can tell), whose BM25 scores are added at
+ * `feedbackWeight`; (3) neighbour context (`addNeighbourContext`); (4) reciprocal-rank
  * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates;
  * similarities already filtered by the caller's minimum), the vector list weighted `vectorWeight`. Returns every document either list holds,
  * best first, with its parts. No query terms and no vector hits give [].
@@ -118,24 +162,30 @@ export function rankHybrid(
   const o = { ...DEFAULTS, ...options };
   checkOptions(o);
   const terms = [...new Set(queryTerms)];
-  const lexical = terms.length > 0 ? source.score(terms) : new Map<string, number>();
+  const lexical = terms.length > 0 ? source.score(terms, o.lexicalLimit) : new Map<string, number>();
   const vector = vectorSearch?.([...lexical.keys()]);
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
-    const top = sorted(lexical).slice(0, o.feedbackDocs).map((hit) => hit.id);
+    const top = bestIds(lexical, o.feedbackDocs);
     const termsOf = source.termsOf(top);
-    const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms);
+    // Terms in a large share of documents (a speaker's name, a year) say nothing about the topic.
+    const share = source.documentShare?.bind(source);
+    const allowed = share ? (term: string) => share(term) <= o.feedbackMaxShare : undefined;
+    const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, allowed);
     if (extra.length > 0) {
-      for (const [id, score] of source.score(extra)) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
+      for (const [id, score] of source.score(extra, o.lexicalLimit)) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
     }
   }
   let final = lexical;
   let context = new Map<string, number>();
   if (o.neighbourWeight > 0 && lexical.size > 0) {
-    const best = sorted(lexical).slice(0, o.neighbourCandidates);
-    const bestScores = new Map(best.map((hit) => [hit.id, hit.score]));
+    const bestScores =
+      lexical.size <= o.neighbourCandidates ? lexical : new Map(sorted(lexical, o.neighbourCandidates).map((hit) => [hit.id, hit.score]));
     ({ scores: final, context } = addNeighbourContext(bestScores, source.neighboursOf([...bestScores.keys()]), o.neighbourWeight));
   }
-  const lists: RankedList[] = [{ name: "lexical", results: sorted(final) }];
+  if (!o.includeContextOnly) {
+    for (const id of context.keys()) if (!lexical.has(id)) final.delete(id);
+  }
+  const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   return fuseRankings(lists, { k: o.rrfK }).map((hit) => {
     const result: HybridResult = { ...hit };

@@ -11,6 +11,8 @@ export class RecallIndex {
   private readonly bm25: Bm25Index;
   private readonly groups = new Map<string, string[]>();
   private readonly placeOf = new Map<string, { group: string; order: number }>();
+  /** Every id, ascending by `order` (appends are the common case). */
+  private readonly byOrder: string[] = [];
 
   constructor(options: Bm25Options = {}) {
     this.bm25 = new Bm25Index(options);
@@ -33,21 +35,33 @@ export class RecallIndex {
     this.placeOf.set(id, { group, order });
     let ids = this.groups.get(group);
     if (!ids) this.groups.set(group, (ids = []));
+    this.insertOrdered(ids, id, order);
+    if (!place) this.insertOrdered(this.byOrder, id, order);
+  }
+
+  /** The `n` ids with the highest `order` (the newest written), newest first. */
+  newest(n: number): string[] {
+    return this.byOrder.slice(Math.max(0, this.byOrder.length - n)).reverse();
+  }
+
+  private insertOrdered(ids: string[], id: string, order: number): void {
     const last = ids[ids.length - 1];
     if (last === undefined || (this.placeOf.get(last)?.order ?? -Infinity) < order) {
       ids.push(id);
-    } else {
-      const at = ids.findIndex((other) => (this.placeOf.get(other)?.order ?? 0) > order);
-      ids.splice(at < 0 ? ids.length : at, 0, id);
+      return;
     }
+    const at = ids.findIndex((other) => (this.placeOf.get(other)?.order ?? 0) > order);
+    ids.splice(at < 0 ? ids.length : at, 0, id);
   }
 
   remove(id: string): void {
     this.bm25.remove(id);
     const place = this.placeOf.get(id);
     if (!place) return;
-    this.placeOf.delete(id);
     this.removeFromGroup(id, place.group);
+    const i = this.byOrder.indexOf(id);
+    if (i >= 0) this.byOrder.splice(i, 1);
+    this.placeOf.delete(id);
   }
 
   /** The best `limit` BM25 scores for `terms` (each distinct term once); all matches when fewer. */
@@ -61,6 +75,11 @@ export class RecallIndex {
       if (score >= threshold && best.size < limit) best.set(id, score);
     }
     return best;
+  }
+
+  /** The share (0..1) of documents holding `term`. */
+  documentShare(term: string): number {
+    return this.bm25.size === 0 ? 0 : this.bm25.documentFrequency(term) / this.bm25.size;
   }
 
   termsOf(ids: readonly string[]): Map<string, readonly string[]> {

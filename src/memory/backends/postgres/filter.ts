@@ -75,6 +75,7 @@ export function filterToPg(filter: Record<string, unknown> | undefined, p: Param
   const parts: string[] = [];
   for (const [name, expected] of Object.entries(filter ?? {})) {
     if (expected === undefined) continue;
+    // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f]/.test(name)) throw invalid(`field name ${JSON.stringify(name)} is not supported`);
     const field = `${p.add(name)}::text`;
     if (isOperatorObject(expected)) {

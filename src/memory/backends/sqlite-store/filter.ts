@@ -86,6 +86,7 @@ export function filterToSql(filter: Record<string, unknown> | undefined): SqlCon
   const parts: SqlCondition[] = [];
   for (const [field, expected] of Object.entries(filter ?? {})) {
     if (expected === undefined) continue;
+    // eslint-disable-next-line no-control-regex
     if (/["\u0000-\u001f]/.test(field)) throw invalid(`field name ${JSON.stringify(field)} is not supported`);
     const path = `$."${field}"`;
     if (isOperatorObject(expected)) {

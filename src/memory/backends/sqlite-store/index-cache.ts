@@ -21,12 +21,19 @@ interface Entry {
  * - an entry holds exactly the indexed items under its prefix: it is built from `store_fts` on
  *   first use and updated by every committed write of this connection (`applyWrites`);
  * - a change committed by any other connection (SQLite's `data_version` moves) drops every entry;
+ * - stored vectors read for ranking are kept too (at most `maxVectorBytes`), dropped on any write
+ *   of their item and on any change by another connection;
  * - at most `maxPrefixes` entries (least recently used goes first) and a prefix holding more than
  *   `maxItems` items is not cached (its searches use FTS5).
  */
 export class IndexCache {
   private readonly entries = new Map<string, Entry>();
+  /** Stored vectors read recently, by item id (insertion order = least recently used first). */
+  private readonly vectors = new Map<number, Float32Array>();
+  private vectorBytes = 0;
   private version: number | undefined;
+  /** Upper bound of the vector cache, in bytes. */
+  maxVectorBytes = 64 * 1024 * 1024;
 
   constructor(
     private readonly db: Database.Database,
@@ -62,8 +69,42 @@ export class IndexCache {
     return index;
   }
 
+  /** The cached vectors of `ids` and the ids not cached. */
+  cachedVectors(ids: readonly number[]): { found: Map<number, Float32Array>; missing: number[] } {
+    this.checkVersion();
+    const found = new Map<number, Float32Array>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const vector = this.vectors.get(id);
+      if (vector) found.set(id, vector);
+      else missing.push(id);
+    }
+    return { found, missing };
+  }
+
+  /** Remembers vectors read from the database, evicting the least recently added past the bound. */
+  rememberVectors(read: ReadonlyMap<number, Float32Array>): void {
+    for (const [id, vector] of read) {
+      if (this.vectors.has(id)) continue;
+      this.vectors.set(id, vector);
+      this.vectorBytes += vector.byteLength;
+    }
+    for (const [id, vector] of this.vectors) {
+      if (this.vectorBytes <= this.maxVectorBytes) break;
+      this.vectors.delete(id);
+      this.vectorBytes -= vector.byteLength;
+    }
+  }
+
   /** Applies committed writes of this connection to every cached prefix that holds them. */
   applyWrites(writes: readonly IndexedWrite[]): void {
+    for (const write of writes) {
+      const vector = this.vectors.get(write.id);
+      if (vector) {
+        this.vectors.delete(write.id);
+        this.vectorBytes -= vector.byteLength;
+      }
+    }
     if (this.entries.size === 0) return;
     for (const entry of this.entries.values()) {
       for (const write of writes) {
@@ -76,11 +117,13 @@ export class IndexCache {
 
   clear(): void {
     this.entries.clear();
+    this.vectors.clear();
+    this.vectorBytes = 0;
   }
 
   private checkVersion(): void {
     const version = this.db.pragma("data_version", { simple: true }) as number;
-    if (this.version !== undefined && version !== this.version) this.entries.clear();
+    if (this.version !== undefined && version !== this.version) this.clear();
     this.version = version;
   }
 }

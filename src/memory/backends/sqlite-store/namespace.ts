@@ -3,6 +3,7 @@ import { MemoryGraphError } from "../../../errors.js";
 /** Separates labels in the stored namespace path; labels may not contain control characters, so it never collides. */
 const SEPARATOR = "\u001f";
 // U+0000–U+001F and U+007F–U+009F.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**

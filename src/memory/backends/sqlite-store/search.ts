@@ -74,14 +74,14 @@ export function ftsQueryOf(terms: readonly string[]): string | undefined {
 function ftsSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource {
   const { where, params } = scopeOf(op);
   return {
-    score(terms) {
+    score(terms, wanted) {
       const match = ftsQueryOf(terms);
       if (match === undefined) return new Map();
       const rows = statement(
         db,
         `SELECT i.id AS id, bm25(store_fts) AS rank FROM store_fts JOIN store_items i ON i.id = store_fts.rowid
          WHERE store_fts MATCH ? AND ${where} ORDER BY rank LIMIT ?`,
-      ).all(match, ...params, limit) as { id: number; rank: number }[];
+      ).all(match, ...params, Math.min(limit, wanted)) as { id: number; rank: number }[];
       // FTS5's bm25() is negative, lower is better.
       return new Map(rows.map((row) => [String(row.id), -row.rank]));
     },
@@ -109,13 +109,15 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
  * The prefix's in-process index (see `IndexCache`) as a `LexicalSource`, for searches without a
  * filter; undefined when the search has a filter or the prefix is too large to cache.
  */
-function cachedSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource | undefined {
+function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSource & { newest(n: number): string[] }) | undefined {
   if (op.filter && Object.values(op.filter).some((v) => v !== undefined)) return undefined;
   const { from, to } = prefixRange(op.namespacePrefix);
   const index = indexCacheOf(db).indexOf(from, to);
   if (!index) return undefined;
   return {
-    score: (terms) => index.score(terms, limit),
+    newest: (n) => index.newest(n),
+    documentShare: (term) => index.documentShare(term),
+    score: (terms, wanted) => index.score(terms, wanted),
     termsOf: (ids) => index.termsOf(ids),
     neighboursOf: (ids) => index.neighboursOf(ids),
   };
@@ -136,7 +138,8 @@ function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string
  * Hybrid search (see `rankHybrid`): FTS5 BM25 over the query's `tokenize` terms (up to
  * `candidateLimit` matches under the prefix and filter), pseudo-relevance feedback, neighbour
  * context from the items written beside each hit in its namespace; with a query vector, cosine
- * similarity over those candidates and the `candidateLimit` most recent items, counting only
+ * similarity over those candidates and the `candidateLimit` most recent items (most recently
+ * written when the prefix is in the in-process index, else most recently updated), counting only
  * similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
  * hit = 1). Items no source counted are not returned. `offset`/`limit` apply to the fused order.
  */
@@ -146,9 +149,10 @@ export function searchRanked(
   queryVector: readonly number[] | undefined,
   settings: RankingSettings,
 ): RankedSearchItem[] {
-  const source = cachedSource(db, op, settings.candidateLimit) ?? ftsSource(db, op, settings.candidateLimit);
+  const cached = cachedSource(db, op);
+  const source = cached ?? ftsSource(db, op, settings.candidateLimit);
   const vectorSearch = queryVector
-    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings)
+    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings, cached?.newest(settings.candidateLimit))
     : undefined;
   const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, settings.hybrid));
   const offset = op.offset ?? 0;

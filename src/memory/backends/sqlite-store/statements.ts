@@ -8,7 +8,7 @@ const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
  */
 export function statement(db: Database.Database, sql: string): Database.Statement {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
+  if (!cache) caches.set(db, (cache = new Map<string, Database.Statement>()));
   let prepared = cache.get(sql);
   if (!prepared) {
     prepared = db.prepare(sql);

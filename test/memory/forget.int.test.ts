@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,10 +9,12 @@ import { setLogLevel } from "../../src/logger.js";
 import { forgetSession, forgetUser } from "../../src/memory/forget.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { threadIdOf } from "../../src/memory/scope.js";
+import { createTempDatabase } from "../support/postgres.js";
 
 setLogLevel("silent");
 
-const tenantId = "acme";
+// A tenant of its own per run: the Redis and Postgres servers are shared.
+const tenantId = `acme-${randomUUID().slice(0, 8)}`;
 const scopeOf = (userId: string, sessionId: string) => ({ tenantId, userId, sessionId });
 
 async function threadsOf(checkpointer: BaseCheckpointSaver, threadId: string): Promise<number> {
@@ -31,11 +34,30 @@ async function seed(graph: MemoryGraph): Promise<void> {
   await graph.runTurn({ ...scopeOf("u10", "s1"), message: "My email is other@example.com" });
 }
 
-const backends: [string, () => MemoryGraphOptions & { cleanup?: () => void }][] = [
-  ["InMemoryStore + MemorySaver", () => ({ backend: "memory" })],
+const backends: [string, () => Promise<MemoryGraphOptions & { cleanup?: () => Promise<void> | void }>][] = [
+  ["InMemoryStore + MemorySaver", async () => ({ backend: "memory" })],
+  [
+    "Postgres",
+    async () => {
+      const db = await createTempDatabase();
+      return { backend: "postgres", databaseUrl: db.url, cleanup: db.drop };
+    },
+  ],
+  [
+    "Redis sessions + SQLite long-term",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-forget-"));
+      return {
+        backend: "redis",
+        redisUrl: "redis://127.0.0.1:6379",
+        sqlitePath: path.join(dir, "m.db"),
+        cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  ],
   [
     "SQLite",
-    () => {
+    async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-forget-"));
       return { backend: "sqlite", sqlitePath: path.join(dir, "m.db"), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
     },
@@ -44,15 +66,15 @@ const backends: [string, () => MemoryGraphOptions & { cleanup?: () => void }][] 
 
 describe.each(backends)("forgetting on %s", (_name, make) => {
   let graph: MemoryGraph;
-  let cleanup: (() => void) | undefined;
+  let cleanup: (() => Promise<void> | void) | undefined;
 
   afterEach(async () => {
     await graph.close();
-    cleanup?.();
+    await cleanup?.();
   });
 
   async function open() {
-    const { cleanup: done, ...options } = make();
+    const { cleanup: done, ...options } = await make();
     cleanup = done;
     graph = await createMemoryGraph({ ...options, chatModel: null, limits: { summaryInterval: 1 } });
     await seed(graph);

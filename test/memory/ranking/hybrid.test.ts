@@ -1,0 +1,135 @@
+import {
+  addNeighbourContext,
+  dateWords,
+  expansionTerms,
+  rankHybrid,
+  RecallIndex,
+  recordIndexText,
+  tokenize,
+  type LexicalSource,
+} from "../../../src/memory/ranking/index.js";
+
+function sourceOf(docs: Record<string, string>, group = "g"): LexicalSource & { index: RecallIndex } {
+  const index = new RecallIndex();
+  Object.entries(docs).forEach(([id, text], i) => index.add(id, tokenize(text), group, i));
+  return {
+    index,
+    score: (terms, limit) => index.score(terms, limit),
+    termsOf: (ids) => index.termsOf(ids),
+    neighboursOf: (ids) => index.neighboursOf(ids),
+    documentShare: (term) => index.documentShare(term),
+  };
+}
+
+describe("recordIndexText", () => {
+  it.each([
+    { value: { text: "hello" }, expected: "hello" },
+    { value: { text: "hello", speaker: "Ann" }, expected: "Ann: hello" },
+    { value: { text: "hello", speaker: " ", createdAt: "2023-05-08T13:56:00Z" }, expected: "hello\n8 May 2023" },
+    { value: { text: "hi", speaker: "Bo", createdAt: "not a date" }, expected: "Bo: hi" },
+    { value: { title: "no text" }, expected: undefined },
+  ])("indexes $value as $expected", ({ value, expected }) => {
+    expect(recordIndexText(Object.freeze(value))).toBe(expected);
+  });
+
+  it("writes dates in words, in UTC", () => {
+    expect(dateWords("2024-12-31T23:30:00-02:00")).toBe("1 January 2025");
+    expect(dateWords("")).toBe("");
+  });
+});
+
+describe("expansionTerms", () => {
+  it("takes the most frequent feedback terms that are not query terms, ties in order of appearance", () => {
+    const feedback = [["guitar", "lesson", "teacher"], ["guitar", "teacher", "song"], ["teacher"]];
+    expect(expansionTerms(["guitar"], feedback, 2)).toEqual(["teacher", "lesson"]);
+  });
+
+  it("skips terms the filter refuses and returns nothing for count 0", () => {
+    expect(expansionTerms([], [["ann", "paint", "ann"]], 5, (t) => t !== "ann")).toEqual(["paint"]);
+    expect(expansionTerms([], [["a1"]], 0)).toEqual([]);
+  });
+});
+
+describe("addNeighbourContext", () => {
+  it("adds a share of each neighbour's score and scores unmatched neighbours", () => {
+    const scores = new Map([["b", 10]]);
+    const neighbours = new Map([["b", ["a", "c"]]]);
+    const { scores: out, context } = addNeighbourContext(scores, neighbours, 0.5);
+    expect(Object.fromEntries(out)).toEqual({ b: 10, a: 5, c: 5 });
+    expect(Object.fromEntries(context)).toEqual({ a: 5, c: 5 });
+  });
+
+  it("changes nothing with weight 0", () => {
+    const { scores } = addNeighbourContext(new Map([["x", 1]]), new Map([["x", ["y"]]]), 0);
+    expect(Object.fromEntries(scores)).toEqual({ x: 1 });
+  });
+});
+
+describe("RecallIndex", () => {
+  it("knows neighbours within a group, in order, and the newest ids", () => {
+    const index = new RecallIndex();
+    index.add("3", ["c"], "s1", 3);
+    index.add("1", ["a"], "s1", 1);
+    index.add("2", ["b"], "s2", 2);
+    index.add("4", ["d"], "s1", 4);
+    expect(Object.fromEntries(index.neighboursOf(["1", "3", "2"]))).toEqual({ "1": ["3"], "3": ["1", "4"], "2": [] });
+    expect(index.newest(2)).toEqual(["4", "3"]);
+    index.remove("3");
+    expect(index.neighboursOf(["1"]).get("1")).toEqual(["4"]);
+    expect(index.newest(10)).toEqual(["4", "2", "1"]);
+  });
+
+  it("returns at most `limit` scores, the best ones", () => {
+    const index = new RecallIndex();
+    for (let i = 0; i < 20; i++) index.add(String(i), [...new Array<string>(i + 1).fill("x"), "pad", "pad", "pad"], "g", i);
+    const best = index.score(["x"], 3);
+    expect([...best.keys()].sort()).toEqual(["17", "18", "19"]);
+  });
+});
+
+describe("rankHybrid", () => {
+  const docs = {
+    q: "Did you ever take guitar lessons?",
+    a: "Yes, for two years with a teacher in Lisbon.",
+    other: "The weather was lovely at the beach.",
+    far: "I bought a new lamp.",
+  };
+
+  it("ranks the turn after a matching question through neighbour context, with provenance", () => {
+    const results = rankHybrid(tokenize("guitar lessons"), sourceOf(docs), undefined);
+    expect(results.map((r) => r.id)).toEqual(["q", "a"]);
+    expect(results[1]?.lexical).toBeUndefined();
+    expect(results[1]?.context).toBeGreaterThan(0);
+    expect(results[0]?.parts.lexical?.rank).toBe(1);
+  });
+
+  it("returns only matches when includeContextOnly is false", () => {
+    const results = rankHybrid(tokenize("guitar lessons"), sourceOf(docs), undefined, { includeContextOnly: false });
+    expect(results.map((r) => r.id)).toEqual(["q"]);
+  });
+
+  it("fuses vector hits, which may have no lexical match", () => {
+    const results = rankHybrid(tokenize("guitar"), sourceOf(docs), () => [{ id: "far", score: 0.9 }], { neighbourWeight: 0 });
+    expect(results.map((r) => r.id).sort()).toEqual(["far", "q"]);
+    expect(results.find((r) => r.id === "far")?.parts.vector?.score).toBe(0.9);
+  });
+
+  it("expands the query with feedback terms, never with terms most documents hold", () => {
+    const source = sourceOf({
+      d1: "Ann: guitar teacher Lisbon",
+      d2: "Ann: teacher Lisbon again",
+      d3: "Ann: the beach",
+      d4: "Ann: a lamp",
+    });
+    const seen: string[][] = [];
+    const spy: LexicalSource = { ...source, score: (terms, limit) => (seen.push([...terms]), source.score(terms, limit)) };
+    const results = rankHybrid(tokenize("guitar"), spy, undefined, { feedbackDocs: 1, feedbackTerms: 3, neighbourWeight: 0, feedbackMaxShare: 0.5 });
+    expect(seen[1]).toEqual(["teacher", "lisbon"]);
+    expect(results.map((r) => r.id)).toEqual(["d1", "d2"]);
+  });
+
+  it("returns nothing for a query without terms and no vector hits, and refuses bad options", () => {
+    expect(rankHybrid([], sourceOf(docs), undefined)).toEqual([]);
+    expect(() => rankHybrid(["x"], sourceOf(docs), undefined, { neighbourWeight: -1 })).toThrow(/neighbourWeight/);
+  });
+});
