@@ -41,6 +41,11 @@ export interface MemoryGraphOptions {
   memoryMode?: MemoryMode;
   systemPrompt?: string;
   retry?: { retries: number; baseDelayMs: number };
+  /**
+   * Checkpoints kept per session after each turn (default 20; never the newest). Older ones are
+   * pruned as the turn ends, so storage grows with the transcript, not with checkpoint history.
+   */
+  checkpointKeep?: number;
   now?: () => Date;
   newId?: () => string;
 }
@@ -91,6 +96,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       });
   const app = compileGraph(deps, persistence);
   const lock = persistence.turnLock;
+  const checkpointKeep = options.checkpointKeep ?? 20;
+  const pruneCheckpoints = async (threadId: string) => {
+    if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep);
+  };
   let closed = false;
 
   return {
@@ -105,6 +114,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       return lock.run(threadId, async () => {
         await resolveParent(persistence.store, input);
         const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" }));
+        await pruneCheckpoints(threadId);
         return turnResultOf(state);
       });
     },
@@ -136,6 +146,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           if (text) onToken(text);
         }
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
+        await pruneCheckpoints(threadId);
         return turnResultOf(final);
       });
     },

@@ -21,6 +21,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
       timeoutMs: env.OPENAI_TIMEOUT_MS,
     }),
     memoryMode: env.MEMORY_MODE,
+    checkpointKeep: env.CHECKPOINT_KEEP,
     systemPrompt: env.SYSTEM_PROMPT,
     limits: {
       window: { maxMessages: env.MEMORY_MAX_MESSAGES, maxChars: env.MEMORY_MAX_CHARS, maxTokens: env.MEMORY_MAX_TOKENS },

@@ -3,7 +3,7 @@ import { applyEventRetention, type RetentionPolicy } from "../reducers/retention
 import { namespaces } from "./namespaces.js";
 import type { EventRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { listAll, newestFirst, valuesOf } from "./store-io.js";
+import { listAll, newestFirst, newestItems, valuesOf } from "./store-io.js";
 
 /**
  * The events layer: classified user events at or over the importance threshold, keyed by the
@@ -12,7 +12,11 @@ import { listAll, newestFirst, valuesOf } from "./store-io.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
-/** Saves an event, then applies retention to the user's events; returns how many were dropped. */
+/**
+ * Saves an event. When the user now has more than `maxEventsPerUser` events (one bounded probe),
+ * retention runs at once; age-based expiry is left to `npm run gc`, which applies the whole
+ * policy. Returns how many events were dropped.
+ */
 export async function saveEvent(
   store: BaseStore,
   scope: UserScope,
@@ -21,7 +25,8 @@ export async function saveEvent(
   now: Date,
 ): Promise<number> {
   await store.put(namespaces.events(scope), event.id, { ...event });
-  return applyRetention(store, scope, retention, now);
+  const beyond = await store.search(namespaces.events(scope), { limit: 1, offset: retention.maxEventsPerUser });
+  return beyond.length > 0 ? applyRetention(store, scope, retention, now) : 0;
 }
 
 /** Deletes the user's events beyond the retention policy; returns the count deleted. */
@@ -34,6 +39,6 @@ export async function applyRetention(store: BaseStore, scope: UserScope, retenti
 
 /** The user's most recent events with importance at or over `minImportance`, newest first. */
 export async function importantEvents(store: BaseStore, scope: UserScope, minImportance: number, limit: number): Promise<EventRecord[]> {
-  const items = await listAll(store, namespaces.events(scope), { filter: { importance: { $gte: minImportance } } });
-  return newestFirst(valuesOf<EventRecord>(items), (e) => e.createdAt).slice(0, limit);
+  const items = await newestItems(store, namespaces.events(scope), { limit, filter: { importance: { $gte: minImportance } } });
+  return newestFirst(valuesOf<EventRecord>(items), (e) => e.createdAt);
 }

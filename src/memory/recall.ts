@@ -7,7 +7,7 @@ import { namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { searchSimilar, type SimilarMessage } from "./similar.js";
-import { listAll, newestFirst, valuesOf } from "./store-io.js";
+import { newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
 import { countTranscript } from "./transcript.js";
 
@@ -64,7 +64,7 @@ async function recentStoredTurns(
   excludeIds: ReadonlySet<string>,
   limits: RecallLimits,
 ): Promise<TranscriptRecord[]> {
-  const items = await listAll(store, namespaces.sessions(scope), { cap: limits.maxCandidates });
+  const items = await newestItems(store, namespaces.sessions(scope), { limit: limits.recentTurns + excludeIds.size });
   const turns = valuesOf<TranscriptRecord>(items).filter((turn) => !excludeIds.has(turn.id));
   return newestFirst(turns, (t) => t.createdAt).slice(0, limits.recentTurns);
 }

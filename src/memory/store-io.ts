@@ -24,6 +24,20 @@ export async function listAll(
   return items;
 }
 
+/**
+ * The `limit` most recently written items under `prefix`. Our stores answer a plain search newest
+ * first, so that is one bounded query; any other store is read whole and sorted here.
+ */
+export async function newestItems(
+  store: BaseStore,
+  prefix: string[],
+  options: { limit: number; filter?: Record<string, unknown> },
+): Promise<Item[]> {
+  if (isRankingStore(store)) return store.search(prefix, { filter: options.filter, limit: options.limit });
+  const all = await listAll(store, prefix, { filter: options.filter });
+  return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
+}
+
 /** The value of each item, typed by the caller's record shape. */
 export function valuesOf<T>(items: readonly Item[]): T[] {
   return items.map((item) => item.value as T);

@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import type { SummaryRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { listAll, newestFirst, valuesOf } from "./store-io.js";
+import { newestFirst, newestItems, valuesOf } from "./store-io.js";
 
 /** The summaries layer: per-session summaries kept in the user's long-term memory. */
 
@@ -14,6 +14,6 @@ export async function saveSummary(store: BaseStore, scope: UserScope, summary: S
 
 /** The user's newest summaries (all sessions), newest first. */
 export async function latestSummaries(store: BaseStore, scope: UserScope, limit: number): Promise<SummaryRecord[]> {
-  const all = valuesOf<SummaryRecord>(await listAll(store, namespaces.summaries(scope)));
-  return newestFirst(all, (s) => s.createdAt).slice(0, limit);
+  const newest = valuesOf<SummaryRecord>(await newestItems(store, namespaces.summaries(scope), { limit }));
+  return newestFirst(newest, (s) => s.createdAt);
 }
