@@ -39,9 +39,9 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
     [
       "similar",
       "Related things said before",
-      lines(context.similar.filter((m) => !recentIds.has(m.id)).map((m) => `(${day(m.createdAt)}) ${m.role}: ${m.text}`), limits.similar),
+      lines(context.similar.filter((m) => !recentIds.has(m.id)).map((m) => `(${day(m.createdAt)}) ${m.speaker ?? m.role}: ${m.text}`), limits.similar),
     ],
-    ["recentTurns", "Most recent earlier turns", lines(context.recentTurns.map((t) => `(${day(t.createdAt)}) ${t.role}: ${t.text}`), limits.recentTurns)],
+    ["recentTurns", "Most recent earlier turns", lines(context.recentTurns.map((t) => `(${day(t.createdAt)}) ${t.speaker ?? t.role}: ${t.text}`), limits.recentTurns)],
   ];
   const sections: Record<string, string[]> = {};
   const blocks: string[] = [];
