@@ -1,12 +1,6 @@
 import pg from "pg";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import {
-  BaseStore,
-  type Item,
-  type Operation,
-  type OperationResults,
-  type SearchItem,
-} from "@langchain/langgraph-checkpoint";
+import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import { tokenize } from "../ranking/tokenize.js";
@@ -16,6 +10,7 @@ import { searchRanked, searchRecent, type SearchContext } from "./postgres/searc
 import { schemaIdentifier } from "./postgres/sql.js";
 import { indexTextOf } from "./sqlite-store/index-text.js";
 import { assertTenantNamespace } from "./sqlite-store/namespace.js";
+import { TenantStore } from "./tenant-store.js";
 import { validateOperation } from "./sqlite-store/operations.js";
 import type { RankingSettings } from "./sqlite-store/search.js";
 
@@ -49,7 +44,7 @@ export interface PostgresStoreOptions {
  * Without pgvector the store works lexically and logs one warning at `setup()` when embeddings
  * were configured. `ranksQueries` tells recall that this store ranks text queries itself.
  */
-export class PostgresStore extends BaseStore {
+export class PostgresStore extends TenantStore {
   readonly ranksQueries = true as const;
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
@@ -123,32 +118,6 @@ export class PostgresStore extends BaseStore {
 
   override async stop(): Promise<void> {
     await this.close();
-  }
-
-  // BaseStore's helpers validate namespaces with their own error first; ours speaks first.
-  override async get(...args: Parameters<BaseStore["get"]>): Promise<Item | null> {
-    assertTenantNamespace(args[0]);
-    return super.get(...args);
-  }
-
-  override async put(...args: Parameters<BaseStore["put"]>): Promise<void> {
-    assertTenantNamespace(args[0]);
-    return super.put(...args);
-  }
-
-  override async delete(...args: Parameters<BaseStore["delete"]>): Promise<void> {
-    assertTenantNamespace(args[0]);
-    return super.delete(...args);
-  }
-
-  override async search(...args: Parameters<BaseStore["search"]>): Promise<SearchItem[]> {
-    assertTenantNamespace(args[0], { field: "namespacePrefix" });
-    return super.search(...args);
-  }
-
-  override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {
-    assertTenantNamespace(args[0]?.prefix, { field: "prefix", allowWildcards: true });
-    return super.listNamespaces(...args);
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
