@@ -6,6 +6,8 @@ export interface StoreCapabilities {
   textSearch: boolean;
   /** Refuses namespaces without a tenant with a `MemoryGraphError` (default true). */
   tenantRequired?: boolean;
+  /** Fuses vector similarity (the local hashed n-gram embedder) with a 0.45 minimum. */
+  vectorSearch?: boolean;
 }
 
 const keysOf = (items: readonly SearchItem[]) => items.map((i) => i.key).sort();
@@ -140,6 +142,35 @@ export function describeStoreContract(name: string, make: () => Promise<BaseStor
       expect(sorted(await store.listNamespaces({ prefix: ["t1"] }))).toEqual(["t1/users/u1/facts"]);
       await store.delete(["t1", "users", "u1", "facts"], "k");
       expect((await store.get(["t10", "users", "u1", "facts"], "k"))?.value.text).toBe("tenant ten secret");
+    });
+
+    it.runIf(capabilities.textSearch)("ranks text matches first, returns only matches, scores within 0..1", async () => {
+      const ns = ["t1", "users", "u1", "messages"];
+      await store.put(ns, "a", { text: "The blender arrived broken and makes a grinding noise" });
+      await store.put(ns, "b", { text: "What time do you open on Sunday?" });
+      await store.put(ns, "c", { text: "Is the blender covered by the warranty?" });
+      const hits = await store.search(ns, { query: "broken blender noise", limit: 10 });
+      expect(hits.map((h) => h.key)).toEqual(["a", "c"]);
+      for (const hit of hits) expect(hit.score).toBeGreaterThan(0);
+      for (const hit of hits) expect(hit.score).toBeLessThanOrEqual(1);
+      expect(await store.search(ns, { query: "zeppelin", limit: 10 })).toEqual([]);
+    });
+
+    it.runIf(capabilities.textSearch)("searches Thai text, which has no spaces between words", async () => {
+      const ns = ["t1", "users", "u1", "messages"];
+      await store.put(ns, "th", { text: "ราคาสินค้านี้เท่าไหร่" });
+      await store.put(ns, "en", { text: "How much is this product?" });
+      const hits = await store.search(ns, { query: "สินค้า ราคา", limit: 10 });
+      expect(hits[0]?.key).toBe("th");
+    });
+
+    it.runIf(capabilities.vectorSearch === true)("finds a misspelt word by vector similarity, and nothing under the minimum", async () => {
+      const ns = ["t1", "users", "u1", "messages"];
+      await store.put(ns, "fridge", { text: "refrigerator" });
+      await store.put(ns, "other", { text: "Sunday opening hours" });
+      const hits = await store.search(ns, { query: "refrigirator", limit: 10 });
+      expect(hits.map((h) => h.key)).toEqual(["fridge"]);
+      expect(await store.search(ns, { query: "qqqq zzzz", limit: 10 })).toEqual([]);
     });
 
     it("keeps all of 20 concurrent puts", async () => {

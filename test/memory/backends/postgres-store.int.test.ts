@@ -26,7 +26,10 @@ async function fresh(schema: string, options: ConstructorParameters<typeof Postg
   return store;
 }
 
-describeStoreContract("PostgresStore with pgvector", () => fresh(schemas.vec, { embeddings: new HashedNgramEmbeddings() }), { textSearch: true });
+describeStoreContract("PostgresStore with pgvector", () => fresh(schemas.vec, { embeddings: new HashedNgramEmbeddings() }), {
+  textSearch: true,
+  vectorSearch: true,
+});
 describeStoreContract("PostgresStore lexical only", () => fresh(schemas.lex, { embeddings: new HashedNgramEmbeddings(), vectors: "off" }), {
   textSearch: true,
 });
