@@ -43,7 +43,8 @@ export function createCallModelNode(deps: GraphDeps) {
         limits: deps.limits.context,
       });
       try {
-        const reply = await withRetry(() => chatModel.invoke(prompt, { signal: config.signal }), {
+        // The run's config carries LangGraph's callbacks, so a streaming caller gets the tokens.
+        const reply = await withRetry(() => chatModel.invoke(prompt, config), {
           ...retryOptions(deps),
           isRetryable: isTransientError,
           onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),

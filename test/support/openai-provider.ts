@@ -45,9 +45,10 @@ function answer(res: ServerResponse, body: Record<string, unknown>): void {
     : { role: "assistant", content: reply };
   if (body.stream === true && !tools?.length) {
     res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const piece of reply.match(/.{1,8}/g) ?? []) {
-      res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
-    }
+    (reply.match(/.{1,8}/g) ?? []).forEach((piece, i) => {
+      const delta = i === 0 ? { role: "assistant", content: piece } : { content: piece };
+      res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+    });
     res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`);
     res.end("data: [DONE]\n\n");
     return;
