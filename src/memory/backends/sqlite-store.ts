@@ -34,8 +34,12 @@ export interface SqliteStoreOptions {
   indexFields?: string[];
   /** Cosine similarity below which a vector is not a hit; default 0.45. */
   minVectorSimilarity?: number;
-  /** Lexical candidates (and recent items for the vector path) per query; default 200. */
+  /** Lexical candidates per query on the full-text (FTS5) path; default 200. */
   candidateLimit?: number;
+  /** The best lexical candidates whose vectors are compared with the query's; default 50. */
+  vectorCandidates?: number;
+  /** The most recent items whose vectors are compared with the query's (found lexically or not); default 100. */
+  recentCandidates?: number;
   /** Pseudo-relevance feedback, neighbour context and fusion weights (see `rankHybrid`). */
   hybrid?: HybridOptions;
 }
@@ -70,15 +74,19 @@ export class SqliteStore extends BaseStore {
     this.settings = {
       minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
       candidateLimit: options.candidateLimit ?? 200,
+      vectorCandidates: options.vectorCandidates ?? 50,
+      recentCandidates: options.recentCandidates ?? 100,
       // BaseStore search returns matches only: neighbour context reorders them, adds none.
       hybrid: { includeContextOnly: false, ...options.hybrid },
     };
-    const { minVectorSimilarity, candidateLimit } = this.settings;
-    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
-      throw new MemoryGraphError("INVALID_INPUT", "SqliteStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1", {
-        kind: "user",
-        field: "options",
-      });
+    const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
+    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1];
+    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
+      throw new MemoryGraphError(
+        "INVALID_INPUT",
+        "SqliteStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1, vectorCandidates and recentCandidates integers ≥ 0",
+        { kind: "user", field: "options" },
+      );
     }
   }
 
@@ -148,7 +156,7 @@ export class SqliteStore extends BaseStore {
     this.assertOpen();
     const cache = indexCacheOf(this.db);
     const writes: IndexedWrite[] = [];
-    const run = this.db.transaction(() =>
+    const runAll = () =>
       operations.map((op) => {
         if ("value" in op) {
           const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
@@ -162,10 +170,11 @@ export class SqliteStore extends BaseStore {
         }
         if ("key" in op) return this.read(op);
         return listNamespaces(this.db, op);
-      }),
-    );
+      });
+    // A lone read needs no transaction of its own (BEGIN and COMMIT cost more than a cached search).
+    const loneRead = operations.length === 1 && puts.size === 0 && !operations.some((op) => "value" in op);
     try {
-      const results = run() as OperationResults<Op>;
+      const results = (loneRead ? runAll() : this.db.transaction(runAll)()) as OperationResults<Op>;
       cache.applyWrites(writes);
       return results;
     } catch (error) {

@@ -13,6 +13,20 @@ export interface Bm25Options {
   idf?: "smooth" | "robertson";
 }
 
+/** Validated BM25 parameters: `k1`, `b` and the IDF of a term held by `df` of `n` documents (always > 0). */
+export function bm25Parameters(options: Bm25Options = {}): { k1: number; b: number; idf: (n: number, df: number) => number } {
+  const k1 = options.k1 ?? 1.2;
+  const b = options.b ?? 0.75;
+  if (!(k1 >= 0) || !(b >= 0 && b <= 1)) {
+    throw new MemoryGraphError("INVALID_INPUT", "bm25: k1 must be ≥ 0 and b within 0..1", { kind: "user", field: "options" });
+  }
+  const idf =
+    options.idf === "robertson"
+      ? (n: number, df: number) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)))
+      : (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  return { k1, b, idf };
+}
+
 /** A scored document id. */
 export interface ScoredId {
   id: string;
@@ -38,15 +52,7 @@ export class Bm25Index {
   private readonly idf: (n: number, df: number) => number;
 
   constructor(options: Bm25Options = {}) {
-    this.k1 = options.k1 ?? 1.2;
-    this.b = options.b ?? 0.75;
-    this.idf =
-      options.idf === "robertson"
-        ? (n, df) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)))
-        : (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    if (!(this.k1 >= 0) || !(this.b >= 0 && this.b <= 1)) {
-      throw new MemoryGraphError("INVALID_INPUT", "bm25: k1 must be ≥ 0 and b within 0..1", { kind: "user", field: "options" });
-    }
+    ({ k1: this.k1, b: this.b, idf: this.idf } = bm25Parameters(options));
   }
 
   /** The number of documents indexed. */

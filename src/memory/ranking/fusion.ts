@@ -27,6 +27,7 @@ export function fuseRankings(lists: readonly RankedList[], options: { k?: number
     throw new MemoryGraphError("INVALID_INPUT", "fuseRankings: k must be a finite number ≥ 0", { kind: "user", field: "k" });
   }
   const fused = new Map<string, FusedResult>();
+  const entries: FusedResult[] = [];
   const names = new Set<string>();
   for (const list of lists) {
     if (names.has(list.name)) {
@@ -40,28 +41,41 @@ export function fuseRankings(lists: readonly RankedList[], options: { k?: number
         field: "weight",
       });
     }
-    const ordered = list.results
-      .map((result, i) => ({ result, i }))
-      .sort((a, b) => b.result.score - a.result.score || a.i - b.i);
+    const seen = new Set<string>();
     let rank = 0;
-    for (const { result } of ordered) {
-      let entry = fused.get(result.id);
-      if (entry?.parts[list.name]) continue;
+    for (const result of byScore(list.results)) {
+      if (seen.has(result.id)) continue;
+      seen.add(result.id);
       rank += 1;
-      if (!entry) fused.set(result.id, (entry = { id: result.id, score: 0, parts: {} }));
+      let entry = fused.get(result.id);
+      if (!entry) {
+        fused.set(result.id, (entry = { id: result.id, score: 0, parts: {} }));
+        entries.push(entry);
+      }
       entry.parts[list.name] = { rank, score: result.score };
       entry.score += weight / (k + rank);
     }
   }
-  return [...fused.values()]
-    .map((entry, i) => ({ entry, i }))
-    .sort(
-      (a, b) =>
-        b.entry.score - a.entry.score ||
-        Object.keys(b.entry.parts).length - Object.keys(a.entry.parts).length ||
-        a.i - b.i,
-    )
-    .map(({ entry }) => entry);
+  // Per entry (in order of first appearance): how many lists hold it.
+  const found = entries.map((entry) => Object.keys(entry.parts).length);
+  const order = entries.map((_, i) => i);
+  order.sort((a, b) => {
+    const x = entries[a] as FusedResult;
+    const y = entries[b] as FusedResult;
+    return y.score - x.score || (found[b] ?? 0) - (found[a] ?? 0) || a - b;
+  });
+  return order.map((i) => entries[i] as FusedResult);
+}
+
+/** The results best first, ties in input order; the input itself when already in that order. */
+function byScore(results: readonly ScoredId[]): readonly ScoredId[] {
+  let ordered = true;
+  for (let i = 1; i < results.length && ordered; i++) ordered = (results[i - 1] as ScoredId).score >= (results[i] as ScoredId).score;
+  if (ordered) return results;
+  return results
+    .map((result, i) => ({ result, i }))
+    .sort((a, b) => b.result.score - a.result.score || a.i - b.i)
+    .map(({ result }) => result);
 }
 
 /**

@@ -68,7 +68,8 @@ export class HashedNgramEmbeddings extends Embeddings {
     for (let i = 0; i + this.ngram <= chars.length; i++) {
       this.addFeature(vector, `c:${chars.slice(i, i + this.ngram).join("")}`, 1);
     }
-    for (const word of tokenize(normalized)) this.addFeature(vector, `w:${word}`, this.wordWeight);
+    // `tokenize` normalises as above itself; given the raw text, it may answer from its memo.
+    for (const word of tokenize(text)) this.addFeature(vector, `w:${word}`, this.wordWeight);
     const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
     return norm > 0 ? vector.map((x) => x / norm) : vector;
   }

@@ -37,14 +37,16 @@ export interface HybridOptions {
    * then only reorders matches.
    */
   includeContextOnly?: boolean;
-  /** Neighbours are read for at most this many best lexical hits; default 500. */
+  /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
-  /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 500. */
+  /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
   lexicalLimit?: number;
   /** RRF weight of the vector list (the lexical list weighs 1); default 0.3. */
   vectorWeight?: number;
   /** RRF constant; default 60. */
   rrfK?: number;
+  /** Results returned, best first (the rest are cut before their provenance is assembled); default all. */
+  limit?: number;
 }
 
 /** A hybrid result: fused order plus the parts that explain it. */
@@ -62,10 +64,11 @@ const DEFAULTS: Required<HybridOptions> = {
   feedbackMaxShare: 0.05,
   neighbourWeight: 0.4,
   includeContextOnly: true,
-  neighbourCandidates: 500,
-  lexicalLimit: 500,
+  neighbourCandidates: 100,
+  lexicalLimit: 300,
   vectorWeight: 0.3,
   rrfK: 60,
+  limit: Infinity,
 };
 
 /**
@@ -113,7 +116,7 @@ export function addNeighbourContext(
 function checkOptions(options: Required<HybridOptions>): void {
   for (const [name, value] of Object.entries(options)) {
     if (typeof value === "boolean") continue;
-    if (!(value >= 0) || !Number.isFinite(value)) {
+    if (!(value >= 0) || (!Number.isFinite(value) && name !== "limit")) {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must be a finite number ≥ 0`, { kind: "user", field: name });
     }
   }
@@ -149,9 +152,10 @@ function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
  * the best `feedbackDocs` documents give `feedbackTerms` expansion terms (none held by more than
  * `feedbackMaxShare` of the documents, when the source can tell), whose BM25 scores are added at
  * `feedbackWeight`; (3) neighbour context (`addNeighbourContext`); (4) reciprocal-rank
- * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates;
- * similarities already filtered by the caller's minimum), the vector list weighted `vectorWeight`. Returns every document either list holds,
- * best first, with its parts. No query terms and no vector hits give [].
+ * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates,
+ * best first; similarities already filtered by the caller's minimum), the vector list weighted
+ * `vectorWeight`. Returns every document either list holds (at most `limit`), best first, with
+ * its parts. No query terms and no vector hits give [].
  */
 export function rankHybrid(
   queryTerms: readonly string[],
@@ -163,7 +167,7 @@ export function rankHybrid(
   checkOptions(o);
   const terms = [...new Set(queryTerms)];
   const lexical = terms.length > 0 ? source.score(terms, o.lexicalLimit) : new Map<string, number>();
-  const vector = vectorSearch?.([...lexical.keys()]);
+  const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);
     const termsOf = source.termsOf(top);
@@ -187,12 +191,14 @@ export function rankHybrid(
   }
   const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
-  return fuseRankings(lists, { k: o.rrfK }).map((hit) => {
-    const result: HybridResult = { ...hit };
+  const fused = fuseRankings(lists, { k: o.rrfK });
+  if (fused.length > o.limit) fused.length = Math.floor(o.limit);
+  // fuseRankings made these objects for us: add the explanation to them rather than copy them.
+  for (const hit of fused as HybridResult[]) {
     const own = lexical.get(hit.id);
-    if (own !== undefined) result.lexical = own;
+    if (own !== undefined) hit.lexical = own;
     const added = context.get(hit.id);
-    if (added !== undefined) result.context = added;
-    return result;
-  });
+    if (added !== undefined) hit.context = added;
+  }
+  return fused;
 }

@@ -15,6 +15,22 @@ const SINGLE_LATIN_LETTER = /^[a-z]$/;
  * except for stemming of pure a–z words. Pure; order of appearance kept, duplicates kept.
  */
 export function tokenize(text: string): string[] {
+  // A query is tokenized by its embedder and by the ranker in the same turn: remember the last few.
+  const known = recent.get(text);
+  if (known) return known.slice();
+  const tokens = segment(text);
+  if (text.length <= MEMO_MAX_CHARS) {
+    if (recent.size >= MEMO_SIZE) recent.delete(recent.keys().next().value as string);
+    recent.set(text, tokens.slice());
+  }
+  return tokens;
+}
+
+const MEMO_SIZE = 8;
+const MEMO_MAX_CHARS = 2000;
+const recent = new Map<string, string[]>();
+
+function segment(text: string): string[] {
   const tokens: string[] = [];
   const normalized = text.normalize("NFKC").toLowerCase();
   for (const part of segmenter.segment(normalized)) {

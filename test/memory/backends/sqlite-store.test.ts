@@ -103,6 +103,20 @@ describe("SqliteStore", () => {
     expect(hits[0]?.score).toBe(1);
   });
 
+  it("compares vectors of the recent items and of the best lexical candidates only", async () => {
+    const store = make({ embeddings: new HashedNgramEmbeddings(), recentCandidates: 1, vectorCandidates: 0 });
+    await store.put(ns, "old", { text: "shipment tracking number" });
+    await store.put(ns, "new", { text: "what is your favourite colour" });
+    // "old" has no lexical match and is not among the one most recent item: no vector is compared.
+    expect(await search(store, "shippment trackin numbr")).toEqual([]);
+    const wider = make({ embeddings: new HashedNgramEmbeddings(), recentCandidates: 2 }, freshPath());
+    await wider.put(ns, "old", { text: "shipment tracking number" });
+    await wider.put(ns, "new", { text: "what is your favourite colour" });
+    expect((await search(wider, "shippment trackin numbr")).map((h) => h.key)).toEqual(["old"]);
+    expect(() => make({ vectorCandidates: -1 })).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+    expect(() => make({ recentCandidates: 1.5 })).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+  });
+
   it("fuses lexical and vector hits, an item both find ranking first", async () => {
     const store = make({ embeddings: new HashedNgramEmbeddings() });
     await store.put(ns, "both", { text: "I want a refund for my order" });

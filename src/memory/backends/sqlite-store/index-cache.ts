@@ -70,7 +70,7 @@ export class IndexCache {
   }
 
   /** The cached vectors of `ids` and the ids not cached. */
-  cachedVectors(ids: readonly number[]): { found: Map<number, Float32Array>; missing: number[] } {
+  cachedVectors(ids: Iterable<number>): { found: Map<number, Float32Array>; missing: number[] } {
     this.checkVersion();
     const found = new Map<number, Float32Array>();
     const missing: number[] = [];

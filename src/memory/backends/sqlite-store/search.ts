@@ -31,14 +31,30 @@ export interface RankingSettings {
   candidateLimit: number;
   /** Cosine similarity below which a vector does not count as a hit. */
   minVectorSimilarity: number;
+  /** The best lexical candidates also compared by vector (beside the recent items); all when unset. */
+  vectorCandidates?: number;
+  /** The most recent items compared by vector; `candidateLimit` when unset. */
+  recentCandidates?: number;
   /** Feedback, neighbour context and fusion settings (see `rankHybrid`). */
   hybrid?: HybridOptions;
+}
+
+/** Parsed namespaces by their stored JSON: a page of hits mostly shares a few. */
+const parsedNamespaces = new Map<string, readonly string[]>();
+
+function namespaceOf(json: string): string[] {
+  let parsed = parsedNamespaces.get(json);
+  if (!parsed) {
+    if (parsedNamespaces.size >= 1024) parsedNamespaces.clear();
+    parsedNamespaces.set(json, (parsed = JSON.parse(json) as string[]));
+  }
+  return parsed.slice();
 }
 
 /** An item row as a `BaseStore` item. */
 export function itemOf(row: ItemRow): Item {
   return {
-    namespace: JSON.parse(row.namespace) as string[],
+    namespace: namespaceOf(row.namespace),
     key: row.key,
     value: JSON.parse(row.value) as Record<string, unknown>,
     createdAt: new Date(row.created_at),
@@ -138,9 +154,9 @@ function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string
  * Hybrid search (see `rankHybrid`): FTS5 BM25 over the query's `tokenize` terms (up to
  * `candidateLimit` matches under the prefix and filter), pseudo-relevance feedback, neighbour
  * context from the items written beside each hit in its namespace; with a query vector, cosine
- * similarity over those candidates and the `candidateLimit` most recent items (most recently
- * written when the prefix is in the in-process index, else most recently updated), counting only
- * similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
+ * similarity over the best `vectorCandidates` of those candidates and the `recentCandidates` most
+ * recent items (most recently written when the prefix is in the in-process index, else most
+ * recently updated), counting only similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
  * hit = 1). Items no source counted are not returned. `offset`/`limit` apply to the fused order.
  */
 export function searchRanked(
@@ -152,11 +168,14 @@ export function searchRanked(
   const cached = cachedSource(db, op);
   const source = cached ?? ftsSource(db, op, settings.candidateLimit);
   const vectorSearch = queryVector
-    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings, cached?.newest(settings.candidateLimit))
+    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings, cached?.newest(settings.recentCandidates ?? settings.candidateLimit))
     : undefined;
-  const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, settings.hybrid));
   const offset = op.offset ?? 0;
   const wanted = offset + (op.limit ?? 10);
+  // Every hit lies inside the prefix and filter unless context-only neighbours are let in, so
+  // fusion need only explain the first `wanted`.
+  const hybrid = settings.hybrid?.includeContextOnly === false ? { ...settings.hybrid, limit: wanted } : settings.hybrid;
+  const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid));
   const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const kept: RankedSearchItem[] = [];
   // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.

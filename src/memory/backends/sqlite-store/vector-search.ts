@@ -16,32 +16,45 @@ function unitOf(blob: Buffer): Float32Array {
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
-  return sum;
+  const n = a.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += (a[i] as number) * (b[i] as number);
+    s1 += (a[i + 1] as number) * (b[i + 1] as number);
+    s2 += (a[i + 2] as number) * (b[i + 2] as number);
+    s3 += (a[i + 3] as number) * (b[i + 3] as number);
+  }
+  for (; i < n; i++) s0 += (a[i] as number) * (b[i] as number);
+  return s0 + s1 + s2 + s3;
 }
 
 /**
- * Vector hits among the `candidateLimit` most recent items under the scope (or `recentIds`, when
- * the caller knows them) and the lexical
- * candidates: cosine similarity ≥ `minVectorSimilarity`, best first. Vectors come from the
- * connection's `IndexCache` when it holds them, else from `store_vectors`. A stored vector of another
- * length (another embedding model) is not comparable and is skipped.
+ * Vector hits among the `recentCandidates` (default `candidateLimit`) most recent items under the scope (or `recentIds`, when
+ * the caller knows them) and the best `vectorCandidates` lexical candidates (`lexicalIds` are best
+ * first; all of them when unset): cosine similarity ≥ `minVectorSimilarity`, best first. Vectors
+ * come from the connection's `IndexCache` when it holds them, else from `store_vectors`. A stored
+ * vector of another length (another embedding model) is not comparable and is skipped.
  */
 export function vectorHits(
   db: Database.Database,
   scope: { where: string; params: unknown[] },
   queryVector: readonly number[],
   lexicalIds: readonly string[],
-  settings: { candidateLimit: number; minVectorSimilarity: number },
+  settings: { candidateLimit: number; minVectorSimilarity: number; vectorCandidates?: number; recentCandidates?: number },
   recentIds?: readonly string[],
 ): ScoredId[] {
   const recent =
     recentIds?.map(Number) ??
     (statement(db, `SELECT i.id AS id FROM store_items i WHERE ${scope.where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ?`)
       .pluck()
-      .all(...scope.params, settings.candidateLimit) as number[]);
-  const ids = [...new Set([...recent, ...lexicalIds.map(Number)])];
+      .all(...scope.params, settings.recentCandidates ?? settings.candidateLimit) as number[]);
+  const ids = new Set(recent);
+  const lexicalCount = Math.min(lexicalIds.length, settings.vectorCandidates ?? Infinity);
+  for (let i = 0; i < lexicalCount; i++) ids.add(Number(lexicalIds[i]));
   const cache = indexCacheOf(db);
   const { found, missing } = cache.cachedVectors(ids);
   if (missing.length > 0) {
