@@ -3,12 +3,10 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import {
-  BaseStore,
   type GetOperation,
   type Item,
   type Operation,
   type OperationResults,
-  type SearchItem,
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
@@ -23,6 +21,7 @@ import { itemOf, searchRanked, searchRecent, type RankingSettings } from "./sqli
 import { indexCacheOf, type IndexedWrite } from "./sqlite-store/index-cache.js";
 import { statement } from "./sqlite-store/statements.js";
 import { deletePrefix, writeItem, type PreparedPut } from "./sqlite-store/writes.js";
+import { TenantStore } from "./tenant-store.js";
 
 export type { Ranking, RankedSearchItem } from "./sqlite-store/search.js";
 
@@ -55,7 +54,7 @@ export interface SqliteStoreOptions {
  *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first.
  * `ranksQueries` tells recall (`isRankingStore`) that this store ranks text queries itself.
  */
-export class SqliteStore extends BaseStore {
+export class SqliteStore extends TenantStore {
   readonly ranksQueries = true as const;
   private readonly embeddings: EmbeddingsInterface | undefined;
   private readonly indexFields: string[] | undefined;
@@ -120,32 +119,6 @@ export class SqliteStore extends BaseStore {
 
   override stop(): void {
     this.close();
-  }
-
-  // BaseStore's helpers validate namespaces with their own error first; ours speaks first.
-  override async get(...args: Parameters<BaseStore["get"]>): Promise<Item | null> {
-    assertTenantNamespace(args[0]);
-    return super.get(...args);
-  }
-
-  override async put(...args: Parameters<BaseStore["put"]>): Promise<void> {
-    assertTenantNamespace(args[0]);
-    return super.put(...args);
-  }
-
-  override async delete(...args: Parameters<BaseStore["delete"]>): Promise<void> {
-    assertTenantNamespace(args[0]);
-    return super.delete(...args);
-  }
-
-  override async search(...args: Parameters<BaseStore["search"]>): Promise<SearchItem[]> {
-    assertTenantNamespace(args[0], { field: "namespacePrefix" });
-    return super.search(...args);
-  }
-
-  override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {
-    assertTenantNamespace(args[0]?.prefix, { field: "prefix", allowWildcards: true });
-    return super.listNamespaces(...args);
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {

@@ -1,18 +1,6 @@
-import { MemoryGraphError } from "../../../errors.js";
+import { invalidFilter as invalid, isOperatorObject, OPERATORS, RANGE } from "../filter-common.js";
 import type { Params } from "./sql.js";
 
-const RANGE = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
-const OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]);
-
-function invalid(message: string): MemoryGraphError {
-  return new MemoryGraphError("INVALID_FILTER", `filter: ${message}`, { kind: "user", field: "filter" });
-}
-
-function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return keys.length > 0 && keys.every((k) => k.startsWith("$"));
-}
 
 function jsonOf(value: unknown): string {
   if (value === null || ["boolean", "number", "string", "object"].includes(typeof value)) return JSON.stringify(value);

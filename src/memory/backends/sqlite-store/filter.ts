@@ -1,4 +1,4 @@
-import { MemoryGraphError } from "../../../errors.js";
+import { invalidFilter as invalid, isOperatorObject, OPERATORS, RANGE } from "../filter-common.js";
 
 /** A SQL condition over `i.value` and its parameters, in order. */
 export interface SqlCondition {
@@ -8,18 +8,6 @@ export interface SqlCondition {
 
 const NUMERIC = "IFNULL(json_type(i.value, ?), '') IN ('integer', 'real')";
 const TEXTUAL = "json_type(i.value, ?) IS 'text'";
-const RANGE = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
-const OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]);
-
-function invalid(message: string): MemoryGraphError {
-  return new MemoryGraphError("INVALID_FILTER", `filter: ${message}`, { kind: "user", field: "filter" });
-}
-
-function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return keys.length > 0 && keys.every((k) => k.startsWith("$"));
-}
 
 /** Exact equality of the field at `path` with a JSON value (type-strict: 1 ≠ "1" ≠ true). Always 0 or 1. */
 function equals(path: string, expected: unknown): SqlCondition {
