@@ -21,7 +21,7 @@ describeStoreContract("SqliteStore", async () => SqliteStore.open(freshPath()), 
 describeStoreContract(
   "SqliteStore with embeddings",
   async () => SqliteStore.open(freshPath(), { embeddings: new HashedNgramEmbeddings() }),
-  { textSearch: true },
+  { textSearch: true, vectorSearch: true },
 );
 
 describe("SqliteStore", () => {
