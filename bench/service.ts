@@ -1,9 +1,12 @@
 /**
  * `npm run bench:service`: the HTTP service on SQLite with the offline responder, driven over
  * loopback by autocannon with 32 concurrent sessions for 20 s (override with --seconds and
- * --connections). Prints JSON: turns/s, latency p50/p95/p99 and error counts.
+ * --connections). The service runs as deployed: compiled (`npm run build`, then
+ * `node dist/cli/start.js`) with WEB_CONCURRENCY workers, one per core unless --workers says
+ * otherwise; --tsx runs `src/cli/start.ts` through tsx instead. Prints JSON: turns/s, latency
+ * p50/p95/p99 and error counts.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -14,6 +17,8 @@ import { parseArgs } from "../src/cli/args.js";
 const args = parseArgs(process.argv.slice(2));
 const seconds = Number(args.seconds ?? 20);
 const connections = Number(args.connections ?? 32);
+const workers = Number(args.workers ?? os.availableParallelism());
+const viaTsx = args.tsx !== undefined;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -26,8 +31,19 @@ async function freePort(): Promise<number> {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-service-"));
 const port = await freePort();
-const child = spawn(path.resolve("node_modules/.bin/tsx"), ["src/cli/start.ts"], {
-  env: { ...process.env, PORT: String(port), SQLITE_PATH: path.join(dir, "memory.db"), LOG_LEVEL: "error", OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "" },
+if (!viaTsx) execFileSync(process.execPath, [path.resolve("node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { stdio: "inherit" });
+const [command, entry] = viaTsx ? [path.resolve("node_modules/.bin/tsx"), "src/cli/start.ts"] : [process.execPath, "dist/cli/start.js"];
+const child = spawn(command, [entry], {
+  env: {
+    ...process.env,
+    PORT: String(port),
+    SQLITE_PATH: path.join(dir, "memory.db"),
+    LOG_LEVEL: "error",
+    OPENAI_API_KEY: "",
+    OPENAI_BASE_URL: "",
+    API_KEYS: "",
+    WEB_CONCURRENCY: String(workers),
+  },
   stdio: ["ignore", "ignore", "inherit"],
 });
 const base = `http://127.0.0.1:${port}`;
@@ -56,7 +72,7 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
       },
     },
   ],
-  }, (error, done) => (error ? reject(error) : resolve(done)));
+  }, (error: unknown, done) => (error ? reject(error instanceof Error ? error : new Error("autocannon failed", { cause: error })) : resolve(done)));
   instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
 });
 child.kill("SIGTERM");
@@ -72,6 +88,8 @@ function percentile(p: number): number {
 const report = {
   connections,
   seconds,
+  workers,
+  runtime: viaTsx ? "tsx" : "node dist",
   turns: result.requests.total,
   turns_per_s: Math.round(result.requests.average * 10) / 10,
   latency_ms: { p50: percentile(50), p95: percentile(95), p99: percentile(99), max: result.latency.max },

@@ -42,6 +42,7 @@ export const envSchema = z.object({
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   NODE_ENV: optionalString,
   K_SERVICE: optionalString,
+  WEB_CONCURRENCY: int(1, 1),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -86,6 +86,7 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
   const checkpointer = new SqliteCheckpointer(db);
   const store = new SqliteStore(db, { embeddings });
   const turnLock = sqliteTurnLock(db);
+  const gc = sqliteGcTarget(db, checkpointer, store, turnLock);
   log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
   let closed = false;
   return {
@@ -93,7 +94,7 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
     checkpointer,
     store,
     turnLock,
-    gc: sqliteGcTarget(db, checkpointer, store, turnLock),
+    gc,
     ping: async () => {
       db.prepare("SELECT 1").get();
     },
@@ -114,6 +115,9 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
+  // An idle connection the server drops (restart, failover) is replaced on next use; without a
+  // listener, node-postgres would throw the error out of the process.
+  for (const p of [pool, lockPool]) p.on("error", (error) => log.warn("postgres_idle_connection_lost", { error: error.message }));
   const store = new PostgresStore(pool, { embeddings });
   await store.setup();
   return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };

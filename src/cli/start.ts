@@ -1,4 +1,5 @@
 import "dotenv/config";
+import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { createMemoryGraph } from "../app/create-memory-graph.js";
@@ -8,12 +9,14 @@ import { messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
 import { createServer, OPEN_TENANT } from "../server/create-server.js";
+import { runWorkerPool } from "../server/workers.js";
 
 /**
  * `npm start`: the HTTP service on the configured backend (SQLite by default). Without API_KEYS
  * it serves one tenant on 127.0.0.1 only, and refuses to start that way in production or on
  * Cloud Run. On SIGTERM/SIGINT it stops accepting connections, lets requests in flight finish,
- * closes storage and exits, forcing the exit when SHUTDOWN_GRACE_MS runs out.
+ * closes storage and exits, forcing the exit when SHUTDOWN_GRACE_MS runs out. With
+ * WEB_CONCURRENCY > 1 this process becomes a node:cluster primary and each worker runs all of this.
  */
 function fail(message: string): never {
   log.error("server.refused", { error: message });
@@ -40,52 +43,66 @@ if (keys.length === 0 && production) {
   fail("API_KEYS is required when NODE_ENV=production or on Cloud Run (K_SERVICE is set); set API_KEYS=tenant:key,…");
 }
 const host = keys.length === 0 ? "127.0.0.1" : (env.HOST ?? "0.0.0.0");
-if (keys.length === 0) {
-  log.warn("server.open_mode", {
-    message: `no API_KEYS configured: listening on 127.0.0.1 only, serving one tenant "${OPEN_TENANT}" without a key`,
-    ignored_host: env.HOST && env.HOST !== "127.0.0.1" ? env.HOST : undefined,
-  });
-}
-
-const memory = await createMemoryGraph(optionsFromEnv(env));
-let draining = false;
-const app = createServer({
-  memory,
-  apiKeys: keys,
-  bodyLimitBytes: env.BODY_LIMIT_BYTES,
-  rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-  isDraining: () => draining,
-});
-const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
-  log.info("server.listening", { host: info.address, port: info.port, tenants: keys.length === 0 ? [OPEN_TENANT] : undefined, keys: keys.length });
-}) as Server;
-server.on("error", (error) => fail(`cannot listen on ${host}:${env.PORT}: ${messageOf(error)}`));
-
-async function shutdown(signal: string): Promise<void> {
-  if (draining) return;
-  draining = true;
-  log.info("server.draining", { signal, grace_ms: env.SHUTDOWN_GRACE_MS });
-  const deadline = setTimeout(() => {
-    log.error("server.grace_expired", { grace_ms: env.SHUTDOWN_GRACE_MS });
-    server.closeAllConnections();
-    void memory.close().finally(() => process.exit(1));
-  }, env.SHUTDOWN_GRACE_MS);
-  deadline.unref();
-  // Keep-alive connections that fall idle while draining are closed as they do.
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
-  idle.unref();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  clearInterval(idle);
-  try {
-    await memory.close();
-  } catch (error) {
-    log.error("server.close_failed", { error: messageOf(error) });
-    process.exit(1);
+if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+  // Workers of one service must see one memory: each turn lock only spans the storage it lives in.
+  const sqliteInMemory = env.SQLITE_PATH === ":memory:" && (env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL));
+  if (env.MEMORY_BACKEND === "memory" || sqliteInMemory) {
+    fail("WEB_CONCURRENCY > 1 needs storage the workers share (MEMORY_BACKEND sqlite on a file, postgres or redis)");
   }
-  clearTimeout(deadline);
-  log.info("server.stopped", { signal });
-  process.exit(0);
+  await runWorkerPool({ count: env.WEB_CONCURRENCY, graceMs: env.SHUTDOWN_GRACE_MS });
+} else {
+  await serveHere();
 }
 
-process.once("SIGTERM", () => void shutdown("SIGTERM"));
-process.once("SIGINT", () => void shutdown("SIGINT"));
+/** One server process: the graph, the HTTP service and its graceful shutdown. */
+async function serveHere(): Promise<void> {
+  if (keys.length === 0) {
+    log.warn("server.open_mode", {
+      message: `no API_KEYS configured: listening on 127.0.0.1 only, serving one tenant "${OPEN_TENANT}" without a key`,
+      ignored_host: env.HOST && env.HOST !== "127.0.0.1" ? env.HOST : undefined,
+    });
+  }
+
+  const memory = await createMemoryGraph(optionsFromEnv(env));
+  let draining = false;
+  const app = createServer({
+    memory,
+    apiKeys: keys,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    isDraining: () => draining,
+  });
+  const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
+    log.info("server.listening", { host: info.address, port: info.port, tenants: keys.length === 0 ? [OPEN_TENANT] : undefined, keys: keys.length });
+  }) as Server;
+  server.on("error", (error) => fail(`cannot listen on ${host}:${env.PORT}: ${messageOf(error)}`));
+
+  async function shutdown(signal: string): Promise<void> {
+    if (draining) return;
+    draining = true;
+    log.info("server.draining", { signal, grace_ms: env.SHUTDOWN_GRACE_MS });
+    const deadline = setTimeout(() => {
+      log.error("server.grace_expired", { grace_ms: env.SHUTDOWN_GRACE_MS });
+      server.closeAllConnections();
+      void memory.close().finally(() => process.exit(1));
+    }, env.SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    // Keep-alive connections that fall idle while draining are closed as they do.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    idle.unref();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    clearInterval(idle);
+    try {
+      await memory.close();
+    } catch (error) {
+      log.error("server.close_failed", { error: messageOf(error) });
+      process.exit(1);
+    }
+    clearTimeout(deadline);
+    log.info("server.stopped", { signal });
+    process.exit(0);
+  }
+
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}

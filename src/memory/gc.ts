@@ -124,7 +124,7 @@ export function sqliteGcTarget(db: Database.Database, checkpointer: SqliteCheckp
         () =>
           db.prepare("DELETE FROM store_fts WHERE rowid NOT IN (SELECT id FROM store_items)").run().changes +
           db.prepare("DELETE FROM store_vectors WHERE item_id NOT IN (SELECT id FROM store_items)").run().changes,
-      )(),
+      ).immediate(),
   };
 }
 

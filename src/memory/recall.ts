@@ -7,9 +7,8 @@ import { namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { searchSimilar, type SimilarMessage } from "./similar.js";
-import { newestFirst, newestItems, valuesOf } from "./store-io.js";
+import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
-import { countTranscript } from "./transcript.js";
 
 /** Everything recall found for one turn; returned to callers as `memory_context`. */
 export interface MemoryContext {
@@ -38,8 +37,8 @@ export interface RecallRequest {
 /** Builds the memory context of one turn from the store. Reads only; never writes. */
 export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
   const { scope, limits } = request;
-  const stored = await countTranscript(store, scope, limits.thinSessionMessages);
-  const searchedScope = stored < limits.thinSessionMessages ? "user" : "session";
+  const thin = !(await hasStoredAtLeast(store, namespaces.transcript(scope), limits.thinSessionMessages));
+  const searchedScope = thin ? "user" : "session";
   const prefix = searchedScope === "user" ? namespaces.sessions(scope) : namespaces.transcript(scope);
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
     recentStoredTurns(store, scope, request.excludeIds, limits),

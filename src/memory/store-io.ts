@@ -1,4 +1,4 @@
-import type { BaseStore, Item, Operation, SearchItem } from "@langchain/langgraph-checkpoint";
+import { BaseStore, type Item, type Operation, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 
 /** Page size used when a layer reads a whole namespace. */
@@ -38,6 +38,15 @@ export async function newestItems(
   return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
 }
 
+/**
+ * Whether `prefix` holds at least `count` items: one probe for the item at offset `count - 1`,
+ * so a store reads a single row however many there are.
+ */
+export async function hasStoredAtLeast(store: BaseStore, prefix: string[], count: number): Promise<boolean> {
+  if (count <= 0) return true;
+  return (await store.search(prefix, { limit: 1, offset: count - 1 })).length > 0;
+}
+
 /** The value of each item, typed by the caller's record shape. */
 export function valuesOf<T>(items: readonly Item[]): T[] {
   return items.map((item) => item.value as T);
@@ -69,7 +78,12 @@ export async function writeAll(store: BaseStore, operations: Operation[]): Promi
   await store.batch(operations);
 }
 
-/** The store of a node's config, or a clear error when the graph was compiled without one. */
+/**
+ * The store of a node's config, or a clear error when the graph was compiled without one.
+ * LangGraph hands nodes its store wrapped in an `AsyncBatchedStore`, which queues every call
+ * for the next timer tick and hides what the wrapped store can do (`ranksQueries`); nodes get
+ * the wrapped store itself, so each call goes straight to it and our stores rank queries.
+ */
 export function requireStore(config: { store?: BaseStore } | undefined): BaseStore {
   const store = config?.store;
   if (!store) {
@@ -77,5 +91,11 @@ export function requireStore(config: { store?: BaseStore } | undefined): BaseSto
       kind: "system",
     });
   }
-  return store;
+  return unwrapStore(store);
+}
+
+/** The store inside LangGraph's `AsyncBatchedStore` (recognised as LangGraph itself does), else `store`. */
+export function unwrapStore(store: BaseStore): BaseStore {
+  const batched = store as BaseStore & { lg_name?: unknown; store?: unknown };
+  return batched.lg_name === "AsyncBatchedStore" && batched.store instanceof BaseStore ? batched.store : store;
 }

@@ -158,7 +158,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
         metadataBytes,
         JSON.stringify(checkpoint.channel_versions ?? {}),
       );
-    })();
+    }).immediate();
     return checkpointConfig(threadId, ns, checkpoint.id);
   }
 
@@ -175,7 +175,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
     );
     this.db.transaction(() => {
       for (const row of rows) statement.run(...row);
-    })();
+    }).immediate();
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -184,7 +184,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
       s.deleteThreadCheckpoints.run(threadId);
       s.deleteThreadBlobs.run(threadId);
       s.deleteThreadWrites.run(threadId);
-    })();
+    }).immediate();
   }
 
   /**
@@ -205,7 +205,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
         this.deleteUnreferencedBlobs(threadId, ns);
       }
       return count;
-    })();
+    }).immediate();
     if (removed > 0) log.debug("checkpoint_pruned", { threadId, removed, kept });
     return removed;
   }

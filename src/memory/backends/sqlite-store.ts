@@ -146,8 +146,11 @@ export class SqliteStore extends TenantStore {
       });
     // A lone read needs no transaction of its own (BEGIN and COMMIT cost more than a cached search).
     const loneRead = operations.length === 1 && puts.size === 0 && !operations.some((op) => "value" in op);
+    // A batch that writes takes the write lock up front (BEGIN IMMEDIATE): with other processes on
+    // the file it then waits out busy_timeout instead of failing on a stale read snapshot.
+    const writing = operations.some((op) => "value" in op);
     try {
-      const results = (loneRead ? runAll() : this.db.transaction(runAll)()) as OperationResults<Op>;
+      const results = (loneRead ? runAll() : writing ? this.db.transaction(runAll).immediate() : this.db.transaction(runAll)()) as OperationResults<Op>;
       cache.applyWrites(writes);
       return results;
     } catch (error) {

@@ -56,5 +56,5 @@ export function deletePrefix(db: Database.Database, prefix: readonly string[]): 
     db.prepare(`DELETE FROM store_fts WHERE rowid IN (${ids})`).run(from, to);
     db.prepare(`DELETE FROM store_vectors WHERE item_id IN (${ids})`).run(from, to);
     return db.prepare("DELETE FROM store_items WHERE ns_path >= ? AND ns_path < ?").run(from, to).changes;
-  })();
+  }).immediate();
 }
