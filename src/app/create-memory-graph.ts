@@ -12,7 +12,7 @@ import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
 import { resolveParent } from "../nodes/resolve-parent.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
-import { parseTurnInput, promptText } from "../state/turn-input.js";
+import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
 import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
 import { DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
@@ -67,6 +67,9 @@ export interface MemoryGraph {
   close(): Promise<void>;
 }
 
+/** The run config every turn shares: its thread, checkpointed once at the end. */
+type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
+
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
   const limits = resolveLimits(options.limits);
@@ -95,40 +98,35 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         embeddings: options.embeddings,
       });
   const app = compileGraph(deps, persistence);
-  const lock = persistence.turnLock;
   const checkpointKeep = options.checkpointKeep ?? 20;
-  const pruneCheckpoints = async (threadId: string) => {
-    if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep);
-  };
   let closed = false;
+
+  /**
+   * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
+   * prompt, then — one writer per thread — check the parent, run, and prune old checkpoints.
+   */
+  async function turn(raw: unknown, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
+    if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+    const input = parseTurnInput(raw, limits.maxPromptChars);
+    if (!promptText(input) && !input.parentMessageId) return skippedTurn();
+    const threadId = threadIdOf(input);
+    return persistence.turnLock.run(threadId, async () => {
+      await resolveParent(persistence.store, input);
+      // A turn checkpoints once, at its end: a failed turn leaves the session as it was.
+      const state = await run(input, { configurable: { thread_id: threadId }, durability: "exit" });
+      if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep);
+      return turnResultOf(state);
+    });
+  }
 
   return {
     app,
     persistence,
     limits,
-    async runTurn(raw, runOptions = {}) {
-      if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
-      const input = parseTurnInput(raw, limits.maxPromptChars);
-      if (!promptText(input) && !input.parentMessageId) return skippedTurn();
-      const threadId = threadIdOf(input);
-      return lock.run(threadId, async () => {
-        await resolveParent(persistence.store, input);
-        const state = (await app.invoke({ input }, { configurable: { thread_id: threadId }, signal: runOptions.signal, durability: "exit" }));
-        await pruneCheckpoints(threadId);
-        return turnResultOf(state);
-      });
-    },
-    async streamTurn(raw, onToken, runOptions = {}) {
-      if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
-      const input = parseTurnInput(raw, limits.maxPromptChars);
-      if (!promptText(input) && !input.parentMessageId) return skippedTurn();
-      const threadId = threadIdOf(input);
-      return lock.run(threadId, async () => {
-        await resolveParent(persistence.store, input);
-        const stream = await app.stream(
-          { input },
-          { configurable: { thread_id: threadId }, streamMode: ["messages", "values"], signal: runOptions.signal, durability: "exit" },
-        );
+    runTurn: (raw, runOptions = {}) => turn(raw, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
+    streamTurn: (raw, onToken, runOptions = {}) =>
+      turn(raw, async (input, config) => {
+        const stream = await app.stream({ input }, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
         for await (const [mode, payload] of stream) {
@@ -146,10 +144,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           if (text) onToken(text);
         }
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
-        await pruneCheckpoints(threadId);
-        return turnResultOf(final);
-      });
-    },
+        return final;
+      }),
     async sessionState(scope) {
       const snapshot = await app.getState({ configurable: { thread_id: threadIdOf(validateScope(scope)) } });
       return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
