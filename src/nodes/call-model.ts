@@ -56,7 +56,7 @@ export function createCallModelNode(deps: GraphDeps) {
         log.error("model_error", { node: NODE.callModel, error: message });
         return {
           status: "ERROR",
-          errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message }],
+          errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
           nodeMessages: { [NODE.callModel]: [human] },
         };
       }

@@ -42,7 +42,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
         classifiedBy = "model";
       } catch (error) {
         fallbackReason = messageOf(error);
-        errors.push({ node: NODE.classifyEvent, code: "CLASSIFIER_FALLBACK", message: fallbackReason });
+        errors.push({ node: NODE.classifyEvent, code: "CLASSIFIER_FALLBACK", message: fallbackReason, turnId: turn.id });
         log.warn("classifier_fallback", { reason: fallbackReason });
         classified = classifyByKeywords(turn.text, context);
       }

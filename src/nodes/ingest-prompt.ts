@@ -24,7 +24,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const scope: MemoryScope = { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
     const now = deps.now();
     const text = promptText(input);
-    const turnBase = { startedAt: now.toISOString(), errorOffset: state.errors.length, replyId: null, model: null };
+    const turnBase = { id: deps.newId(), startedAt: now.toISOString(), replyId: null, model: null };
     const skip: MemoryUpdate = { status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);

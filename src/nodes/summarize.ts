@@ -42,7 +42,7 @@ export function createSummarizeNode(deps: GraphDeps) {
       try {
         modelText = await withRetry(() => summarizeWithModel(model, lines), { ...retryOptions(deps), isRetryable: isTransientError });
       } catch (error) {
-        errors.push({ node: NODE.summarize, code: "SUMMARY_FALLBACK", message: messageOf(error) });
+        errors.push({ node: NODE.summarize, code: "SUMMARY_FALLBACK", message: messageOf(error), turnId: state.turn?.id });
         log.warn("summary_fallback", { error: messageOf(error) });
       }
     }

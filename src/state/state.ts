@@ -43,8 +43,8 @@ export interface TurnInfo {
   startedAt: string;
   /** True when the turn re-answers an existing user message (a regeneration). */
   regenerated: boolean;
-  /** `errors.length` when the turn began: this turn's errors are the ones after it. */
-  errorOffset: number;
+  /** This turn's own id (a regeneration re-answers a message id, so that cannot serve). */
+  id: string;
   replyId: string | null;
   model: string | null;
   sessionExpired: boolean;

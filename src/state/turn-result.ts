@@ -33,7 +33,7 @@ export function turnResultOf(state: MemoryState): TurnResult {
     trim: turn ? state.trim : null,
     messageIds: { user: turn?.messageId ?? null, assistant: turn?.replyId ?? null },
     event: turn ? state.event : null,
-    errors: turn ? state.errors.slice(turn.errorOffset) : [],
+    errors: turn ? state.errors.filter((error) => error.turnId === turn.id) : [],
   };
 }
 

@@ -121,6 +121,16 @@ describe("memory graph scenarios (MemorySaver + InMemoryStore)", () => {
     await graph.close();
   });
 
+  it("keeps the error list bounded in a long session, each turn reporting only its own", async () => {
+    const { graph } = await memoryGraphForTest({ classifierModel: new FailingChatModel() });
+    let last;
+    for (let i = 0; i < 110; i += 1) last = await graph.runTurn({ ...scope, message: `message ${i}` });
+    expect(last?.errors).toEqual([expect.objectContaining({ node: "classify_event", code: "CLASSIFIER_FALLBACK" })]);
+    const state = await graph.sessionState(scope);
+    expect(state?.errors).toHaveLength(100);
+    await graph.close();
+  }, 60_000);
+
   it.each(["", "   ", "\n\t "])("answers SKIP to the empty prompt %j and stores nothing", async (message) => {
     const { graph, store } = await memoryGraphForTest();
     const result = await graph.runTurn({ ...scope, message });

@@ -4,7 +4,7 @@ import { buildCandidate } from "../../src/nodes/build-candidate.js";
 import { withMeta } from "../../src/reducers/message-meta.js";
 import { stateOf } from "../support/deps.js";
 
-const turn = { messageId: "h", text: "hi", startedAt: "", regenerated: false, errorOffset: 0, replyId: "a", model: "fake", sessionExpired: false };
+const turn = { messageId: "h", text: "hi", startedAt: "", regenerated: false, id: "turn-1", replyId: "a", model: "fake", sessionExpired: false };
 
 describe("build_candidate", () => {
   it("builds a proposed text candidate from this turn's reply", () => {

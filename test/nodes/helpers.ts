@@ -10,6 +10,6 @@ export async function midTurnState(store: BaseStore, text: string, extra: Parame
   const createdAt = "2026-11-01T10:00:00.000Z";
   const human = withMeta(new HumanMessage({ id, content: text }), { parentId: null, createdAt });
   await saveTranscriptMessage(store, scope, { id, role: "user", text, parentId: null, sessionId: scope.sessionId, createdAt });
-  const turn: TurnInfo = { messageId: id, text, startedAt: createdAt, regenerated: false, errorOffset: 0, replyId: null, model: null, sessionExpired: false };
+  const turn: TurnInfo = { messageId: id, text, startedAt: createdAt, regenerated: false, id: "turn-1", replyId: null, model: null, sessionExpired: false };
   return stateOf({ input: { ...scope, message: text }, messages: [human], turn, ...extra });
 }
