@@ -3,7 +3,7 @@ import { applyEventRetention, type RetentionPolicy } from "../reducers/retention
 import { namespaces } from "./namespaces.js";
 import type { EventRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { listAll, newestFirst, newestItems, valuesOf } from "./store-io.js";
+import { hasStoredAtLeast, listAll, newestFirst, newestItems, valuesOf } from "./store-io.js";
 
 /**
  * The events layer: classified user events at or over the importance threshold, keyed by the
@@ -25,8 +25,8 @@ export async function saveEvent(
   now: Date,
 ): Promise<number> {
   await store.put(namespaces.events(scope), event.id, { ...event });
-  const beyond = await store.search(namespaces.events(scope), { limit: 1, offset: retention.maxEventsPerUser });
-  return beyond.length > 0 ? applyRetention(store, scope, retention, now) : 0;
+  const beyond = await hasStoredAtLeast(store, namespaces.events(scope), retention.maxEventsPerUser + 1);
+  return beyond ? applyRetention(store, scope, retention, now) : 0;
 }
 
 /** Deletes the user's events beyond the retention policy; returns the count deleted. */
@@ -37,8 +37,16 @@ export async function applyRetention(store: BaseStore, scope: UserScope, retenti
   return dropped.length;
 }
 
-/** The user's most recent events with importance at or over `minImportance`, newest first. */
-export async function importantEvents(store: BaseStore, scope: UserScope, minImportance: number, limit: number): Promise<EventRecord[]> {
-  const items = await newestItems(store, namespaces.events(scope), { limit, filter: { importance: { $gte: minImportance } } });
-  return newestFirst(valuesOf<EventRecord>(items), (e) => e.createdAt);
+/**
+ * The user's most recent events with importance at or over `minImportance`, newest first, looked
+ * for among the newest `window` events (so the read stays bounded however many are kept).
+ */
+export async function importantEvents(
+  store: BaseStore,
+  scope: UserScope,
+  options: { minImportance: number; limit: number; window: number },
+): Promise<EventRecord[]> {
+  const recent = valuesOf<EventRecord>(await newestItems(store, namespaces.events(scope), { limit: options.window }));
+  const important = recent.filter((event) => event.importance >= options.minImportance);
+  return newestFirst(important, (e) => e.createdAt).slice(0, options.limit);
 }

@@ -44,7 +44,7 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     recentStoredTurns(store, scope, request.excludeIds, limits),
     latestSummaries(store, scope, limits.summaries),
     loadFacts(store, scope).then(currentFacts),
-    importantEvents(store, scope, limits.importantMinScore, limits.importantEvents),
+    importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates }),
     searchSimilar(store, prefix, {
       query: request.query,
       limit: limits.similarTopK,

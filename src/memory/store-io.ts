@@ -38,13 +38,23 @@ export async function newestItems(
   return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
 }
 
+/** A store that counts a namespace's items itself (our SQLite and Postgres stores). */
+interface CountingStore {
+  countNamespace(namespace: string[]): Promise<number>;
+}
+
+function isCountingStore(store: BaseStore): store is BaseStore & CountingStore {
+  return typeof (store as Partial<CountingStore>).countNamespace === "function";
+}
+
 /**
- * Whether `prefix` holds at least `count` items: one probe for the item at offset `count - 1`,
- * so a store reads a single row however many there are.
+ * Whether exactly `namespace` (a leaf namespace: nothing is stored below it) holds at least
+ * `count` items: an index count on our stores, else one probe for the item at offset `count - 1`.
  */
-export async function hasStoredAtLeast(store: BaseStore, prefix: string[], count: number): Promise<boolean> {
+export async function hasStoredAtLeast(store: BaseStore, namespace: string[], count: number): Promise<boolean> {
   if (count <= 0) return true;
-  return (await store.search(prefix, { limit: 1, offset: count - 1 })).length > 0;
+  if (isCountingStore(store)) return (await store.countNamespace(namespace)) >= count;
+  return (await store.search(namespace, { limit: 1, offset: count - 1 })).length > 0;
 }
 
 /** The value of each item, typed by the caller's record shape. */

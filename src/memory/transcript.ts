@@ -33,6 +33,30 @@ export async function loadThread(store: BaseStore, scope: MemoryScope, leafId: s
   return extractThread(await loadTranscript(store, scope), leafId);
 }
 
+/**
+ * The newest part of the thread ending at `leafId`, oldest first: follows parent links back from
+ * the leaf, one read per message, stopping at the root, after `stopAfterId` (not included), or
+ * once `max` messages are read. The cost is bounded by `max`, not by the session's length.
+ */
+export async function walkThread(
+  store: BaseStore,
+  scope: MemoryScope,
+  leafId: string,
+  options: { max: number; stopAfterId?: string | null },
+): Promise<TranscriptRecord[]> {
+  const path: TranscriptRecord[] = [];
+  const seen = new Set<string>();
+  let id: string | null = leafId;
+  while (id !== null && id !== options.stopAfterId && path.length < options.max && !seen.has(id)) {
+    seen.add(id);
+    const record = await getTranscriptMessage(store, scope, id);
+    if (!record) break;
+    path.push(record);
+    id = record.parentId;
+  }
+  return path.reverse();
+}
+
 /** How many messages a session has stored, counting at most `cap`. */
 export async function countTranscript(store: BaseStore, scope: MemoryScope, cap: number): Promise<number> {
   return (await store.search(namespaces.transcript(scope), { limit: cap })).length;

@@ -4,7 +4,7 @@ import { log } from "../logger.js";
 import { metaOf, withMeta } from "../reducers/message-meta.js";
 import { seedWindow } from "../memory/session-seed.js";
 import { requireStore } from "../memory/store-io.js";
-import { loadThread, messageToRecord, recordToMessage, saveTranscriptMessage } from "../memory/transcript.js";
+import { messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../memory/transcript.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
@@ -37,7 +37,10 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const seed = fresh ? await seedWindow(store, scope, now, deps.newId()) : null;
 
 
-    const thread = parent ? (await loadThread(store, scope, parent.id)).map(recordToMessage) : null;
+    // The window and node memories hold at most maxMessages each: twice that much thread is plenty.
+    const thread = parent
+      ? (await walkThread(store, scope, parent.id, { max: 2 * deps.limits.window.maxMessages })).map(recordToMessage)
+      : null;
     let human: BaseMessage;
     if (regenerated && thread) {
       human = thread[thread.length - 1] ?? recordToMessage(parent);

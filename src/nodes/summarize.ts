@@ -1,10 +1,10 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
-import type { SummaryRecord, TranscriptRecord } from "../memory/records.js";
+import type { SummaryRecord } from "../memory/records.js";
 import { requireStore } from "../memory/store-io.js";
 import { saveSummary } from "../memory/summaries.js";
-import { loadThread } from "../memory/transcript.js";
+import { walkThread } from "../memory/transcript.js";
 import { summarizeByRules } from "../models/rule-summarizer.js";
 import { summarizeWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
@@ -29,8 +29,10 @@ export function createSummarizeNode(deps: GraphDeps) {
     const store = requireStore(config);
     const scope = scopeOfState(state);
     const leaf = state.session.lastMessageId;
-    const thread = leaf ? await loadThread(store, scope, leaf) : [];
-    const since = sinceLastSummary(thread, state.session.summarizedThroughId);
+    // The messages since the last summary: a bounded walk back from the newest one.
+    const since = leaf
+      ? await walkThread(store, scope, leaf, { stopAfterId: state.session.summarizedThroughId, max: deps.limits.recall.maxCandidates })
+      : [];
     const first = since[0];
     const last = since[since.length - 1];
     if (!first || !last) return { session: { pairsSinceSummary: 0 } };
@@ -61,10 +63,4 @@ export function createSummarizeNode(deps: GraphDeps) {
     await saveSummary(store, scope, summary);
     return { errors, session: { pairsSinceSummary: 0, summarizedThroughId: last.id } };
   };
-}
-
-/** The thread's messages after the one the last summary covered (all of them when none did). */
-function sinceLastSummary(thread: readonly TranscriptRecord[], throughId: string | null): TranscriptRecord[] {
-  const at = throughId ? thread.findIndex((m) => m.id === throughId) : -1;
-  return thread.slice(at + 1);
 }

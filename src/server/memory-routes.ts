@@ -34,7 +34,7 @@ export function addMemoryRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
     const scope = { tenantId: c.get("tenantId"), userId };
     const store = memory.persistence.store;
     const [events, facts, summaries] = await Promise.all([
-      importantEvents(store, scope, 0, MAX_LISTED),
+      importantEvents(store, scope, { minImportance: 0, limit: MAX_LISTED, window: MAX_LISTED }),
       loadFacts(store, scope),
       latestSummaries(store, scope, MAX_LISTED),
     ]);

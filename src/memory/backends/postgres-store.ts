@@ -9,7 +9,7 @@ import { ensureVectorIndex, migrate } from "./postgres/schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./postgres/search.js";
 import { schemaIdentifier } from "./postgres/sql.js";
 import { indexTextOf } from "./sqlite-store/index-text.js";
-import { assertTenantNamespace } from "./sqlite-store/namespace.js";
+import { assertTenantNamespace, pathOf } from "./sqlite-store/namespace.js";
 import { TenantStore } from "./tenant-store.js";
 import { validateOperation } from "./sqlite-store/operations.js";
 import type { RankingSettings } from "./sqlite-store/search.js";
@@ -151,6 +151,14 @@ export class PostgresStore extends TenantStore {
     const deleted = await deletePrefix(this.pool, this.schema, prefix);
     log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
     return deleted;
+  }
+
+  /** How many items are stored in exactly `namespace` (not below it): one index count. */
+  async countNamespace(namespace: string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    await this.setup();
+    const result = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.schema}.store_items WHERE ns_path = $1`, [pathOf(namespace)]);
+    return Number(result.rows[0]?.n ?? 0);
   }
 
   /** Deletes vector rows whose item is gone (none while the foreign key holds); returns the count. */

@@ -173,6 +173,15 @@ export class SqliteStore extends TenantStore {
     return deleted;
   }
 
+  /** How many items are stored in exactly `namespace` (not below it): one index count. */
+  async countNamespace(namespace: string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    this.assertOpen();
+    this.setup();
+    const row = statement(this.db, "SELECT count(*) AS n FROM store_items WHERE ns_path = ?").get(pathOf(namespace)) as { n: number };
+    return row.n;
+  }
+
   private assertOpen(): void {
     if (this.closed || !this.db.open) {
       throw new MemoryGraphError("STORE_CLOSED", "the SQLite store is closed", { kind: "system" });
