@@ -2,8 +2,6 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import { isPinned, textOf } from "../reducers/message-meta.js";
 import { estimateTokens } from "../reducers/window.js";
 import { clip } from "./clip.js";
-
-export { clip };
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { MemoryContext } from "./recall.js";
 
