@@ -24,7 +24,6 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const scope: MemoryScope = { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
     const now = deps.now();
     const text = promptText(input);
-    const turnBase = { id: deps.newId(), startedAt: now.toISOString(), replyId: null, model: null };
     const skip: MemoryUpdate = { status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
@@ -35,7 +34,6 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const expired = idleMs > deps.limits.sessionTtlSeconds * 1000;
     const fresh = expired || state.messages.length === 0;
     const seed = fresh ? await seedWindow(store, scope, now, deps.newId()) : null;
-
 
     // The window and node memories hold at most maxMessages each: twice that much thread is plenty.
     const thread = parent
@@ -69,7 +67,16 @@ export function createIngestPromptNode(deps: GraphDeps) {
         lastMessageId: human.id ?? null,
         windowsRebuilt: state.session.windowsRebuilt + (expired ? 1 : 0),
       },
-      turn: { ...turnBase, messageId: human.id ?? "", text: text || (parent?.text ?? ""), regenerated, sessionExpired: expired },
+      turn: {
+        id: deps.newId(),
+        messageId: human.id ?? "",
+        text: text || (parent?.text ?? ""),
+        startedAt: now.toISOString(),
+        regenerated,
+        sessionExpired: expired,
+        replyId: null,
+        model: null,
+      },
     };
   };
 }
