@@ -18,6 +18,7 @@ import { createMemoryGraph, type MemoryGraphOptions } from "../src/app/create-me
 import { setLogLevel } from "../src/logger.js";
 import { PostgresCheckpointer } from "../src/memory/backends/postgres-checkpointer.js";
 import { PostgresStore } from "../src/memory/backends/postgres-store.js";
+import { postgresGcTarget } from "../src/memory/gc.js";
 
 const args = parseArgs(process.argv.slice(2));
 const TURNS = Number(args.turns ?? 1000);
@@ -105,7 +106,7 @@ async function oursOnPostgres(url: string): Promise<Figures & { schema: string }
     const checkpointer = new PostgresCheckpointer(pool, { schema });
     const store = new PostgresStore(pool, { schema });
     await Promise.all([checkpointer.setup(), store.setup()]);
-    const graph = await createMemoryGraph({ ...ourOptions, persistence: { checkpointer, store } });
+    const graph = await createMemoryGraph({ ...ourOptions, persistence: { checkpointer, store, gc: postgresGcTarget(checkpointer, store) } });
     const bytes = async () =>
       Number(
         (

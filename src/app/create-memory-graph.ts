@@ -5,6 +5,7 @@ import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError } from "../errors.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
+import type { GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
@@ -23,7 +24,7 @@ export interface MemoryGraphOptions {
   backend?: BackendKind;
   sqlitePath?: string;
   /** Bring your own persistence instead of a backend (turns are then serialised in-process). */
-  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock };
+  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget };
   /** Postgres connection string (postgres backend; redis backend's long-term store). */
   databaseUrl?: string;
   /** Redis URL (redis backend). */
