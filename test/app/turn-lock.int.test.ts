@@ -1,0 +1,66 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { createClient, type RedisClientType } from "redis";
+import { afterAll, describe, expect, it } from "vitest";
+import { redisTurnLock, sqliteTurnLock, type TurnLock } from "../../src/app/turn-lock.js";
+
+/**
+ * Two lock instances with connections of their own stand for two processes: work on one thread
+ * never overlaps, whichever instance runs it; other threads are not held up.
+ */
+async function overlapOf(locks: TurnLock[], threadId: string, rounds: number): Promise<{ maxActive: number; order: number[] }> {
+  let active = 0;
+  let maxActive = 0;
+  const order: number[] = [];
+  await Promise.all(
+    Array.from({ length: rounds }, (_, i) =>
+      locks[i % locks.length]!.run(threadId, async () => {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        order.push(i);
+        active -= 1;
+      }),
+    ),
+  );
+  return { maxActive, order };
+}
+
+describe("cross-process turn locks", () => {
+  const clients: RedisClientType[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+  });
+
+  it("Redis: one writer per thread across two clients", async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const client = createClient({ url: "redis://127.0.0.1:6379" }) as RedisClientType;
+      await client.connect();
+      clients.push(client);
+    }
+    const prefix = `mg-test-${randomUUID().slice(0, 8)}`;
+    const locks = clients.map((client) => redisTurnLock(client, { keyPrefix: prefix, leaseMs: 2_000 }));
+    const { maxActive, order } = await overlapOf(locks, "t/u/s", 12);
+    expect(maxActive).toBe(1);
+    expect(order).toHaveLength(12);
+    expect(await clients[0]!.keys(`${prefix}:*`)).toEqual([]);
+  });
+
+  it("SQLite: one writer per thread across two connections to one file", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-lock-"));
+    const file = path.join(dir, "m.db");
+    const dbs = [new Database(file), new Database(file)];
+    for (const db of dbs) db.pragma("busy_timeout = 5000");
+    const locks = dbs.map((db) => sqliteTurnLock(db, { leaseMs: 2_000 }));
+    const { maxActive, order } = await overlapOf(locks, "t/u/s", 12);
+    expect(maxActive).toBe(1);
+    expect(order).toHaveLength(12);
+    const other = await Promise.all([locks[0]!.run("t/u/a", async () => "a"), locks[1]!.run("t/u/b", async () => "b")]);
+    expect(other).toEqual(["a", "b"]);
+    for (const db of dbs) db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
