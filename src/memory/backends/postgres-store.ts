@@ -3,12 +3,11 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { tokenize } from "../ranking/tokenize.js";
-import { deletePrefix, listNamespaces, readItem, writeItem, type PreparedPut } from "./postgres/items.js";
+import { deletePrefix, listNamespaces, readItem, writeItem } from "./postgres/items.js";
+import { embedQueries, preparePuts } from "./prepare-writes.js";
 import { ensureVectorIndex, migrate } from "./postgres/schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./postgres/search.js";
 import { schemaIdentifier } from "./postgres/sql.js";
-import { indexTextOf } from "./sqlite-store/index-text.js";
 import { assertTenantNamespace, pathOf } from "./sqlite-store/namespace.js";
 import { TenantStore } from "./tenant-store.js";
 import { validateOperation } from "./sqlite-store/operations.js";
@@ -124,14 +123,14 @@ export class PostgresStore extends TenantStore {
     operations.forEach(validateOperation);
     const { vectors } = await this.setup();
     const useVectors = vectors && this.embeddings !== undefined;
-    const puts = await this.preparePuts(operations, useVectors);
-    const queryVectors = useVectors ? await this.embedQueries(operations) : new Map<string, number[]>();
+    const puts = await preparePuts(operations, { indexFields: this.indexFields, embeddings: useVectors ? this.embeddings : undefined });
+    const queryVectors = await embedQueries(operations, useVectors ? this.embeddings : undefined);
     for (const put of puts.values()) if (put.vector) await this.ensureIndex(put.vector.length);
     const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings };
     return this.transaction(async (db) => {
       const results: unknown[] = [];
       for (const op of operations) {
-        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, terms: "" }));
+        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
         else if ("namespacePrefix" in op) {
           results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
         } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key));
@@ -202,30 +201,5 @@ export class PostgresStore extends TenantStore {
 
   private assertOpen(): void {
     if (this.closed) throw new MemoryGraphError("STORE_CLOSED", "the Postgres store is closed", { kind: "system" });
-  }
-
-  private async preparePuts(operations: readonly Operation[], embed: boolean): Promise<Map<Operation, PreparedPut>> {
-    const prepared = new Map<Operation, PreparedPut & { text: string }>();
-    for (const op of operations) {
-      if (!("value" in op) || op.value === null || op.index === false) continue;
-      const text = indexTextOf(op.value, op.index ?? this.indexFields);
-      prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
-    }
-    const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
-    if (embed && this.embeddings && embeddable.length > 0) {
-      const vectors = await this.embeddings.embedDocuments(embeddable.map((p) => p.text));
-      embeddable.forEach((p, i) => (p.vector = vectors[i]));
-    }
-    return prepared;
-  }
-
-  private async embedQueries(operations: readonly Operation[]): Promise<Map<string, number[]>> {
-    const vectors = new Map<string, number[]>();
-    if (!this.embeddings) return vectors;
-    for (const op of operations) {
-      if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query)) continue;
-      vectors.set(op.query, await this.embeddings.embedQuery(op.query));
-    }
-    return vectors;
   }
 }

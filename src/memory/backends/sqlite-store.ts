@@ -12,15 +12,14 @@ import {
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { HybridOptions } from "../ranking/hybrid.js";
-import { tokenize } from "../ranking/tokenize.js";
-import { indexTextOf } from "./sqlite-store/index-text.js";
 import { listNamespaces, validateOperation } from "./sqlite-store/operations.js";
 import { assertTenantNamespace, pathOf } from "./sqlite-store/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./sqlite-store/schema.js";
 import { itemOf, searchRanked, searchRecent, type RankingSettings } from "./sqlite-store/search.js";
 import { indexCacheOf, type IndexedWrite } from "./sqlite-store/index-cache.js";
 import { statement } from "./sqlite-store/statements.js";
-import { deletePrefix, writeItem, type PreparedPut } from "./sqlite-store/writes.js";
+import { deletePrefix, writeItem } from "./sqlite-store/writes.js";
+import { embedQueries, preparePuts } from "./prepare-writes.js";
 import { TenantStore } from "./tenant-store.js";
 
 export type { Ranking, RankedSearchItem } from "./sqlite-store/search.js";
@@ -124,8 +123,8 @@ export class SqliteStore extends TenantStore {
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     this.setup();
     operations.forEach(validateOperation);
-    const puts = await this.preparePuts(operations);
-    const queryVectors = await this.embedQueries(operations);
+    const puts = await preparePuts(operations, { indexFields: this.indexFields, embeddings: this.embeddings });
+    const queryVectors = await embedQueries(operations, this.embeddings);
     this.assertOpen();
     const cache = indexCacheOf(this.db);
     const writes: IndexedWrite[] = [];
@@ -186,31 +185,6 @@ export class SqliteStore extends TenantStore {
     if (this.closed || !this.db.open) {
       throw new MemoryGraphError("STORE_CLOSED", "the SQLite store is closed", { kind: "system" });
     }
-  }
-
-  private async preparePuts(operations: readonly Operation[]): Promise<Map<Operation, PreparedPut>> {
-    const prepared = new Map<Operation, PreparedPut>();
-    for (const op of operations) {
-      if (!("value" in op) || op.value === null || op.index === false) continue;
-      const text = indexTextOf(op.value, op.index ?? this.indexFields);
-      prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
-    }
-    const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
-    if (this.embeddings && embeddable.length > 0) {
-      const vectors = await this.embeddings.embedDocuments(embeddable.map((p) => p.text));
-      embeddable.forEach((p, i) => (p.vector = vectors[i]));
-    }
-    return prepared;
-  }
-
-  private async embedQueries(operations: readonly Operation[]): Promise<Map<string, number[]>> {
-    const vectors = new Map<string, number[]>();
-    if (!this.embeddings) return vectors;
-    for (const op of operations) {
-      if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query)) continue;
-      vectors.set(op.query, await this.embeddings.embedQuery(op.query));
-    }
-    return vectors;
   }
 
   private read(op: GetOperation): Item | null {

@@ -1,14 +1,10 @@
 import type pg from "pg";
-import type { Item, ListNamespacesOperation, MatchCondition, PutOperation } from "@langchain/langgraph-checkpoint";
+import type { Item, ListNamespacesOperation, MatchCondition } from "@langchain/langgraph-checkpoint";
 import { matchesCondition, pathOf, prefixRange } from "../sqlite-store/namespace.js";
 import { vectorLiteral } from "./sql.js";
 
 /** A put with the `tokenize()` terms of its indexed text (space-joined) and, when embedded, its vector. */
-export interface PreparedPut {
-  op: PutOperation;
-  terms: string;
-  vector?: number[];
-}
+import type { PreparedPut } from "../prepare-writes.js";
 
 /** An item row as read back. */
 export interface ItemRow {

@@ -1,17 +1,11 @@
 import type Database from "better-sqlite3";
-import type { PutOperation } from "@langchain/langgraph-checkpoint";
 import { vectorToBlob } from "./index-text.js";
 import { pathOf, prefixRange } from "./namespace.js";
 import type { IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
 
 /** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
-export interface PreparedPut {
-  op: PutOperation;
-  text: string;
-  terms: string;
-  vector?: number[];
-}
+import type { PreparedPut } from "../prepare-writes.js";
 
 /**
  * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,

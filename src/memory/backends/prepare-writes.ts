@@ -1,0 +1,46 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import { tokenize } from "../ranking/tokenize.js";
+import { indexTextOf } from "./sqlite-store/index-text.js";
+
+/** A put with what our stores index for it: its text, its terms and (when embedding) its vector. */
+export interface PreparedPut {
+  op: PutOperation;
+  text: string;
+  /** Our tokenizer's output, space-joined, as the full-text index stores it. */
+  terms: string;
+  vector?: number[];
+}
+
+/**
+ * The index text, terms and vector of every put in a batch that is indexed (`index !== false`),
+ * embedded in one call, once, at write time. Deletes and unindexed puts are left out.
+ */
+export async function preparePuts(
+  operations: readonly Operation[],
+  options: { indexFields?: string[]; embeddings?: EmbeddingsInterface },
+): Promise<Map<Operation, PreparedPut>> {
+  const prepared = new Map<Operation, PreparedPut>();
+  for (const op of operations) {
+    if (!("value" in op) || op.value === null || op.index === false) continue;
+    const text = indexTextOf(op.value, op.index ?? options.indexFields);
+    prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
+  }
+  const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
+  if (options.embeddings && embeddable.length > 0) {
+    const vectors = await options.embeddings.embedDocuments(embeddable.map((p) => p.text));
+    embeddable.forEach((p, i) => (p.vector = vectors[i]));
+  }
+  return prepared;
+}
+
+/** One query embedding per distinct search query of a batch (none without embeddings). */
+export async function embedQueries(operations: readonly Operation[], embeddings: EmbeddingsInterface | undefined): Promise<Map<string, number[]>> {
+  const vectors = new Map<string, number[]>();
+  if (!embeddings) return vectors;
+  for (const op of operations) {
+    if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query)) continue;
+    vectors.set(op.query, await embeddings.embedQuery(op.query));
+  }
+  return vectors;
+}
