@@ -1,43 +1,8 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-
-const tsx = path.resolve("node_modules/.bin/tsx");
-const entry = path.resolve("src/cli/start.ts");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function start(env: Record<string, string>) {
-  const child = spawn(tsx, [entry], {
-    env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "", NODE_ENV: "", K_SERVICE: "", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { freePort, startService as start, waitFor } from "../support/service-process.js";
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 

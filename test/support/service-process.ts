@@ -1,0 +1,38 @@
+import { spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+
+/** Starting `src/cli/start.ts` (what `npm start` runs) as a child process, for service tests. */
+const tsx = path.resolve("node_modules/.bin/tsx");
+const entry = path.resolve("src/cli/start.ts");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export function startService(env: Record<string, string>) {
+  const child = spawn(tsx, [entry], {
+    env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "", NODE_ENV: "", K_SERVICE: "", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+export async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
