@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { Item, ListNamespacesOperation, MatchCondition } from "@langchain/langgraph-checkpoint";
-import { matchesCondition, pathOf, prefixRange } from "../sqlite-store/namespace.js";
+import type { Item, ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
+import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../sqlite-store/namespace.js";
 import { vectorLiteral } from "./sql.js";
 
 /** A put with the `tokenize()` terms of its indexed text (space-joined) and, when embedded, its vector. */
@@ -74,36 +74,15 @@ export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, 
   return result.rowCount ?? 0;
 }
 
-function compareNamespaces(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i] ?? "";
-    const y = b[i] ?? "";
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
-}
-
-/**
- * The distinct namespaces holding items that meet every match condition, each cut to `maxDepth`
- * labels (then deduplicated), sorted label by label, paged by `offset`/`limit` — as the SQLite
- * store lists them. Expects `validateOperation` to have passed.
- */
+/** Lists namespaces as every store does (see `pickNamespaces`). Expects `validateOperation` to have passed. */
 export async function listNamespaces(db: pg.ClientBase, schema: string, op: ListNamespacesOperation): Promise<string[][]> {
-  const conditions: MatchCondition[] = op.matchConditions ?? [];
-  const first = conditions.find((c) => c.matchType === "prefix")?.path ?? [];
-  const wildcard = first.indexOf("*");
-  const { from, to } = prefixRange(wildcard === -1 ? first : first.slice(0, wildcard));
+  const { from, to } = listScanRange(op);
   const { rows } = await db.query<{ namespace: string[] }>(
     `SELECT DISTINCT namespace FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2`,
     [from, to],
   );
-  const found = new Map<string, string[]>();
-  for (const { namespace } of rows) {
-    if (!conditions.every((c) => matchesCondition(namespace, c))) continue;
-    const cut = op.maxDepth === undefined ? namespace : namespace.slice(0, op.maxDepth);
-    found.set(JSON.stringify(cut), cut);
-  }
-  const sorted = [...found.values()].sort(compareNamespaces);
-  const offset = op.offset ?? 0;
-  return sorted.slice(offset, offset + (op.limit ?? sorted.length));
+  return pickNamespaces(
+    rows.map((row) => row.namespace),
+    op,
+  );
 }

@@ -1,3 +1,4 @@
+import type { ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../../errors.js";
 
 /** Separates labels in the stored namespace path; labels may not contain control characters, so it never collides. */
@@ -55,4 +56,38 @@ export function matchesCondition(namespace: readonly string[], condition: { matc
   if (path.length > namespace.length) return false;
   const start = condition.matchType === "suffix" ? namespace.length - path.length : 0;
   return path.every((label, i) => label === "*" || namespace[start + i] === label);
+}
+
+/** The stored-path range a listNamespaces operation has to scan: its first prefix, up to a wildcard. */
+export function listScanRange(op: ListNamespacesOperation): { from: string; to: string } {
+  const first = op.matchConditions?.find((c) => c.matchType === "prefix")?.path ?? [];
+  const wildcard = first.indexOf("*");
+  return prefixRange(wildcard === -1 ? first : first.slice(0, wildcard));
+}
+
+function compareNamespaces(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] ?? "";
+    const y = b[i] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The answer of a listNamespaces operation from the namespaces found in its scan range: those
+ * meeting every match condition, each cut to `maxDepth` labels (then deduplicated), sorted label
+ * by label, paged by `offset`/`limit`. Pure; every store lists namespaces through it.
+ */
+export function pickNamespaces(namespaces: Iterable<readonly string[]>, op: ListNamespacesOperation): string[][] {
+  const conditions = op.matchConditions ?? [];
+  const found = new Map<string, string[]>();
+  for (const namespace of namespaces) {
+    if (!conditions.every((c) => matchesCondition(namespace, c))) continue;
+    const cut = op.maxDepth === undefined ? [...namespace] : namespace.slice(0, op.maxDepth);
+    found.set(JSON.stringify(cut), cut);
+  }
+  const sorted = [...found.values()].sort(compareNamespaces);
+  const offset = op.offset ?? 0;
+  return sorted.slice(offset, offset + (op.limit ?? sorted.length));
 }

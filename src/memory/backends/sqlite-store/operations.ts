@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { ListNamespacesOperation, MatchCondition, Operation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../../errors.js";
 import { filterToSql } from "./filter.js";
-import { assertTenantNamespace, matchesCondition, prefixRange } from "./namespace.js";
+import { assertTenantNamespace, listScanRange, pickNamespaces } from "./namespace.js";
 
 function invalid(code: string, field: string, message: string): MemoryGraphError {
   return new MemoryGraphError(code, `${field}: ${message}`, { kind: "user", field });
@@ -56,36 +56,14 @@ export function validateOperation(op: Operation): void {
   assertCount(op.offset, "offset");
 }
 
-function compareNamespaces(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const x = a[i] ?? "";
-    const y = b[i] ?? "";
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
-}
-
-/**
- * The distinct namespaces holding items that meet every match condition, each cut to `maxDepth`
- * labels (then deduplicated), sorted label by label, paged by `offset`/`limit`. Expects
- * `validateOperation` to have passed.
- */
+/** Lists namespaces as every store does (see `pickNamespaces`). Expects `validateOperation` to have passed. */
 export function listNamespaces(db: Database.Database, op: ListNamespacesOperation): string[][] {
-  const conditions = op.matchConditions ?? [];
-  const first = prefixConditions(op)[0]?.path ?? [];
-  const wildcard = first.indexOf("*");
-  const { from, to } = prefixRange(wildcard === -1 ? first : first.slice(0, wildcard));
+  const { from, to } = listScanRange(op);
   const rows = db
     .prepare("SELECT DISTINCT namespace FROM store_items WHERE ns_path >= ? AND ns_path < ?")
     .all(from, to) as { namespace: string }[];
-  const found = new Map<string, string[]>();
-  for (const row of rows) {
-    const namespace = JSON.parse(row.namespace) as string[];
-    if (!conditions.every((c) => matchesCondition(namespace, c))) continue;
-    const cut = op.maxDepth === undefined ? namespace : namespace.slice(0, op.maxDepth);
-    found.set(JSON.stringify(cut), cut);
-  }
-  const sorted = [...found.values()].sort(compareNamespaces);
-  const offset = op.offset ?? 0;
-  return sorted.slice(offset, offset + (op.limit ?? sorted.length));
+  return pickNamespaces(
+    rows.map((row) => JSON.parse(row.namespace) as string[]),
+    op,
+  );
 }
