@@ -5,7 +5,7 @@ import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError } from "../errors.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import type { GcTarget } from "../memory/gc.js";
+import { DEFAULT_CHECKPOINT_KEEP, type GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
@@ -71,23 +71,30 @@ export interface MemoryGraph {
 /** The run config every turn shares: its thread, checkpointed once at the end. */
 type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
 
-/** Builds the memory graph from options; close it when done. */
-export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
-  const limits = resolveLimits(options.limits);
-  const chatModel = options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null;
-  const deps: GraphDeps = {
-    chatModel,
+/**
+ * What the nodes get from the options: the models (an OpenAI-compatible one from `openai` when no
+ * chat model is given; nodes do the retrying, so its client does not), limits and defaults.
+ */
+export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
+  return {
+    chatModel: options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null,
     classifierModel: options.classifierModel,
     summaryModel: options.summaryModel,
     modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
     embeddings: options.embeddings,
-    limits,
+    limits: resolveLimits(options.limits),
     memoryMode: options.memoryMode ?? "conversation",
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     retry: options.retry ?? { retries: 2, baseDelayMs: 250 },
     now: options.now ?? (() => new Date()),
     newId: options.newId ?? randomUUID,
   };
+}
+
+/** Builds the memory graph from options; close it when done. */
+export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
+  const deps = graphDepsOf(options);
+  const limits = deps.limits;
   const persistence: Persistence = options.persistence
     ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
     : await openPersistence({
@@ -99,7 +106,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         embeddings: options.embeddings,
       });
   const app = compileGraph(deps, persistence);
-  const checkpointKeep = options.checkpointKeep ?? 20;
+  const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   let closed = false;
 
   /**

@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { metaOf, textOf, withMeta } from "../reducers/message-meta.js";
 import { extractThread } from "../reducers/thread.js";
-import { namespaces, sessionIdOfTranscript } from "./namespaces.js";
+import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { listAll, valuesOf } from "./store-io.js";
@@ -57,11 +57,6 @@ export async function walkThread(
   return path.reverse();
 }
 
-/** How many messages a session has stored, counting at most `cap`. */
-export async function countTranscript(store: BaseStore, scope: MemoryScope, cap: number): Promise<number> {
-  return (await store.search(namespaces.transcript(scope), { limit: cap })).length;
-}
-
 /** A message for the window, carrying its id and metadata. */
 export function recordToMessage(record: TranscriptRecord): BaseMessage {
   const fields = { content: record.text, id: record.id };
@@ -88,9 +83,4 @@ export function messageToRecord(
   if (extra.model) record.model = extra.model;
   if (extra.speaker) record.speaker = extra.speaker;
   return record;
-}
-
-/** The session a stored transcript item belongs to. */
-export function sessionOfItem(namespace: readonly string[], record: TranscriptRecord): string {
-  return sessionIdOfTranscript(namespace) ?? record.sessionId;
 }
