@@ -43,8 +43,9 @@ export interface MemoryGraphOptions {
   systemPrompt?: string;
   retry?: { retries: number; baseDelayMs: number };
   /**
-   * Checkpoints kept per session after each turn (default 20; never the newest). Older ones are
-   * pruned as the turn ends, so storage grows with the transcript, not with checkpoint history.
+   * Checkpoints kept per session (default 20; never the newest). Older ones are pruned as turns
+   * end, once `PRUNE_SLACK` more have gathered, so a session holds at most keep + 10 and storage
+   * grows with the transcript, not with checkpoint history.
    */
   checkpointKeep?: number;
   now?: () => Date;
@@ -67,6 +68,9 @@ export interface MemoryGraph {
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   close(): Promise<void>;
 }
+
+/** Checkpoints a session may gather beyond `checkpointKeep` before a turn prunes it back. */
+export const PRUNE_SLACK = 10;
 
 /** The run config every turn shares: its thread, checkpointed once at the end. */
 type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
@@ -122,7 +126,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       await resolveParent(persistence.store, input);
       // A turn checkpoints once, at its end: a failed turn leaves the session as it was.
       const state = await run(input, { configurable: { thread_id: threadId }, durability: "exit" });
-      if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep);
+      if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
       return turnResultOf(state);
     });
   }

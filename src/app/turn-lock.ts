@@ -106,27 +106,29 @@ async function holdLease<T>(leaseMs: number, renew: () => Promise<void>, release
 
 /**
  * SQLite: a row per held thread in `turn_locks` of the given database (the file the checkpoints
- * live in), claimed in a `BEGIN IMMEDIATE` transaction, so the database's write lock decides
- * between processes. Each row carries its holder's token and a lease renewed while the turn runs.
+ * live in), claimed by one upsert that takes the row only when it is missing or its lease has
+ * expired, so the database's write lock decides between processes. Each row carries its holder's
+ * token and a lease renewed while the turn runs.
  */
 export function sqliteTurnLock(db: Database.Database, options: LeaseLockOptions = {}): TurnLock {
   const local = new KeyedLock();
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   db.exec("CREATE TABLE IF NOT EXISTS turn_locks (thread_id TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at INTEGER NOT NULL)");
-  const claim = db.transaction((threadId: string, token: string, now: number) => {
-    db.prepare("DELETE FROM turn_locks WHERE thread_id = ? AND expires_at < ?").run(threadId, now);
-    db.prepare("INSERT OR IGNORE INTO turn_locks (thread_id, token, expires_at) VALUES (?, ?, ?)").run(threadId, token, now + leaseMs);
-    const row = db.prepare("SELECT token FROM turn_locks WHERE thread_id = ?").get(threadId) as { token: string } | undefined;
-    return row?.token === token;
-  });
+  const claim = db.prepare(
+    `INSERT INTO turn_locks (thread_id, token, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (thread_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at WHERE turn_locks.expires_at < ?`,
+  );
+  const renew = db.prepare("UPDATE turn_locks SET expires_at = ? WHERE thread_id = ? AND token = ?");
+  const release = db.prepare("DELETE FROM turn_locks WHERE thread_id = ? AND token = ?");
   return {
     run: (threadId, work) =>
       local.run(threadId, async () => {
         const token = randomUUID();
         await acquire(threadId, waitMs, async () => {
           try {
-            return claim.immediate(threadId, token, Date.now());
+            const now = Date.now();
+            return claim.run(threadId, token, now + leaseMs, now).changes === 1;
           } catch (error) {
             if ((error as { code?: string }).code === "SQLITE_BUSY") return false;
             throw error;
@@ -134,8 +136,8 @@ export function sqliteTurnLock(db: Database.Database, options: LeaseLockOptions 
         });
         return holdLease(
           leaseMs,
-          async () => void db.prepare("UPDATE turn_locks SET expires_at = ? WHERE thread_id = ? AND token = ?").run(Date.now() + leaseMs, threadId, token),
-          async () => void db.prepare("DELETE FROM turn_locks WHERE thread_id = ? AND token = ?").run(threadId, token),
+          async () => void renew.run(Date.now() + leaseMs, threadId, token),
+          async () => void release.run(threadId, token),
           work,
         );
       }),

@@ -17,8 +17,11 @@ export interface GcTarget {
   checkpointer: BaseCheckpointSaver;
   store: BaseStore;
   listThreadIds(): Promise<string[]>;
-  /** Keeps the newest `keep` checkpoints of the thread (never fewer than one); returns how many went. */
-  pruneThread(threadId: string, keep: number): Promise<number>;
+  /**
+   * Keeps the newest `keep` checkpoints of the thread (never fewer than one); returns how many
+   * went. With `slack`, a thread holding at most `keep + slack` is left as it is.
+   */
+  pruneThread(threadId: string, keep: number, slack?: number): Promise<number>;
   /** The tenant labels the store holds items of. */
   listTenants(): Promise<string[]>;
   /** Deletes full-text and vector rows whose item is gone; returns how many. */
@@ -114,7 +117,7 @@ export function sqliteGcTarget(db: Database.Database, checkpointer: SqliteCheckp
       hasCheckpoints()
         ? (db.prepare("SELECT DISTINCT thread_id FROM checkpoint_checkpoints").all() as { thread_id: string }[]).map((r) => r.thread_id)
         : [],
-    pruneThread: async (threadId, keep) => checkpointer.pruneThread(threadId, keep),
+    pruneThread: async (threadId, keep, slack) => checkpointer.pruneThread(threadId, keep, slack),
     listTenants: async () =>
       (db.prepare("SELECT DISTINCT substr(ns_path, 1, instr(ns_path, char(31)) - 1) AS tenant FROM store_items").all() as { tenant: string }[]).map(
         (r) => r.tenant,
@@ -135,7 +138,7 @@ export function postgresGcTarget(checkpointer: PostgresCheckpointer, store: Post
     store,
     lock,
     listThreadIds: () => checkpointer.listThreadIds(),
-    pruneThread: (threadId, keep) => checkpointer.pruneThread(threadId, keep),
+    pruneThread: (threadId, keep, slack) => checkpointer.pruneThread(threadId, keep, slack),
     listTenants: () => store.listTenants(),
     removeOrphanedIndexRows: () => store.removeOrphanedIndexRows(),
   };

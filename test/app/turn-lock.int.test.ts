@@ -63,4 +63,20 @@ describe("cross-process turn locks", () => {
     for (const db of dbs) db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it("SQLite: a crashed holder's expired lease is taken over; a live one makes the turn time out", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-lock-"));
+    const db = new Database(path.join(dir, "m.db"));
+    const lock = sqliteTurnLock(db, { leaseMs: 2_000, waitMs: 100 });
+    const insert = db.prepare("INSERT INTO turn_locks (thread_id, token, expires_at) VALUES (?, 'crashed', ?)");
+    insert.run("t/u/old", Date.now() - 1);
+    insert.run("t/u/live", Date.now() + 60_000);
+    expect(await lock.run("t/u/old", async () => db.prepare("SELECT token FROM turn_locks WHERE thread_id = 't/u/old'").get())).not.toEqual({
+      token: "crashed",
+    });
+    await expect(lock.run("t/u/live", async () => "ran")).rejects.toMatchObject({ code: "TURN_LOCK_TIMEOUT" });
+    expect(db.prepare("SELECT thread_id, token FROM turn_locks ORDER BY thread_id").all()).toEqual([{ thread_id: "t/u/live", token: "crashed" }]);
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

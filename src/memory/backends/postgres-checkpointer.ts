@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { log } from "../../logger.js";
+import { CompactSerializer } from "./checkpoint-serde.js";
 import { MIGRATION_LOCK } from "./postgres/schema.js";
 import { schemaIdentifier } from "./postgres/sql.js";
 
@@ -19,7 +20,7 @@ export class PostgresCheckpointer extends PostgresSaver {
     private readonly db: pg.Pool,
     options: { schema?: string; serde?: SerializerProtocol } = {},
   ) {
-    super(db, options.serde, { schema: options.schema ?? "public" });
+    super(db, options.serde ?? new CompactSerializer(), { schema: options.schema ?? "public" });
     this.schemaName = schemaIdentifier(options.schema ?? "public");
   }
 
@@ -46,12 +47,18 @@ export class PostgresCheckpointer extends PostgresSaver {
   /**
    * Keeps the newest `keep` checkpoints of each namespace of `threadId` (at least one: the newest,
    * the one a next turn starts from, is never removed), deletes the rest with their pending writes,
-   * then the channel values no remaining checkpoint refers to; one transaction. Returns how many
-   * checkpoints were removed.
+   * then the channel values no remaining checkpoint refers to; one transaction. With `slack`, a
+   * namespace holding at most `keep + slack` checkpoints is left alone (one count query when
+   * none holds more). Returns how many checkpoints were removed.
    */
-  async pruneThread(threadId: string, keep: number): Promise<number> {
+  async pruneThread(threadId: string, keep: number, slack = 0): Promise<number> {
     const kept = Math.max(1, Math.floor(Number.isFinite(keep) ? keep : 1));
     const s = this.schemaName;
+    const largest = await this.db.query<{ n: string | null }>(
+      `SELECT max(n) AS n FROM (SELECT count(*) AS n FROM ${s}.checkpoints WHERE thread_id = $1 GROUP BY checkpoint_ns) counts`,
+      [threadId],
+    );
+    if (Number(largest.rows[0]?.n ?? 0) <= kept + slack) return 0;
     const client = await this.db.connect();
     try {
       await client.query("BEGIN");

@@ -39,6 +39,7 @@ import {
   type ThreadKeys,
   type WriteRecord,
 } from "./redis-checkpointer-keys.js";
+import { CompactSerializer } from "./checkpoint-serde.js";
 import { candidates, loadTuple, newestId } from "./redis-checkpointer-read.js";
 
 /** Options of `RedisCheckpointer`. */
@@ -47,6 +48,7 @@ export interface RedisCheckpointerOptions {
   keyPrefix?: string;
   /** When set, every key of a thread expires this many seconds after the thread's last write. */
   ttlSeconds?: number;
+  /** Default: `CompactSerializer` (reads JsonPlus data too). */
   serde?: SerializerProtocol;
 }
 
@@ -64,7 +66,7 @@ export class RedisCheckpointer extends BaseCheckpointSaver {
   private readonly ownsClient: boolean;
 
   constructor(client: RedisClientType, options: RedisCheckpointerOptions & { ownsClient?: boolean } = {}) {
-    super(options.serde);
+    super(options.serde ?? new CompactSerializer());
     const ttl = options.ttlSeconds;
     if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) {
       throw new MemoryGraphError("INVALID_INPUT", "ttlSeconds: must be a positive integer", { field: "ttlSeconds" });

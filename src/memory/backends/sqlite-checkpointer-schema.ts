@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { COMPACT_JSON_TYPE } from "./checkpoint-serde.js";
 
 /**
  * Tables and prepared statements of `SqliteCheckpointer`. Every table name starts with
@@ -175,7 +176,7 @@ export function listSql(shape: {
   if (shape.ns) where.push("checkpoint_ns = ?");
   if (shape.before) where.push("checkpoint_id < ?");
   for (let i = 0; i < shape.filterKeys; i += 1) {
-    where.push("(metadata_type = 'json' AND (CAST(metadata AS TEXT) -> ?) = ?)");
+    where.push(`(metadata_type IN ('json', '${COMPACT_JSON_TYPE}') AND (CAST(metadata AS TEXT) -> ?) = ?)`);
   }
   return [
     `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoint_checkpoints`,

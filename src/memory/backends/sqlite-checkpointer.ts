@@ -12,6 +12,7 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
+import { CompactSerializer } from "./checkpoint-serde.js";
 import { log } from "../../logger.js";
 import {
   EMPTY_BLOB_TYPE,
@@ -58,7 +59,7 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
   private readonly ownsDb: boolean;
 
   constructor(db: Database.Database, serde?: SerializerProtocol, options: { ownsDb?: boolean } = {}) {
-    super(serde);
+    super(serde ?? new CompactSerializer());
     this.db = db;
     this.ownsDb = options.ownsDb ?? false;
   }
@@ -190,19 +191,29 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
   /**
    * Keeps the newest `keep` checkpoints of each namespace of `threadId` (at least one: the newest
    * is never removed) and deletes the rest with their pending writes, then the channel values no
-   * remaining checkpoint refers to. Returns how many checkpoints were removed.
+   * remaining checkpoint refers to. With `slack`, a namespace holding at most `keep + slack`
+   * checkpoints is left alone, so pruning after every turn does its work once per `slack` turns.
+   * Returns how many checkpoints were removed.
    */
-  pruneThread(threadId: string, keep: number): number {
+  pruneThread(threadId: string, keep: number, slack = 0): number {
     const s = this.setup();
     const kept = Math.max(1, Math.floor(Number.isFinite(keep) ? keep : 1));
+    const prunable = (ns: string) => {
+      const ids = s.selectPrunable.all(threadId, ns, kept);
+      return ids.length > slack ? ids : [];
+    };
+    // Reading first, outside a write transaction: most calls find nothing to do.
+    const namespaces = s.selectNamespaces.all(threadId).map((row) => row.checkpoint_ns);
+    if (namespaces.every((ns) => prunable(ns).length === 0)) return 0;
     const removed = this.db.transaction(() => {
       let count = 0;
-      for (const { checkpoint_ns: ns } of s.selectNamespaces.all(threadId)) {
-        for (const { checkpoint_id: id } of s.selectPrunable.all(threadId, ns, kept)) {
+      for (const ns of namespaces) {
+        const doomed = prunable(ns);
+        for (const { checkpoint_id: id } of doomed) {
           s.deleteCheckpointWrites.run(threadId, ns, id);
           count += s.deleteCheckpoint.run(threadId, ns, id).changes;
         }
-        this.deleteUnreferencedBlobs(threadId, ns);
+        if (doomed.length > 0) this.deleteUnreferencedBlobs(threadId, ns);
       }
       return count;
     }).immediate();

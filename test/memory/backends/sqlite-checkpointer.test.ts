@@ -114,6 +114,15 @@ describe("SqliteCheckpointer storage", () => {
     expect(count("SELECT count(*) AS n FROM checkpoint_checkpoints WHERE thread_id = 'other'")).toBe(3);
   });
 
+  it("pruneThread with slack leaves keep + slack alone and prunes beyond it back to keep", async () => {
+    await putChain(saver, "t1", 8, "s");
+    expect(saver.pruneThread("t1", 5, 3)).toBe(0);
+    expect(count("SELECT count(*) AS n FROM checkpoint_checkpoints WHERE thread_id = 't1'")).toBe(8);
+    expect(count("SELECT count(*) AS n FROM checkpoint_blobs WHERE thread_id = 't1' AND channel = 'counter'")).toBe(8);
+    expect(saver.pruneThread("t1", 5, 2)).toBe(3);
+    expect(count("SELECT count(*) AS n FROM checkpoint_blobs WHERE thread_id = 't1' AND channel = 'counter'")).toBe(5);
+  });
+
   it("pruneThread never removes the newest checkpoint", async () => {
     await putChain(saver, "t1", 4, "z");
     expect(saver.pruneThread("t1", 0)).toBe(3);

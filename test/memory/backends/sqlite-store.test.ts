@@ -194,6 +194,24 @@ describe("SqliteStore", () => {
     expect(() => store.deleteNamespacePrefix([])).toThrow(expect.objectContaining({ code: "NAMESPACE_TENANT_REQUIRED" }));
   });
 
+  it("sees what another connection (another worker) puts, rewrites and deletes", async () => {
+    const path = freshPath();
+    const [a, b] = [make({}, path), make({}, path)];
+    await a.put(ns, "m1", { text: "the invoice for the lighthouse repair" });
+    await a.put(ns, "m2", { text: "notes about a lighthouse keeper" });
+    const keys = async (query: string) => (await search(a, query)).map((item) => item.key).sort();
+    expect(await keys("lighthouse")).toEqual(["m1", "m2"]); // a's cache is built now
+    await b.put(ns, "m3", { text: "lighthouse paint order" });
+    await b.put(ns, "m1", { text: "the invoice for the harbour crane" });
+    expect(await keys("lighthouse")).toEqual(["m2", "m3"]);
+    expect(await keys("crane")).toEqual(["m1"]);
+    await b.delete(ns, "m2");
+    expect(await keys("lighthouse")).toEqual(["m3"]);
+    await a.put(ns, "m4", { text: "lighthouse lamp" });
+    await b.put(ns, "m5", { text: "lighthouse stairs" });
+    expect(await keys("lighthouse")).toEqual(["m3", "m4", "m5"]);
+  });
+
   it("runs a batch in order and tells recall it ranks queries", async () => {
     const store = make();
     const [, got, , gone] = await store.batch([

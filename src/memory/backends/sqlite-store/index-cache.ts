@@ -20,25 +20,31 @@ interface Entry {
  * ranked search reads posting lists from memory instead of running FTS5. Invariants:
  * - an entry holds exactly the indexed items under its prefix: it is built from `store_fts` on
  *   first use and updated by every committed write of this connection (`applyWrites`);
- * - a change committed by any other connection (SQLite's `data_version` moves) drops every entry;
+ * - when another connection has committed (SQLite's `data_version` moves), the items it wrote are
+ *   read back by `seq` (which grows with every write, in commit order) and applied to every
+ *   entry, and their cached vectors dropped; when it has deleted items (`store_meta.deletes`
+ *   moved), every entry and vector is dropped instead, as a deletion leaves no row to read;
  * - stored vectors read for ranking are kept too (at most `maxVectorBytes`), dropped on any write
- *   of their item and on any change by another connection;
- * - at most `maxPrefixes` entries (least recently used goes first) and a prefix holding more than
- *   `maxItems` items is not cached (its searches use FTS5).
+ *   of their item;
+ * - at most `maxCachedItems` items over all entries and `maxPrefixes` entries (least recently
+ *   used goes first); a prefix holding more than `maxItems` items is not cached (its searches use
+ *   FTS5).
  */
 export class IndexCache {
   private readonly entries = new Map<string, Entry>();
   /** Stored vectors read recently, by item id (insertion order = least recently used first). */
   private readonly vectors = new Map<number, Float32Array>();
   private vectorBytes = 0;
-  private version: number | undefined;
+  /** What this cache has seen of the database: `data_version`, newest `seq`, deletion count. */
+  private seen: { version: number; seq: number; deletes: number } | undefined;
   /** Upper bound of the vector cache, in bytes. */
   maxVectorBytes = 64 * 1024 * 1024;
 
   constructor(
     private readonly db: Database.Database,
-    private readonly maxPrefixes = 16,
+    private readonly maxPrefixes = 4096,
     private readonly maxItems = 250_000,
+    private readonly maxCachedItems = 500_000,
   ) {}
 
   /** The index of the prefix range [from, to), built when missing; undefined when too large to cache. */
@@ -62,9 +68,12 @@ export class IndexCache {
     ).all(from, to) as { id: number; path: string; terms: string }[];
     for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id);
     this.entries.set(key, { from, to, index });
-    if (this.entries.size > this.maxPrefixes) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    let cached = 0;
+    for (const entry of this.entries.values()) cached += entry.index.size;
+    for (const [oldest, entry] of this.entries) {
+      if (oldest === key || (this.entries.size <= this.maxPrefixes && cached <= this.maxCachedItems)) break;
+      this.entries.delete(oldest);
+      cached -= entry.index.size;
     }
     return index;
   }
@@ -123,8 +132,21 @@ export class IndexCache {
 
   private checkVersion(): void {
     const version = this.db.pragma("data_version", { simple: true }) as number;
-    if (this.version !== undefined && version !== this.version) this.clear();
-    this.version = version;
+    if (this.seen?.version === version) return;
+    const { deletes } = statement(this.db, "SELECT value AS deletes FROM store_meta WHERE name = 'deletes'").get() as { deletes: number };
+    if (this.seen === undefined || deletes !== this.seen.deletes) {
+      this.clear();
+      const { seq } = statement(this.db, "SELECT IFNULL(MAX(seq), 0) AS seq FROM store_items").get() as { seq: number };
+      this.seen = { version, seq, deletes };
+      return;
+    }
+    // Another connection wrote: apply what it upserted (own writes come again; applying is idempotent).
+    const rows = statement(
+      this.db,
+      "SELECT i.id AS id, i.ns_path AS path, i.seq AS seq, f.terms AS terms FROM store_items i LEFT JOIN store_fts f ON f.rowid = i.id WHERE i.seq > ? ORDER BY i.seq",
+    ).all(this.seen.seq) as { id: number; path: string; seq: number; terms: string | null }[];
+    this.applyWrites(rows.map((row) => ({ id: row.id, path: row.path, terms: row.terms ? row.terms.split(" ") : null })));
+    this.seen = { version, seq: rows.at(-1)?.seq ?? this.seen.seq, deletes };
   }
 }
 

@@ -8,6 +8,8 @@ import type Database from "better-sqlite3";
  * neighbours for context expansion). `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
  * under FTS5's `ascii` tokenizer (non-ASCII letters are word characters, so Thai terms stay
  * whole), keyed by the item id as rowid. `store_vectors` holds one Float32 embedding per item.
+ * `store_meta.deletes` counts deleted items (a trigger keeps it), so a connection's index cache can
+ * tell another connection's deletions, which `seq` cannot show, from its upserts, which it can.
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS store_items (
@@ -30,6 +32,10 @@ CREATE TABLE IF NOT EXISTS store_vectors (
   dims INTEGER NOT NULL,
   vector BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO store_meta (name, value) VALUES ('deletes', 0);
+CREATE TRIGGER IF NOT EXISTS store_items_deleted AFTER DELETE ON store_items
+BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;
 `;
 
 /** Creates the store tables when missing and turns on WAL. Idempotent. */

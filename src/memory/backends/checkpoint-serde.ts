@@ -1,0 +1,180 @@
+import {
+  AIMessage,
+  AIMessageChunk,
+  ChatMessage,
+  ChatMessageChunk,
+  FunctionMessage,
+  FunctionMessageChunk,
+  HumanMessage,
+  HumanMessageChunk,
+  RemoveMessage,
+  SystemMessage,
+  SystemMessageChunk,
+  ToolMessage,
+  ToolMessageChunk,
+  type BaseMessage,
+} from "@langchain/core/messages";
+import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+
+/** Type written by the fast path (plain JSON text); anything else is read by JsonPlus. */
+export const COMPACT_JSON_TYPE = "mg-json";
+/** Key that marks an encoded message; its value is the message class name. */
+const TAG = "$mg";
+/** Deeper nesting than this (a cycle always gets there) leaves the fast path. */
+const MAX_DEPTH = 256;
+
+/** Constructor keys that JsonPlus writes and reads back under the same name, for every class. */
+const STABLE_KEYS = ["content", "contentBlocks", "id", "name", "type", "role", "artifact", "status", "metadata"];
+
+type MessageClass = new (fields: never) => BaseMessage;
+
+interface MessageKind {
+  tag: string;
+  make: MessageClass;
+  /** The `lc_kwargs` keys we may copy as they are (others fall back, as JsonPlus renames them). */
+  keys: ReadonlySet<string>;
+}
+
+const CLASSES: Record<string, MessageClass> = {
+  HumanMessage, HumanMessageChunk, AIMessage, AIMessageChunk, SystemMessage, SystemMessageChunk,
+  ToolMessage, ToolMessageChunk, ChatMessage, ChatMessageChunk, FunctionMessage, FunctionMessageChunk,
+  RemoveMessage,
+};
+
+/** Kinds by exact prototype (a subclass is unknown, so it falls back) and by tag. */
+const BY_PROTO = new Map<object, MessageKind>();
+const BY_TAG = new Map<string, MessageKind>();
+for (const [tag, make] of Object.entries(CLASSES)) {
+  // Same union of `lc_aliases` along the prototype chain that `toJSON()` and `load()` use.
+  const keys = new Set(STABLE_KEYS);
+  for (let proto = make.prototype as object | null; proto !== null; proto = Object.getPrototypeOf(proto) as object | null) {
+    const aliases = Reflect.get(proto, "lc_aliases", make.prototype as object) as Record<string, string> | undefined;
+    for (const [key, alias] of Object.entries(aliases ?? {})) if (alias === key) keys.add(key);
+  }
+  const kind = { tag, make, keys };
+  BY_PROTO.set(make.prototype as object, kind);
+  BY_TAG.set(tag, kind);
+}
+
+/** Thrown inside the walk to leave the fast path. */
+const BAIL = new Error("checkpoint-serde: not on the fast path");
+
+function encode(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (Number.isFinite(value)) return value;
+      throw BAIL;
+    case "object":
+      break;
+    default: // undefined (in an array), bigint, symbol, function
+      throw BAIL;
+  }
+  if (value === null) return null;
+  if (depth > MAX_DEPTH) throw BAIL;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Array.prototype && Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i += 1) out[i] = encode(value[i], depth + 1);
+    return out;
+  }
+  if (proto === Object.prototype || proto === null) return encodeRecord(value as Record<string, unknown>, undefined, depth);
+  const kind = BY_PROTO.get(proto as object);
+  if (kind === undefined) throw BAIL;
+  const message = value as BaseMessage & Record<string, unknown>;
+  const kwargs: unknown = message.lc_kwargs;
+  if (message.lc_serializable !== true || typeof kwargs !== "object" || kwargs === null) throw BAIL;
+  if (Object.getPrototypeOf(kwargs) !== Object.prototype) throw BAIL; // as `toJSON()` wants a plain record
+  return encodeRecord(kwargs as Record<string, unknown>, { kind, message }, depth);
+}
+
+/**
+ * A plain object key by key, or a message's constructor fields: like `toJSON()`, each `lc_kwargs`
+ * key takes the message's own property when it has one. Undefined values are left out.
+ */
+function encodeRecord(
+  record: Record<string, unknown>,
+  from: { kind: MessageKind; message: Record<string, unknown> } | undefined,
+  depth: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = from === undefined ? {} : { [TAG]: from.kind.tag };
+  for (const key of Object.keys(record)) {
+    if (from === undefined ? key === TAG || key === "lc" : !from.kind.keys.has(key)) throw BAIL;
+    const raw = from !== undefined && key in from.message ? from.message[key] : record[key];
+    if (raw === undefined) continue;
+    const value = encode(raw, depth + 1);
+    if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Rebuilds tagged messages in a freshly parsed value, in place, innermost first. */
+function revive(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      if (typeof item === "object" && item !== null) value[i] = revive(item);
+    }
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item === "object" && item !== null) record[key] = revive(item);
+  }
+  const tag = record[TAG];
+  if (tag === undefined) return record;
+  const kind = typeof tag === "string" ? BY_TAG.get(tag) : undefined;
+  if (kind === undefined) throw new Error(`checkpoint-serde: unknown message tag ${JSON.stringify(tag)}`);
+  const { [TAG]: _tag, ...fields } = record;
+  return new kind.make(fields as never);
+}
+
+/**
+ * Checkpoint serializer with a fast path for the usual state: JSON data and LangChain messages.
+ *
+ * `dumpsTyped` walks the value once into a JSON-able copy: strings, booleans, null and finite
+ * numbers as they are; arrays item by item; plain objects key by key, leaving out undefined values;
+ * messages of the core classes (Human, AI, System, Tool, Chat, Function, their chunks, Remove) as
+ * `{"$mg": "<class>", ...constructor fields}`. The copy is written as UTF-8 JSON under type
+ * `"mg-json"`. `loadsTyped` parses that without a reviver and rebuilds the tagged messages with
+ * their constructors, so a message comes back as JsonPlus would return it (class, content, ids,
+ * metadata, tool calls, usage, artifact, status...).
+ *
+ * Invariant: whatever the fast path accepts loads back equal to a JsonPlus round trip. So when
+ * the walk meets anything else — undefined in an array, bigint, NaN or Infinity, a Date, Map, Set,
+ * typed array or other class instance (message subclasses too), an object with a `$mg` or `lc`
+ * key (JsonPlus reads `lc` objects as its own records), a message field that JsonPlus would rename,
+ * nesting deeper than 256 levels (which is how a cycle shows up) — the whole value is handed to a
+ * private `JsonPlusSerializer` and its type and bytes are returned unchanged. Every type other
+ * than `"mg-json"` ("json", "bytes", ...) is loaded by that JsonPlus, so older data still reads.
+ * It suits checkpointers that store the type beside the bytes (ours, `PostgresSaver`), not
+ * `MemorySaver`, which reads everything back as "json".
+ * Differences: a plain object's key whose value is undefined is dropped (JsonPlus keeps it), and an
+ * own `__proto__` key stays an ordinary key (JsonPlus turns it into the prototype).
+ */
+export class CompactSerializer implements SerializerProtocol {
+  readonly #fallback = new JsonPlusSerializer();
+  readonly #encoder = new TextEncoder();
+  readonly #decoder = new TextDecoder();
+
+  async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    let copy: unknown;
+    try {
+      copy = encode(value, 0);
+    } catch (error) {
+      if (error !== BAIL) throw error;
+      return this.#fallback.dumpsTyped(value);
+    }
+    return [COMPACT_JSON_TYPE, this.#encoder.encode(JSON.stringify(copy))];
+  }
+
+  async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+    if (type !== COMPACT_JSON_TYPE) return this.#fallback.loadsTyped(type, data) as Promise<unknown>;
+    return revive(JSON.parse(typeof data === "string" ? data : this.#decoder.decode(data)));
+  }
+}
