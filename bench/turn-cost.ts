@@ -5,7 +5,8 @@
  * - `langgraph_floor`: LangGraph alone — a StateGraph of six no-op nodes with our state
  *   annotation, the same two conditional edges, our checkpointer on an in-memory SQLite database
  *   and `durability: "exit"` — so the share of a turn that no node or store of ours can remove
- *   is visible.
+ *   is visible;
+ * - `langgraph_engine_only`: the same graph with no checkpointer (each invoke starts empty).
  * Prints JSON: CPU ms per turn for each, and the turns/s each would allow at full use of every
  * core (a ceiling: it leaves out HTTP, the load generator and contention).
  */
@@ -53,7 +54,7 @@ async function memoryGraphCost() {
   return cost;
 }
 
-async function langGraphFloor() {
+async function langGraphFloor(withCheckpointer: boolean) {
   const noop = (name: string) => async () => ({ llmText: name });
   const app = new StateGraph(createStateAnnotation())
     .addNode("ingest_prompt", async () => ({ messages: [new HumanMessage("question")], status: "OK" as const }))
@@ -69,10 +70,10 @@ async function langGraphFloor() {
     .addEdge("call_model", "build_candidate")
     .addConditionalEdges("build_candidate", (state) => (state.messages.length % 20 === 0 ? "summarize" : END), ["summarize", END])
     .addEdge("summarize", END)
-    .compile({ checkpointer: new SqliteCheckpointer(new Database(":memory:")) });
+    .compile({ checkpointer: withCheckpointer ? new SqliteCheckpointer(new Database(":memory:")) : undefined });
   const session = async (name: string) => {
     for (let turn = 1; turn <= turnsEach; turn += 1) {
-      await app.invoke({ input: null }, { configurable: { thread_id: name }, durability: "exit" });
+      await app.invoke({ input: null }, withCheckpointer ? { configurable: { thread_id: name }, durability: "exit" } : {});
     }
   };
   await session("warm-up");
@@ -81,7 +82,8 @@ async function langGraphFloor() {
   });
 }
 
-const floor = await langGraphFloor();
+const engine = await langGraphFloor(false);
+const floor = await langGraphFloor(true);
 const real = await memoryGraphCost();
 const ceiling = (cpuMs: number) => Math.round((cores * 1000) / cpuMs);
 const report = {
@@ -90,6 +92,7 @@ const report = {
   cores,
   memory_graph: { ...real, ceiling_turns_per_s: ceiling(real.cpu_ms_per_turn) },
   langgraph_floor: { ...floor, ceiling_turns_per_s: ceiling(floor.cpu_ms_per_turn) },
+  langgraph_engine_only: { ...engine, ceiling_turns_per_s: ceiling(engine.cpu_ms_per_turn) },
   floor_share: Math.round((floor.cpu_ms_per_turn / real.cpu_ms_per_turn) * 100) / 100,
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

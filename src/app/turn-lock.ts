@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { RedisClientType } from "redis";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
+import { writeWhenFree } from "../memory/backends/sqlite-write.js";
 import { KeyedLock } from "./thread-lock.js";
 
 /**
@@ -128,7 +129,7 @@ export function sqliteTurnLock(db: Database.Database, options: LeaseLockOptions 
         await acquire(threadId, waitMs, async () => {
           try {
             const now = Date.now();
-            return claim.run(threadId, token, now + leaseMs, now).changes === 1;
+            return (await writeWhenFree(db, () => claim.run(threadId, token, now + leaseMs, now))).changes === 1;
           } catch (error) {
             if ((error as { code?: string }).code === "SQLITE_BUSY") return false;
             throw error;
@@ -136,8 +137,8 @@ export function sqliteTurnLock(db: Database.Database, options: LeaseLockOptions 
         });
         return holdLease(
           leaseMs,
-          async () => void renew.run(Date.now() + leaseMs, threadId, token),
-          async () => void release.run(threadId, token),
+          async () => void (await writeWhenFree(db, () => renew.run(Date.now() + leaseMs, threadId, token))),
+          async () => void (await writeWhenFree(db, () => release.run(threadId, token))),
           work,
         );
       }),

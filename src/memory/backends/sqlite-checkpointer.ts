@@ -13,6 +13,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { CompactSerializer } from "./checkpoint-serde.js";
+import { writeWhenFree } from "./sqlite-write.js";
 import { log } from "../../logger.js";
 import {
   EMPTY_BLOB_TYPE,
@@ -146,20 +147,22 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
         return [threadId, ns, channel, versionKey(version), type, bytes] as const;
       }),
     );
-    this.db.transaction(() => {
-      for (const blob of blobs) s.upsertBlob.run(...blob);
-      s.upsertCheckpoint.run(
-        threadId,
-        ns,
-        checkpoint.id,
-        parentId ?? null,
-        checkpointType,
-        checkpointBytes,
-        metadataType,
-        metadataBytes,
-        JSON.stringify(checkpoint.channel_versions ?? {}),
-      );
-    }).immediate();
+    await writeWhenFree(this.db, () =>
+      this.db.transaction(() => {
+        for (const blob of blobs) s.upsertBlob.run(...blob);
+        s.upsertCheckpoint.run(
+          threadId,
+          ns,
+          checkpoint.id,
+          parentId ?? null,
+          checkpointType,
+          checkpointBytes,
+          metadataType,
+          metadataBytes,
+          JSON.stringify(checkpoint.channel_versions ?? {}),
+        );
+      }).immediate(),
+    );
     return checkpointConfig(threadId, ns, checkpoint.id);
   }
 
@@ -174,9 +177,11 @@ export class SqliteCheckpointer extends BaseCheckpointSaver {
         return [threadId, ns, checkpointId, taskId, idx, channel, type, bytes, taskPath] as const;
       }),
     );
-    this.db.transaction(() => {
-      for (const row of rows) statement.run(...row);
-    }).immediate();
+    await writeWhenFree(this.db, () =>
+      this.db.transaction(() => {
+        for (const row of rows) statement.run(...row);
+      }).immediate(),
+    );
   }
 
   async deleteThread(threadId: string): Promise<void> {

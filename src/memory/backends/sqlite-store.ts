@@ -19,6 +19,7 @@ import { itemOf, searchRanked, searchRecent, type RankingSettings } from "./sqli
 import { indexCacheOf, type IndexedWrite } from "./sqlite-store/index-cache.js";
 import { statement } from "./sqlite-store/statements.js";
 import { deletePrefix, writeItem } from "./sqlite-store/writes.js";
+import { writeWhenFree } from "./sqlite-write.js";
 import { embedQueries, preparePuts } from "./prepare-writes.js";
 import { TenantStore } from "./tenant-store.js";
 
@@ -128,8 +129,9 @@ export class SqliteStore extends TenantStore {
     this.assertOpen();
     const cache = indexCacheOf(this.db);
     const writes: IndexedWrite[] = [];
-    const runAll = () =>
-      operations.map((op) => {
+    const runAll = () => {
+      writes.length = 0; // a write retried after SQLITE_BUSY starts over
+      return operations.map((op) => {
         if ("value" in op) {
           const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
           if (write) writes.push(write);
@@ -143,13 +145,20 @@ export class SqliteStore extends TenantStore {
         if ("key" in op) return this.read(op);
         return listNamespaces(this.db, op);
       });
+    };
     // A lone read needs no transaction of its own (BEGIN and COMMIT cost more than a cached search).
     const loneRead = operations.length === 1 && puts.size === 0 && !operations.some((op) => "value" in op);
-    // A batch that writes takes the write lock up front (BEGIN IMMEDIATE): with other processes on
-    // the file it then waits out busy_timeout instead of failing on a stale read snapshot.
+    // A batch that writes takes the write lock up front (BEGIN IMMEDIATE), so it never fails on a
+    // stale read snapshot; while another process holds the lock it waits without blocking the loop.
     const writing = operations.some((op) => "value" in op);
     try {
-      const results = (loneRead ? runAll() : writing ? this.db.transaction(runAll).immediate() : this.db.transaction(runAll)()) as OperationResults<Op>;
+      const results = (
+        loneRead
+          ? runAll()
+          : writing
+            ? await writeWhenFree(this.db, () => this.db.transaction(runAll).immediate())
+            : this.db.transaction(runAll)()
+      ) as OperationResults<Op>;
       cache.applyWrites(writes);
       return results;
     } catch (error) {
