@@ -8,6 +8,8 @@ export interface StoreCapabilities {
   tenantRequired?: boolean;
   /** Fuses vector similarity (the local hashed n-gram embedder) with a 0.45 minimum. */
   vectorSearch?: boolean;
+  /** Answers `search()` without a query newest-updated first, over every namespace under the prefix (default true). */
+  newestFirst?: boolean;
 }
 
 const keysOf = (items: readonly SearchItem[]) => items.map((i) => i.key).sort();
@@ -88,6 +90,27 @@ export function describeStoreContract(name: string, make: () => Promise<BaseStor
         expect(score).toBeLessThanOrEqual(1);
       }
       expect(await store.search(ns, { query: "refund", filter: { text: "the refund policy page" } })).toHaveLength(1);
+    });
+
+    it.runIf(capabilities.newestFirst !== false)("pages the newest items across many namespaces under a prefix, with a filter and an offset", async () => {
+      const user = ["t1", "users", "u1", "sessions"];
+      const written: { key: string; session: number; role: string }[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const session = i % 4; // interleaved writes over four sessions
+        const role = i % 3 === 0 ? "assistant" : "user";
+        await store.put([...user, `s${session}`, "messages"], `m${i}`, { text: `message ${i}`, role });
+        written.push({ key: `m${i}`, session, role });
+      }
+      await store.put([...user, "s1", "messages"], "m5", { text: "message 5, edited", role: "user" }); // newest now
+      const newest = ["m5", ...written.map((w) => w.key).filter((k) => k !== "m5").reverse()];
+      const page = await store.search(user, { limit: 6, offset: 3 });
+      expect(page.map((item) => item.key)).toEqual(newest.slice(3, 9));
+      const users = newest.filter((key) => key === "m5" || written.find((w) => w.key === key)?.role === "user");
+      const filtered = await store.search(user, { filter: { role: "user" }, limit: 5, offset: 2 });
+      expect(filtered.map((item) => item.key)).toEqual(users.slice(2, 7));
+      expect((await store.search([...user, "s2"], { limit: 100 })).map((item) => item.key)).toEqual(
+        written.filter((w) => w.session === 2).map((w) => w.key).reverse(),
+      );
     });
 
     it("lists namespaces under a prefix, cut to maxDepth, with suffix, limit and offset", async () => {

@@ -21,13 +21,29 @@ function scope(op: SearchOperation, p: Params): string {
   return `i.ns_path >= ${p.add(from)} AND i.ns_path < ${p.add(to)} AND (${filterToPg(op.filter, p)})`;
 }
 
-/** Items under the prefix matching the filter, most recently updated first; no score. */
+/**
+ * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
+ * the page, not by what the prefix holds: a recursive skip scan finds the namespaces under the
+ * prefix, each gives its newest `limit + offset` matches through `store_items_ns_recent`, and only
+ * those are sorted together.
+ */
 export async function searchRecent(db: pg.ClientBase, schema: string, op: SearchOperation): Promise<SearchItem[]> {
   const p = new Params();
-  const where = scope(op, p);
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const [fromParam, toParam] = [p.add(from), p.add(to)];
+  const limit = op.limit ?? 10;
+  const offset = op.offset ?? 0;
   const { rows } = await db.query<ItemRow>(
-    `SELECT ${ITEM_COLUMNS} FROM ${schema}.store_items i WHERE ${where}
-     ORDER BY i.updated_at DESC, i.seq DESC LIMIT ${p.add(op.limit ?? 10)} OFFSET ${p.add(op.offset ?? 0)}`,
+    `WITH RECURSIVE spaces(path) AS (
+       SELECT min(ns_path) FROM ${schema}.store_items WHERE ns_path >= ${fromParam} AND ns_path < ${toParam}
+       UNION ALL
+       SELECT (SELECT min(ns_path) FROM ${schema}.store_items WHERE ns_path > spaces.path AND ns_path < ${toParam})
+       FROM spaces WHERE spaces.path IS NOT NULL
+     )
+     SELECT ${ITEM_COLUMNS} FROM spaces CROSS JOIN LATERAL (
+       SELECT * FROM ${schema}.store_items i WHERE i.ns_path = spaces.path AND (${filterToPg(op.filter, p)})
+       ORDER BY i.updated_at DESC, i.seq DESC LIMIT ${p.add(limit + offset)}) i
+     ORDER BY i.updated_at DESC, i.seq DESC LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`,
     p.values,
   );
   return rows.map(itemOf);

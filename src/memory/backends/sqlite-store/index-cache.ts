@@ -131,7 +131,7 @@ export class IndexCache {
   }
 
   private checkVersion(): void {
-    const version = this.db.pragma("data_version", { simple: true }) as number;
+    const version = statement(this.db, "PRAGMA data_version").pluck().get() as number;
     if (this.seen?.version === version) return;
     const { deletes } = statement(this.db, "SELECT value AS deletes FROM store_meta WHERE name = 'deletes'").get() as { deletes: number };
     if (this.seen === undefined || deletes !== this.seen.deletes) {

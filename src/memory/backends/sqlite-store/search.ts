@@ -69,14 +69,29 @@ export function scopeOf(op: SearchOperation): { where: string; params: unknown[]
   return { where: `i.ns_path >= ? AND i.ns_path < ? AND (${filter.sql})`, params: [from, to, ...filter.params] };
 }
 
-/** Items under the prefix matching the filter, most recently updated first; no score. */
+/**
+ * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
+ * the page, not by what the prefix holds: the namespaces under the prefix are found by skipping
+ * from one to the next in the index, each gives its newest `limit + offset` matches in index
+ * order, and only those are sorted together (a user's sessions, say, not every message in them).
+ */
 export function searchRecent(db: Database.Database, op: SearchOperation): SearchItem[] {
-  const { where, params } = scopeOf(op);
-  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE ${where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ? OFFSET ?`).all(
-    ...params,
-    op.limit ?? 10,
-    op.offset ?? 0,
-  ) as ItemRow[];
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const filter = filterToSql(op.filter);
+  const limit = op.limit ?? 10;
+  const offset = op.offset ?? 0;
+  const rows = statement(
+    db,
+    `WITH RECURSIVE spaces(path) AS (
+       SELECT MIN(ns_path) FROM store_items WHERE ns_path >= ? AND ns_path < ?
+       UNION ALL
+       SELECT (SELECT MIN(ns_path) FROM store_items WHERE ns_path > spaces.path AND ns_path < ?) FROM spaces WHERE spaces.path IS NOT NULL
+     )
+     SELECT ${ITEM_COLUMNS} FROM spaces JOIN store_items i ON i.id IN (
+       SELECT i.id FROM store_items i WHERE i.ns_path = spaces.path AND (${filter.sql})
+       ORDER BY i.updated_at DESC, i.seq DESC LIMIT ?)
+     ORDER BY i.updated_at DESC, i.seq DESC LIMIT ? OFFSET ?`,
+  ).all(from, to, to, ...filter.params, limit + offset, limit, offset) as ItemRow[];
   return rows.map(itemOf);
 }
 
