@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/checkpoint-serde.ts`: dumps + loads of one realistic checkpoint state (40 messages
+ * `npm run bench:serde`: dumps + loads of one realistic checkpoint state (40 messages
  * with provider metadata, a nodeMessages record of 3×20 messages, session bookkeeping) through
  * LangGraph's JsonPlusSerializer and our CompactSerializer, each timed as the median of ten batches.
  * Prints one JSON object: {"jsonplus_ms_per_roundtrip", "compact_ms_per_roundtrip", "bytes_jsonplus",

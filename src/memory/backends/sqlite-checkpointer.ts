@@ -12,9 +12,8 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
-import { CompactSerializer } from "./checkpoint-serde.js";
-import { writeWhenFree } from "./sqlite-write.js";
 import { log } from "../../logger.js";
+import { CompactSerializer } from "./checkpoint-serde.js";
 import {
   EMPTY_BLOB_TYPE,
   addressOf,
@@ -40,6 +39,7 @@ import {
   type CheckpointStatements,
   type WriteRow,
 } from "./sqlite-checkpointer-schema.js";
+import { writeWhenFree } from "./sqlite-write.js";
 
 const NO_VALUE = new Uint8Array(0);
 
