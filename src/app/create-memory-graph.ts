@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError } from "../errors.js";
@@ -66,6 +67,7 @@ export interface MemoryGraph {
   streamTurn(input: unknown, onToken: (text: string) => void, options?: { signal?: AbortSignal }): Promise<TurnResult>;
   /** The checkpointed state of a session, or null when it has none. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
+  /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
   close(): Promise<void>;
 }
 
@@ -164,6 +166,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     },
     async close() {
       closed = true;
+      // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
+      await awaitAllCallbacks();
       await persistence.close();
     },
   };
