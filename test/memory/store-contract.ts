@@ -10,6 +10,10 @@ export interface StoreCapabilities {
   vectorSearch?: boolean;
   /** Answers `search()` without a query newest-updated first, over every namespace under the prefix (default true). */
   newestFirst?: boolean;
+  /** Filters without type coercion, supports $in/$nin, and rejects unknown operators (default true). */
+  strictFilters?: boolean;
+  /** Applies a batch's operations in order (a get after a put sees it; default true). */
+  orderedBatch?: boolean;
 }
 
 const keysOf = (items: readonly SearchItem[]) => items.map((i) => i.key).sort();
@@ -72,6 +76,37 @@ export function describeStoreContract(name: string, make: () => Promise<BaseStor
       expect(await keys({ type: { $ne: "COMPLAINT" } })).toEqual(["b"]);
       expect(await keys({ type: { $eq: "INQUIRY" } })).toEqual(["b"]);
       expect(await keys({ type: "NOPE" })).toEqual([]);
+    });
+
+    it.runIf(capabilities.strictFilters !== false)("filters type-strictly, with $in, $nin and missing fields", async () => {
+      const ns = ["t1", "users", "u1", "events"];
+      await store.put(ns, "n", { v: 1, tags: ["x"] });
+      await store.put(ns, "s", { v: "1" });
+      await store.put(ns, "b", { v: true });
+      await store.put(ns, "z", { other: 1 });
+      const keys = async (filter: Record<string, unknown>) => keysOf(await store.search(ns, { filter }));
+      expect(await keys({ v: 1 })).toEqual(["n"]);
+      expect(await keys({ v: "1" })).toEqual(["s"]);
+      expect(await keys({ v: true })).toEqual(["b"]);
+      expect(await keys({ v: { $in: [1, "1"] } })).toEqual(["n", "s"]);
+      expect(await keys({ v: { $nin: [1, "1"] } })).toEqual(["b", "z"]);
+      expect(await keys({ v: { $ne: 1 } })).toEqual(["b", "s", "z"]);
+      expect(await keys({ v: { $gte: "0" } })).toEqual(["s"]);
+      expect(await keys({ tags: ["x"] })).toEqual(["n"]);
+      await expect(store.search(ns, { filter: { v: { $regex: "x" } } })).rejects.toThrow(expect.objectContaining({ code: "INVALID_FILTER" }));
+    });
+
+    it.runIf(capabilities.orderedBatch !== false)("runs a batch in order, and tells recall whether it ranks queries itself", async () => {
+      const ns = ["t1", "users", "u1", "facts"];
+      const [, got, , gone] = await store.batch([
+        { namespace: ns, key: "k", value: { text: "one" } },
+        { namespace: ns, key: "k" },
+        { namespace: ns, key: "k", value: null },
+        { namespace: ns, key: "k" },
+      ]);
+      expect((got as { value?: unknown } | null)?.value).toEqual({ text: "one" });
+      expect(gone).toBeNull();
+      expect(Boolean((store as { ranksQueries?: boolean }).ranksQueries)).toBe(capabilities.textSearch);
     });
 
     it.skipIf(!capabilities.textSearch)("ranks a text query's matches, best first, scores in 0..1", async () => {

@@ -86,24 +86,6 @@ describe("PostgresStore", () => {
     expect((await search(store, "colon:x bang!")).map((h) => h.key)).toEqual(["q"]);
   });
 
-  it("filters type-strictly, with $in, $nin and missing fields", async () => {
-    const store = await fresh(schemas.misc);
-    await store.put(ns, "n", { v: 1, tags: ["x"] });
-    await store.put(ns, "s", { v: "1" });
-    await store.put(ns, "b", { v: true });
-    await store.put(ns, "z", { other: 1 });
-    const keys = async (filter: Record<string, unknown>) => (await store.search(ns, { filter })).map((i) => i.key).sort();
-    expect(await keys({ v: 1 })).toEqual(["n"]);
-    expect(await keys({ v: "1" })).toEqual(["s"]);
-    expect(await keys({ v: true })).toEqual(["b"]);
-    expect(await keys({ v: { $in: [1, "1"] } })).toEqual(["n", "s"]);
-    expect(await keys({ v: { $nin: [1, "1"] } })).toEqual(["b", "z"]);
-    expect(await keys({ v: { $ne: 1 } })).toEqual(["b", "s", "z"]);
-    expect(await keys({ v: { $gte: "0" } })).toEqual(["s"]);
-    expect(await keys({ tags: ["x"] })).toEqual(["n"]);
-    await expect(store.search(ns, { filter: { v: { $regex: "x" } } })).rejects.toThrow(expect.objectContaining({ code: "INVALID_FILTER" }));
-  });
-
   it("deletes everything under a prefix: items, terms and vectors", async () => {
     const store = await fresh(schemas.misc, { embeddings: new HashedNgramEmbeddings() });
     await store.put(["t1", "users", "u1", "facts"], "f", { text: "likes tea" });
@@ -115,19 +97,6 @@ describe("PostgresStore", () => {
     expect(await store.removeOrphanedIndexRows()).toBe(0);
     expect(await store.listTenants()).toEqual(["t1"]);
     await expect(store.deleteNamespacePrefix([])).rejects.toThrow(expect.objectContaining({ code: "NAMESPACE_TENANT_REQUIRED" }));
-  });
-
-  it("runs a batch in order in one transaction and tells recall it ranks queries", async () => {
-    const store = await fresh(schemas.misc);
-    const [, got, , gone] = await store.batch([
-      { namespace: ns, key: "k", value: { text: "one" } },
-      { namespace: ns, key: "k" },
-      { namespace: ns, key: "k", value: null },
-      { namespace: ns, key: "k" },
-    ]);
-    expect(got?.value).toEqual({ text: "one" });
-    expect(gone).toBeNull();
-    expect(store.ranksQueries).toBe(true);
   });
 
   it("warns once, at set-up, when embeddings are configured but pgvector is not used", async () => {

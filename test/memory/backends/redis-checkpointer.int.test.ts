@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import { createClient, type RedisClientType } from "redis";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import { emptyCheckpoint, uuid6, type ChannelVersions, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { uuid6, type ChannelVersions, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import {
   deltaChannelHistoryTests,
   validate,
   type CheckpointSaverTestInitializer,
 } from "@langchain/langgraph-checkpoint-validation";
 import { RedisCheckpointer } from "../../../src/memory/backends/redis-checkpointer.js";
+import { countListed, METADATA_FILTER_CASES } from "../../support/checkpointer-cases.js";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const runPrefix = `mg-test:checkpoint:${randomUUID()}`;
@@ -152,25 +153,7 @@ describe("RedisCheckpointer on plain Redis", () => {
     expect((await graph.getState(config)).values).toEqual({ log: ["turn 1", "turn 2", "turn 3"] });
   });
 
-  it.each([
-    [{ user: "u1" }, 2],
-    [{ user: "u1", step: 2 }, 1],
-    [{ flag: true }, 1],
-    [{ nested: { a: 1 } }, 1],
-    [{ user: "nobody" }, 0],
-  ])("list filters on metadata %j", async (filter, expected) => {
-    const base = { configurable: { thread_id: "f", checkpoint_ns: "" } };
-    const meta = [
-      { source: "loop", step: 1, parents: {}, user: "u1", flag: false, nested: { a: 2 } },
-      { source: "loop", step: 2, parents: {}, user: "u1", flag: true, nested: { a: 1 } },
-      { source: "loop", step: 3, parents: {}, user: "u2" },
-    ] as const;
-    for (const [i, m] of meta.entries()) {
-      const checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(i) };
-      await saver.put(base, checkpoint, m, {});
-    }
-    let n = 0;
-    for await (const _ of saver.list(base, { filter })) n += 1;
-    expect(n).toBe(expected);
+  it.each(METADATA_FILTER_CASES)("list filters on metadata %j", async (filter, expected) => {
+    expect(await countListed(saver, filter)).toBe(expected);
   });
 });

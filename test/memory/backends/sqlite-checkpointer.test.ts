@@ -5,7 +5,6 @@ import Database from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import {
-  emptyCheckpoint,
   uuid6,
   type ChannelVersions,
   type Checkpoint,
@@ -17,6 +16,7 @@ import {
   type CheckpointSaverTestInitializer,
 } from "@langchain/langgraph-checkpoint-validation";
 import { SqliteCheckpointer } from "../../../src/memory/backends/sqlite-checkpointer.js";
+import { countListed, METADATA_FILTER_CASES } from "../../support/checkpointer-cases.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sqlite-checkpointer-"));
 let fileNo = 0;
@@ -165,25 +165,7 @@ describe("SqliteCheckpointer storage", () => {
     expect((await graph.getState(config)).values.log).toEqual(["turn 1", "turn 2"]);
   });
 
-  it.each([
-    [{ user: "u1" }, 2],
-    [{ user: "u1", step: 2 }, 1],
-    [{ flag: true }, 1],
-    [{ nested: { a: 1 } }, 1],
-    [{ user: "nobody" }, 0],
-  ])("list filters on metadata %j", async (filter, expected) => {
-    const base = { configurable: { thread_id: "f", checkpoint_ns: "" } };
-    const meta = [
-      { source: "loop", step: 1, parents: {}, user: "u1", flag: false, nested: { a: 2 } },
-      { source: "loop", step: 2, parents: {}, user: "u1", flag: true, nested: { a: 1 } },
-      { source: "loop", step: 3, parents: {}, user: "u2" },
-    ] as const;
-    for (const [i, m] of meta.entries()) {
-      const checkpoint: Checkpoint = { ...emptyCheckpoint(), id: uuid6(i) };
-      await saver.put(base, checkpoint, m, {});
-    }
-    let n = 0;
-    for await (const _ of saver.list(base, { filter })) n += 1;
-    expect(n).toBe(expected);
+  it.each(METADATA_FILTER_CASES)("list filters on metadata %j", async (filter, expected) => {
+    expect(await countListed(saver, filter)).toBe(expected);
   });
 });

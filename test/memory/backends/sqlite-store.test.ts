@@ -160,25 +160,6 @@ describe("SqliteStore", () => {
     expect((await store.search(ns)).map((i) => i.key)).toEqual(["a", "c", "b"]);
   });
 
-  it("filters type-strictly, with $in, $nin and missing fields", async () => {
-    const store = make();
-    await store.put(ns, "n", { v: 1, tags: ["x"] });
-    await store.put(ns, "s", { v: "1" });
-    await store.put(ns, "b", { v: true });
-    await store.put(ns, "z", { other: 1 });
-    const keys = async (filter: Record<string, unknown>) => (await store.search(ns, { filter })).map((i) => i.key).sort();
-    expect(await keys({ v: 1 })).toEqual(["n"]);
-    expect(await keys({ v: "1" })).toEqual(["s"]);
-    expect(await keys({ v: true })).toEqual(["b"]);
-    expect(await keys({ v: { $in: [1, "1"] } })).toEqual(["n", "s"]);
-    expect(await keys({ v: { $nin: [1, "1"] } })).toEqual(["b", "z"]);
-    expect(await keys({ v: { $ne: 1 } })).toEqual(["b", "s", "z"]);
-    expect(await keys({ tags: ["x"] })).toEqual(["n"]);
-    await expect(store.search(ns, { filter: { v: { $regex: "x" } } })).rejects.toThrow(
-      expect.objectContaining({ code: "INVALID_FILTER" }),
-    );
-  });
-
   it("deletes everything under a prefix: items, full-text rows and vectors", async () => {
     const path = freshPath();
     const store = make({ embeddings: new HashedNgramEmbeddings() }, path);
@@ -210,19 +191,6 @@ describe("SqliteStore", () => {
     await a.put(ns, "m4", { text: "lighthouse lamp" });
     await b.put(ns, "m5", { text: "lighthouse stairs" });
     expect(await keys("lighthouse")).toEqual(["m3", "m4", "m5"]);
-  });
-
-  it("runs a batch in order and tells recall it ranks queries", async () => {
-    const store = make();
-    const [, got, , gone] = await store.batch([
-      { namespace: ns, key: "k", value: { text: "one" } },
-      { namespace: ns, key: "k" },
-      { namespace: ns, key: "k", value: null },
-      { namespace: ns, key: "k" },
-    ]);
-    expect(got?.value).toEqual({ text: "one" });
-    expect(gone).toBeNull();
-    expect(store.ranksQueries).toBe(true);
   });
 
   it("rejects values that are not JSON objects", async () => {
