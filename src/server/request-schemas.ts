@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
-import { validateId } from "../memory/scope.js";
-import { parseTurnInput, type TurnInput } from "../state/turn-input.js";
+import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
+import { idSchema, parseTurnInput, type TurnInput } from "../state/turn-input.js";
 import { camelKeys } from "./case.js";
 
 /**
@@ -11,33 +11,23 @@ import { camelKeys } from "./case.js";
 
 const MAX_METADATA_DEPTH = 8;
 
-/** An id as `validateId` accepts it, reported under the JSON field name. */
-const id = (field: string) =>
-  z.string().superRefine((value, ctx) => {
-    try {
-      validateId(field, value);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
-    }
-  });
-
 /** A file reference in snake_case; its fields are checked by the turn input schema after conversion. */
 const fileJson = z.record(z.string(), z.unknown());
 
 export const turnRequestSchema = z
   .object({
-    user_id: id("user_id"),
-    session_id: id("session_id"),
+    user_id: idSchema("user_id"),
+    session_id: idSchema("session_id"),
     message: z.string().optional(),
     prompts: z
       .array(z.object({ text: z.string(), files: z.array(fileJson).max(20).optional() }).strict())
       .max(50)
       .optional(),
-    message_id: id("message_id").optional(),
-    parent_message_id: id("parent_message_id").optional(),
+    message_id: idSchema("message_id").optional(),
+    parent_message_id: idSchema("parent_message_id").optional(),
     files: z.array(fileJson).max(20).optional(),
     metadata: z
-      .record(z.string().max(128), z.unknown())
+      .record(z.string().max(MAX_ID_LENGTH), z.unknown())
       .refine((value) => depthOf(value) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
       .optional(),
   })
@@ -46,7 +36,7 @@ export const turnRequestSchema = z
 export type TurnRequest = z.infer<typeof turnRequestSchema>;
 
 /** `?user_id=` of the session routes (nothing else is accepted). */
-export const userQuerySchema = z.object({ user_id: id("user_id") }).strict();
+export const userQuerySchema = z.object({ user_id: idSchema("user_id") }).strict();
 
 /** Parses `schema` or throws a user error naming the first bad field (snake_case, dotted). */
 export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackField = "body"): T {

@@ -3,11 +3,8 @@ import { fileRefSchema } from "../reducers/message-meta.js";
 import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
 import { MemoryGraphError } from "../errors.js";
 
-/**
- * The incoming event of one turn: who (tenant, user, session), what (a message or one or more
- * prompt annotations) and, for a regeneration, the message the new turn continues from.
- */
-const id = (field: string) =>
+/** An id as `validateId` accepts it, its errors reported under `field` (as the caller names it). */
+export const idSchema = (field: string) =>
   z.string().superRefine((value, ctx) => {
     try {
       validateId(field, value);
@@ -16,18 +13,22 @@ const id = (field: string) =>
     }
   });
 
+/**
+ * The incoming event of one turn: who (tenant, user, session), what (a message or one or more
+ * prompt annotations) and, for a regeneration, the message the new turn continues from.
+ */
 export const turnInputSchema = z
   .object({
-    tenantId: id("tenantId"),
-    userId: id("userId"),
-    sessionId: id("sessionId"),
+    tenantId: idSchema("tenantId"),
+    userId: idSchema("userId"),
+    sessionId: idSchema("sessionId"),
     message: z.string().optional(),
     prompts: z
       .array(z.object({ text: z.string(), files: z.array(fileRefSchema).max(20).optional() }).strict())
       .max(50)
       .optional(),
-    messageId: id("messageId").optional(),
-    parentMessageId: id("parentMessageId").optional(),
+    messageId: idSchema("messageId").optional(),
+    parentMessageId: idSchema("parentMessageId").optional(),
     files: z.array(fileRefSchema).max(20).optional(),
     metadata: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
   })
