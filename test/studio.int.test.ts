@@ -48,4 +48,23 @@ describe("npm run studio (LangGraph dev server)", () => {
     const state = (await (await fetch(`${base}/threads/${thread_id}/state`)).json()) as { values: { messages: { content: string; type: string }[] } };
     expect(state.values.messages.filter((m) => m.type === "human").map((m) => m.content)).toEqual(["My name is Anong", "What is my name?"]);
   }, 60_000);
+
+  it("refuses a run on a thread bound to another tenant and user: THREAD_SCOPE_MISMATCH, nothing of alice's returned", async () => {
+    const { thread_id } = await post<{ thread_id: string }>("/threads", {});
+    const run = (who: Record<string, string>, message: string) =>
+      fetch(`${base}/threads/${thread_id}/runs/wait`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "memory_graph", input: { input: { ...who, sessionId: "s", message } } }),
+      });
+    const first = await run({ tenantId: "t1", userId: "alice" }, "My secret is 4242");
+    expect(((await first.json()) as { status: string }).status).toBe("OK");
+    const stolen = await run({ tenantId: "t2", userId: "mallory" }, "What is my secret?");
+    const text = await stolen.text();
+    expect(text).toContain("THREAD_SCOPE_MISMATCH");
+    expect(text).not.toContain("4242");
+    const state = (await (await fetch(`${base}/threads/${thread_id}/state`)).json()) as { values: { scope: unknown; messages: { content: string }[] } };
+    expect(state.values.scope).toEqual({ tenantId: "t1", userId: "alice", sessionId: "s" });
+    expect(state.values.messages.map((m) => m.content)).not.toContain("What is my secret?");
+  }, 60_000);
 });

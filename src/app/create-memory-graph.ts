@@ -11,13 +11,14 @@ import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/li
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
 import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
-import { resolveParent } from "../nodes/resolve-parent.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
 import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
+import { saveTurnRecord } from "../memory/turn-records.js";
 import { DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
+import { prepareTurn } from "./prepare-turn.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export interface MemoryGraphOptions {
@@ -58,17 +59,34 @@ export interface MemoryGraph {
   app: MemoryGraphApp;
   persistence: Persistence;
   limits: MemoryLimits;
-  /** Runs one turn: validates the input (storing nothing when it is bad), then invokes the graph. */
-  runTurn(input: unknown, options?: { signal?: AbortSignal }): Promise<TurnResult>;
+  /**
+   * Runs one turn: validates the input (storing nothing when it is bad), then invokes the graph.
+   * A `messageId` is an idempotency key: sent again with the same text after its turn finished,
+   * the stored result comes back (`replayed: true`) and nothing runs; with another text, or the
+   * id of an assistant message, it fails with `MESSAGE_ID_CONFLICT` and nothing is written.
+   */
+  runTurn(input: unknown, options?: TurnOptions): Promise<TurnResult>;
   /**
    * Runs one turn like `runTurn`, handing each piece of call_model's reply to `onToken` as it is
-   * produced (the whole reply at once when the model does not stream, as offline).
+   * produced (the whole reply at once when the model does not stream, as offline, or replayed).
    */
-  streamTurn(input: unknown, onToken: (text: string) => void, options?: { signal?: AbortSignal }): Promise<TurnResult>;
+  streamTurn(input: unknown, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
   /** The checkpointed state of a session, or null when it has none. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
   close(): Promise<void>;
+}
+
+/** Per-call options of `runTurn` and `streamTurn`. */
+export interface TurnOptions {
+  signal?: AbortSignal;
+  /**
+   * The checkpoint thread (default: derived from tenant, user and session). Whatever the id, a
+   * thread stays bound to the scope of its first turn (`THREAD_SCOPE_MISMATCH` otherwise).
+   */
+  threadId?: string;
+  /** Called once the turn holds its session and passed every check, just before it runs or replays. */
+  onStart?: (start: { replayed: boolean }) => void;
 }
 
 /** Checkpoints a session may gather beyond `checkpointKeep` before a turn prunes it back. */
@@ -115,21 +133,34 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   let closed = false;
 
+  const stateOf = async (threadId: string): Promise<MemoryState | null> => {
+    const snapshot = await app.getState({ configurable: { thread_id: threadId } });
+    return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
+  };
+
   /**
    * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
-   * prompt, then — one writer per thread — check the parent, run, and prune old checkpoints.
+   * prompt, then — one writer per thread — plan it (a repeated `messageId` replays or conflicts),
+   * run, record the result under its idempotency key, and prune old checkpoints.
    */
-  async function turn(raw: unknown, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
+  async function turn(raw: unknown, options: TurnOptions, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
     if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
     const input = parseTurnInput(raw, limits.maxPromptChars);
     if (!promptText(input) && !input.parentMessageId) return skippedTurn();
-    const threadId = threadIdOf(input);
+    const threadId = options.threadId ?? threadIdOf(input);
     return persistence.turnLock.run(threadId, async () => {
-      await resolveParent(persistence.store, input);
+      const plan = await prepareTurn(persistence.store, input, () => stateOf(threadId));
+      options.onStart?.({ replayed: plan.kind === "replay" });
+      if (plan.kind === "replay") return plan.result;
       // A turn checkpoints once, at its end: a failed turn leaves the session as it was.
-      const state = await run(input, { configurable: { thread_id: threadId }, durability: "exit" });
+      const result = turnResultOf(await run(plan.input, { configurable: { thread_id: threadId }, durability: "exit" }));
+      // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
+      if (plan.key !== null && result.status !== "ERROR") {
+        const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
+        await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
+      }
       if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
-      return turnResultOf(state);
+      return result;
     });
   }
 
@@ -137,9 +168,9 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
+    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
     streamTurn: (raw, onToken, runOptions = {}) =>
-      turn(raw, async (input, config) => {
+      replayTokens(onToken, turn(raw, runOptions, async (input, config) => {
         const stream = await app.stream({ input }, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
@@ -159,11 +190,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         }
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
         return final;
-      }),
-    async sessionState(scope) {
-      const snapshot = await app.getState({ configurable: { thread_id: threadIdOf(validateScope(scope)) } });
-      return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
-    },
+      })),
+    sessionState: (scope) => stateOf(threadIdOf(validateScope(scope))),
     async close() {
       closed = true;
       // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
@@ -171,4 +199,11 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       await persistence.close();
     },
   };
+}
+
+/** A replayed turn ran no model: its caller's token handler gets the stored reply in one piece. */
+async function replayTokens(onToken: (text: string) => void, result: Promise<TurnResult>): Promise<TurnResult> {
+  const done = await result;
+  if (done.replayed && done.candidate) onToken(done.candidate.text);
+  return done;
 }

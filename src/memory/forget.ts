@@ -52,13 +52,14 @@ export async function forgetUser(target: ForgetTarget, user: UserScope): Promise
 }
 
 /**
- * Deletes one session: its transcript, the summaries made of it, and its checkpoint thread
+ * Deletes one session: its transcript, its turns' idempotency records, the summaries made of it, and its checkpoint thread
  * (window, session variables, node-scoped memory). The user's events and facts stay: they are
  * long-term memory of the user, not of the session.
  */
 export async function forgetSession(target: ForgetTarget, session: MemoryScope): Promise<ForgetCounts> {
   const scope = validateScope(session);
   let items = await deletePrefix(target.store, namespaces.session(scope));
+  items += await deletePrefix(target.store, namespaces.turns(scope));
   const summaries = await itemsWhere(target.store, namespaces.summaries(scope), (value) => (value as Partial<SummaryRecord>).sessionId === scope.sessionId);
   if (summaries.length > 0) {
     await target.store.batch(summaries.map((key): Operation => ({ namespace: namespaces.summaries(scope), key, value: null })));

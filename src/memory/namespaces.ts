@@ -35,6 +35,11 @@ export const namespaces = {
   events: (s: UserScope): string[] => [...user(s), "events"],
   facts: (s: UserScope): string[] => [...user(s), "facts"],
   summaries: (s: UserScope): string[] => [...user(s), "summaries"],
+  /**
+   * The finished turns of one session that carried a client message id (the idempotency key),
+   * kept apart from `sessions` so that transcript recall never sees them.
+   */
+  turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
 };
 
 /** Reads the session id back out of a transcript namespace. */

@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { metaOf, textOf, withMeta } from "../reducers/message-meta.js";
-import { extractThread } from "../reducers/thread.js";
+import { extractThread, threadCycle } from "../reducers/thread.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -36,7 +36,8 @@ export async function loadThread(store: BaseStore, scope: MemoryScope, leafId: s
 /**
  * The newest part of the thread ending at `leafId`, oldest first: follows parent links back from
  * the leaf, one read per message, stopping at the root, after `stopAfterId` (not included), or
- * once `max` messages are read. The cost is bounded by `max`, not by the session's length.
+ * once `max` messages are read. The cost is bounded by `max`, not by the session's length. A
+ * message met twice (a cycle of parent links) is refused with `THREAD_CYCLE`.
  */
 export async function walkThread(
   store: BaseStore,
@@ -47,7 +48,8 @@ export async function walkThread(
   const path: TranscriptRecord[] = [];
   const seen = new Set<string>();
   let id: string | null = leafId;
-  while (id !== null && id !== options.stopAfterId && path.length < options.max && !seen.has(id)) {
+  while (id !== null && id !== options.stopAfterId && path.length < options.max) {
+    if (seen.has(id)) throw threadCycle(id);
     seen.add(id);
     const record = await getTranscriptMessage(store, scope, id);
     if (!record) break;

@@ -1,15 +1,17 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { REMOVE_ALL_MESSAGES, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { metaOf, withMeta } from "../reducers/message-meta.js";
 import { seedWindow } from "../memory/session-seed.js";
 import { requireStore } from "../memory/store-io.js";
-import { messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../memory/transcript.js";
+import { getTranscriptMessage, messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../memory/transcript.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
 import { resolveParent } from "./resolve-parent.js";
+import { bindThreadScope } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
 
 /**
@@ -21,13 +23,14 @@ import { windowUpdate } from "./window-update.js";
 export function createIngestPromptNode(deps: GraphDeps) {
   return async function ingestPrompt(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
     const input = parseTurnInput(state.input, deps.limits.maxPromptChars);
-    const scope: MemoryScope = { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
+    const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
     const text = promptText(input);
-    const skip: MemoryUpdate = { status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
+    const skip: MemoryUpdate = { scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
     const parent = await resolveParent(store, input);
+    if (input.messageId !== undefined && !(parent?.role === "user")) await refuseStoredId(store, scope, input.messageId);
     const regenerated = parent?.role === "user";
     if (!text && !regenerated) return skip;
     const idleMs = state.session.lastActiveAt ? now.getTime() - Date.parse(state.session.lastActiveAt) : 0;
@@ -55,6 +58,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
 
     return {
       ...window,
+      scope,
       nodeMessages: thread ? restrictNodeMemory(state.nodeMessages, new Set(thread.map((m) => m.id ?? ""))) : expired ? clearNodeMemory(state.nodeMessages) : {},
       status: "OK",
       candidate: null,
@@ -79,6 +83,16 @@ export function createIngestPromptNode(deps: GraphDeps) {
       },
     };
   };
+}
+
+/**
+ * A new message may not take the id of a stored one: an upsert would overwrite it, and a reply's
+ * id given to its own follow-up would make the message its own parent. (`runTurn` turns a retry
+ * of a stored message into a re-answer before the graph runs; this guards every other caller.)
+ */
+async function refuseStoredId(store: BaseStore, scope: MemoryScope, id: string): Promise<void> {
+  if (!(await getTranscriptMessage(store, scope, id))) return;
+  throw new MemoryGraphError("MESSAGE_ID_CONFLICT", `messageId: ${id} is already a message of this session`, { kind: "user", field: "messageId" });
 }
 
 function humanMessage(input: TurnInput, text: string, fallbackId: string, parentId: string | null, now: Date): HumanMessage {

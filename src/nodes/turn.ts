@@ -14,3 +14,18 @@ export function scopeOfState(state: MemoryState): MemoryScope {
   if (!input) throw new MemoryGraphError("INPUT_MISSING", "no input in state", { kind: "system" });
   return { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
 }
+
+/**
+ * A checkpoint thread belongs to the tenant, user and session of its first turn. A run on that
+ * thread as anyone else (a library or Studio caller choosing their own `thread_id`) is refused with
+ * `THREAD_SCOPE_MISMATCH` before anything is read; returns the scope to bind (the bound one).
+ */
+export function bindThreadScope(bound: MemoryScope | null, scope: MemoryScope): MemoryScope {
+  if (bound && (bound.tenantId !== scope.tenantId || bound.userId !== scope.userId || bound.sessionId !== scope.sessionId)) {
+    throw new MemoryGraphError("THREAD_SCOPE_MISMATCH", "THREAD_SCOPE_MISMATCH: this thread belongs to another tenant, user or session; use the thread of your own session", {
+      kind: "user",
+      field: "threadId",
+    });
+  }
+  return bound ?? scope;
+}

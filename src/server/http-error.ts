@@ -24,10 +24,12 @@ export class HttpError extends Error {
 }
 
 const SYSTEM_STATUS: Record<string, ContentfulStatusCode> = { GRAPH_CLOSED: 503, STORE_CLOSED: 503 };
+/** Callers' mistakes that are not a bad request as such: the request conflicts with what is stored. */
+const USER_STATUS: Record<string, ContentfulStatusCode> = { MESSAGE_ID_CONFLICT: 409, THREAD_SCOPE_MISMATCH: 409 };
 
 /**
  * Maps any thrown value to a status and body. Callers' mistakes (`kind: user`) are 400 naming the
- * snake_case field; provider failures are 502; anything else is a real fault of this service:
+ * snake_case field (409 for a conflict with what is stored); provider failures are 502; anything else is a real fault of this service:
  * 500 (503 while closing), logged with its cause and never echoing internals to the caller.
  */
 export function errorAnswer(error: unknown, requestId: string): { status: ContentfulStatusCode; body: ErrorBody; headers: Record<string, string> } {
@@ -38,7 +40,7 @@ export function errorAnswer(error: unknown, requestId: string): { status: Conten
     if (error.kind === "user") {
       const field = error.field === undefined ? undefined : snakeField(error.field);
       const message = error.field && field ? error.message.replace(error.field, field) : error.message;
-      return { status: 400, body: bodyOf(error.code, message, field), headers: {} };
+      return { status: USER_STATUS[error.code] ?? 400, body: bodyOf(error.code, message, field), headers: {} };
     }
     if (error.kind === "upstream") {
       log.error("http.upstream_error", { request_id: requestId, code: error.code, error: error.message });

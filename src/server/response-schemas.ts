@@ -34,6 +34,7 @@ export const turnResponseSchema = z
       .nullable(),
     message_ids: z.object({ user: z.string().nullable(), assistant: z.string().nullable() }).strict(),
     errors: z.array(z.object({ node: z.string(), code: z.string(), message: z.string() }).strict()),
+    replayed: z.boolean(),
   })
   .strict();
 
@@ -87,6 +88,7 @@ export function turnResponseOf(result: TurnResult): TurnResponse {
     trim: result.trim ? snakeKeys(result.trim) : null,
     message_ids: { user: result.messageIds.user, assistant: result.messageIds.assistant },
     errors: result.errors.map((error) => ({ node: error.node, code: error.code, message: error.message })),
+    replayed: result.replayed,
   });
 }
 

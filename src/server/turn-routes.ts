@@ -1,4 +1,3 @@
-import { resolveParent } from "../nodes/resolve-parent.js";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
@@ -11,38 +10,46 @@ import { turnInputOf } from "./request-schemas.js";
 import { turnResponseOf } from "./response-schemas.js";
 
 /**
- * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length) runs
- * before the graph does, so a rejected request stores nothing and a stream only opens for a
- * turn that will run. A turn is not cancelled when its client goes away: finishing it keeps the
- * session's memory consistent.
+ * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length, parent,
+ * a repeated `message_id`) runs before the graph does, so a rejected request stores nothing and a
+ * stream only opens for a turn that will run (or replay). A turn is not cancelled when its client
+ * goes away: finishing it keeps the session's memory consistent. A turn that ended in ERROR (the
+ * model failed, no fallback answered) is a 502 with the usual body; a replay says so in a header.
  */
 export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
-  const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> => {
-    const input = turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
-    await resolveParent(deps.memory.persistence.store, input); // before a stream opens, so errors stay plain 4xx
-    return input;
-  };
+  const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> =>
+    turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
 
   app.post("/v1/turns", async (c) => {
-    const input = await inputOf(c);
-    const result = await deps.memory.runTurn(input);
+    const result = await deps.memory.runTurn(await inputOf(c));
     logTurn(c.get("requestId"), result);
-    return c.json(turnResponseOf(result), 200);
+    if (result.replayed) c.header(REPLAYED_HEADER, "true");
+    return c.json(turnResponseOf(result), result.status === "ERROR" ? 502 : 200);
   });
 
   app.post("/v1/turns/stream", async (c) => {
     const input = await inputOf(c);
     const requestId = c.get("requestId");
+    // Tokens that come before the stream is open wait here; an error before the turn starts is a plain 4xx.
+    const early: string[] = [];
+    let forward: ((text: string) => void) | null = null;
+    let started!: (start: { replayed: boolean }) => void;
+    const start = new Promise<{ replayed: boolean }>((resolve) => (started = resolve));
+    const result = deps.memory.streamTurn(input, (text) => (forward ? forward(text) : early.push(text)), { onStart: started });
+    const { replayed } = await Promise.race([start, result]);
+    if (replayed) c.header(REPLAYED_HEADER, "true");
     return streamSSE(c, async (stream) => {
       let writes: Promise<void> = Promise.resolve();
       const send = (event: string, data: unknown) => {
         writes = writes.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
         return writes;
       };
+      forward = (text) => void send("token", { text });
+      for (const text of early.splice(0)) forward(text);
       try {
-        const result = await deps.memory.streamTurn(input, (text) => void send("token", { text }));
-        logTurn(requestId, result);
-        await send("result", turnResponseOf(result));
+        const done = await result;
+        logTurn(requestId, done);
+        await send("result", turnResponseOf(done));
       } catch (error) {
         const { body } = errorAnswer(error, requestId);
         await send("error", body);
@@ -50,6 +57,9 @@ export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
     });
   });
 }
+
+/** Set on the answer of a request whose `message_id` was already answered: the stored result, replayed. */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
 
 /** Trim stats and fallbacks at debug; never the message text. */
 function logTurn(requestId: string, result: TurnResult): void {

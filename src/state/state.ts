@@ -6,6 +6,7 @@ import { appendAndTrim, DEFAULT_WINDOW_LIMITS, type MessageUpdate, type TrimRepo
 import type { RenderedContext } from "../memory/context.js";
 import type { MemoryContext } from "../memory/recall.js";
 import type { EntityRef, EventRecord } from "../memory/records.js";
+import type { MemoryScope } from "../memory/scope.js";
 import type { TurnInput } from "./turn-input.js";
 
 export type TurnStatus = "OK" | "SKIP" | "ERROR";
@@ -76,6 +77,8 @@ const lastValue = <T>(initial: T) => Annotation<T>({ reducer: (_current: T, upda
 export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
   return Annotation.Root({
     input: lastValue<TurnInput | null>(null),
+    /** Who this checkpoint thread belongs to, bound by its first turn; never changes after. */
+    scope: lastValue<MemoryScope | null>(null),
     messages: Annotation<BaseMessage[], MessageUpdate>({ reducer: appendAndTrim(limits), default: () => [] }),
     nodeMessages: Annotation<NodeMemory, NodeMemoryUpdate>({ reducer: mergeNodeMemory(limits), default: () => ({}) }),
     trim: lastValue<TrimReport | null>(null),
@@ -100,6 +103,7 @@ export type MemoryState = typeof StateAnnotation.State;
 /** What a node returns: plain values for each channel it writes (the reducers apply them). */
 export interface MemoryUpdate {
   input?: TurnInput | null;
+  scope?: MemoryScope | null;
   messages?: BaseMessage[];
   nodeMessages?: NodeMemoryUpdate;
   trim?: TrimReport | null;

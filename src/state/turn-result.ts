@@ -16,6 +16,8 @@ export interface TurnResult {
   event: TurnEvent | null;
   /** The errors recorded during this turn (fallbacks included). */
   errors: NodeError[];
+  /** True when this is the stored result of an earlier request with the same `messageId` (nothing ran). */
+  replayed: boolean;
 }
 
 /** Reads a turn's result out of the state the graph ended in. */
@@ -34,6 +36,7 @@ export function turnResultOf(state: MemoryState): TurnResult {
     messageIds: { user: turn?.messageId ?? null, assistant: turn?.replyId ?? null },
     event: turn ? state.event : null,
     errors: turn ? state.errors.filter((error) => error.turnId === turn.id) : [],
+    replayed: false,
   };
 }
 
@@ -48,5 +51,6 @@ export function skippedTurn(): TurnResult {
     messageIds: { user: null, assistant: null },
     event: null,
     errors: [],
+    replayed: false,
   };
 }

@@ -29,20 +29,31 @@ describe("extractThread", () => {
     expect(thread.map((m) => m.role)).toEqual(["human", "ai", "human"]);
   });
 
-  it.each([
-    { name: "a parent missing from the list", nodes: [node("x", "gone", "ai"), node("y", "x", "human")], leaf: "y", path: ["x", "y"] },
-    { name: "a two-node cycle", nodes: [node("p", "q", "human"), node("q", "p", "ai")], leaf: "q", path: ["p", "q"] },
-    { name: "a self-loop", nodes: [node("s", "s", "human")], leaf: "s", path: ["s"] },
-  ])("stops at $name", ({ nodes, leaf, path }) => {
-    expect(extractThread(nodes, leaf).map((m) => m.id)).toEqual(path);
+  it("stops at a parent missing from the list", () => {
+    expect(extractThread([node("x", "gone", "ai"), node("y", "x", "human")], "y").map((m) => m.id)).toEqual(["x", "y"]);
   });
 
-  it("ends on any parent graph, with each step the parent of the next (property)", () => {
+  it.each([
+    { name: "a two-node cycle", nodes: [node("r", null, "human"), node("p", "q", "human"), node("q", "p", "ai")], leaf: "q" },
+    { name: "a self-loop", nodes: [node("s", "s", "human")], leaf: "s" },
+  ])("refuses $name with THREAD_CYCLE instead of dropping history", ({ nodes, leaf }) => {
+    expect(() => extractThread(nodes, leaf)).toThrow(expect.objectContaining({ code: "THREAD_CYCLE", kind: "system" }));
+  });
+
+  it("ends on any parent graph: a chain with each step the parent of the next, or THREAD_CYCLE (property)", () => {
     const idArb = fc.constantFrom("a", "b", "c", "d", "e", "f");
     const nodesArb = fc.uniqueArray(fc.record({ id: idArb, parentId: fc.option(idArb, { nil: null }) }), { selector: (n) => n.id });
     fc.assert(
       fc.property(nodesArb, idArb, (nodes: ThreadNode[], leaf) => {
-        const thread = extractThread(Object.freeze([...nodes]), leaf);
+        let thread: ThreadNode[];
+        try {
+          thread = extractThread(Object.freeze([...nodes]), leaf);
+        } catch (error) {
+          expect(error).toMatchObject({ code: "THREAD_CYCLE" });
+          expect(hasCycleFrom(nodes, leaf)).toBe(true);
+          return;
+        }
+        expect(hasCycleFrom(nodes, leaf)).toBe(false);
         expect(thread.length).toBeLessThanOrEqual(nodes.length);
         expect(new Set(thread.map((n) => n.id)).size).toBe(thread.length);
         if (nodes.some((n) => n.id === leaf)) expect(thread.at(-1)?.id).toBe(leaf);
@@ -53,3 +64,16 @@ describe("extractThread", () => {
     );
   });
 });
+
+/** True when following parents from `leaf` comes back to a node already visited (a slow, plain check). */
+function hasCycleFrom(nodes: readonly ThreadNode[], leaf: string): boolean {
+  const visited: string[] = [];
+  let current = nodes.find((n) => n.id === leaf);
+  while (current) {
+    if (visited.includes(current.id)) return true;
+    visited.push(current.id);
+    const parentId = current.parentId;
+    current = parentId === null ? undefined : nodes.find((n) => n.id === parentId);
+  }
+  return false;
+}

@@ -43,12 +43,13 @@ describe("the service through the real ChatOpenAI client", () => {
     expect(events.at(-1)).toMatchObject({ event: "result", data: { status: "OK" } });
   });
 
-  it.each(["error500", "timeout", "malformed"] as const)("on %s: status ERROR, the message kept, no 5xx", async (mode) => {
+  it.each(["error500", "timeout", "malformed"] as const)("on %s: a 502 with the usual body (status ERROR, the message kept)", async (mode) => {
     const s = await open(mode);
     const response = await s.call("POST", "/v1/turns", { body: { user_id: "u1", session_id: "s1", message: "Please cancel my order" } });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { status: string; candidate: unknown; errors: { code: string }[] };
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { status: string; candidate: unknown; errors: { code: string }[]; message_ids: { user: string | null } };
     expect(body.status).toBe("ERROR");
+    expect(body.message_ids.user).toEqual(expect.any(String));
     expect(body.candidate).toBeNull();
     expect(body.errors.map((e) => e.code)).toContain("MODEL_ERROR");
     const thread = await s.call("GET", "/v1/sessions/s1/messages?user_id=u1");

@@ -42,6 +42,7 @@ export function testDeps(overrides: Partial<GraphDeps> = {}): GraphDeps {
 export function stateOf(values: Partial<MemoryState>): MemoryState {
   return {
     input: null,
+    scope: null,
     messages: [],
     nodeMessages: {},
     trim: null,

@@ -29,3 +29,42 @@ export class FailingChatModel extends FakeListChatModel {
     throw this.error;
   }
 }
+
+/** A fake chat model that fails its first `failures` calls, then answers from a list. */
+export class FlakyChatModel extends FakeListChatModel {
+  calls = 0;
+
+  constructor(
+    private failures: number,
+    responses: string[] = ["ok"],
+  ) {
+    super({ responses });
+  }
+
+  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
+    this.calls += 1;
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error("model unavailable");
+    }
+    return super._generate(messages, options);
+  }
+}
+
+/** A fake chat model that takes `delayMs` to answer each call (to make turns overlap). */
+export class SlowChatModel extends FakeListChatModel {
+  calls = 0;
+
+  constructor(
+    private readonly delayMs: number,
+    responses: string[] = ["ok"],
+  ) {
+    super({ responses });
+  }
+
+  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
+    this.calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return super._generate(messages, options);
+  }
+}
