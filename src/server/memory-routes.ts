@@ -52,7 +52,7 @@ export function addMemoryRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
   app.delete("/v1/sessions/:sessionId", async (c) => {
     const sessionId = pathId(c, "sessionId", "session_id");
     const { user_id: userId } = parseRequest(userQuerySchema, queryOf(c), "query");
-    const deleted = await forgetSession(memory.persistence, { tenantId: c.get("tenantId"), userId, sessionId });
-    return c.json(forgetResponseSchema.parse({ user_id: userId, session_id: sessionId, deleted }), 200);
+    const { restoredFacts, ...deleted } = await forgetSession(memory.persistence, { tenantId: c.get("tenantId"), userId, sessionId });
+    return c.json(forgetResponseSchema.parse({ user_id: userId, session_id: sessionId, deleted, restored: { facts: restoredFacts } }), 200);
   });
 }

@@ -33,7 +33,7 @@ describe("API keys and tenancy", () => {
     const memoryB = (await (await server.call("GET", "/v1/users/u1/memory", { key: KEY_B })).json()) as Record<string, unknown[]>;
     expect([memoryB.events, memoryB.facts, memoryB.summaries]).toEqual([[], [], []]);
     const forgetB = (await (await server.call("DELETE", "/v1/users/u1", { key: KEY_B })).json()) as { deleted: Record<string, number> };
-    expect(forgetB.deleted).toEqual({ items: 0, sessions: 0, threads: 0 });
+    expect(forgetB.deleted).toMatchObject({ items: 0, sessions: 0, threads: 0 });
     expect((await server.call("GET", "/v1/sessions/s1/messages?user_id=u1", { key: KEY_A })).status).toBe(200);
     // B's own turn on the same ids starts a fresh thread.
     await server.call("POST", "/v1/turns", { key: KEY_B, body: base });
