@@ -79,3 +79,25 @@ export async function saveFacts(
   await Promise.all(writes.map((fact) => store.put(namespaces.facts(scope), fact.id, { ...fact })));
   return writes;
 }
+
+/**
+ * Pure: the records to rewrite when the records whose ids are in `removed` are forgotten, as if
+ * they had never been learned. A surviving record that a removed one closed (same key, closed
+ * when the removed one began) is true again until the next surviving record of its key begins,
+ * or current (`validTo: null`) when none follows. Nothing else changes; inputs are not mutated.
+ */
+export function restoreSuperseded(facts: readonly FactRecord[], removed: ReadonlySet<string>): FactRecord[] {
+  const removedStarts = new Set(facts.filter((fact) => removed.has(fact.id)).map((fact) => `${fact.key}\n${fact.validFrom}`));
+  const survivors = facts.filter((fact) => !removed.has(fact.id));
+  const rewrites: FactRecord[] = [];
+  for (const fact of survivors) {
+    if (fact.validTo === null || !removedStarts.has(`${fact.key}\n${fact.validTo}`)) continue;
+    const closedAt = fact.validTo;
+    const next = survivors
+      .filter((other) => other.key === fact.key && other.id !== fact.id && other.validFrom >= closedAt)
+      .reduce<FactRecord | undefined>((first, other) => (first === undefined || other.validFrom < first.validFrom ? other : first), undefined);
+    const validTo = next?.validFrom ?? null;
+    if (validTo !== fact.validTo) rewrites.push({ ...fact, validTo });
+  }
+  return rewrites;
+}

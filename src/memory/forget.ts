@@ -1,12 +1,15 @@
-import type { BaseCheckpointSaver, BaseStore, Operation } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, BaseStore, Item, Operation } from "@langchain/langgraph-checkpoint";
 import { log } from "../logger.js";
+import { restoreSuperseded } from "./facts.js";
 import { namespaces } from "./namespaces.js";
-import type { SummaryRecord } from "./records.js";
+import type { FactRecord } from "./records.js";
 import { threadIdOf, validateId, validateScope, type MemoryScope } from "./scope.js";
+import { writeAll } from "./store-io.js";
 
 /**
  * Forgetting: deletes a user's (or one session's) memory from every layer — store items (with
- * their index rows, on stores that keep any) and checkpoint threads.
+ * their index rows, on stores that keep any) and checkpoint threads. Forgetting a session also
+ * removes what was learned in it (events, facts, summaries), as if it had never taken place.
  */
 
 /** The storage a forget works on. */
@@ -15,11 +18,23 @@ export interface ForgetTarget {
   checkpointer: BaseCheckpointSaver;
 }
 
-/** What a forget deleted: store items, sessions found, checkpoint threads that existed. */
+/**
+ * What a forget deleted: store items in all (`items`), and of them transcript `messages`,
+ * `summaries`, `events` and `facts`; sessions found; checkpoint threads that existed.
+ */
 export interface ForgetCounts {
   items: number;
+  messages: number;
+  summaries: number;
+  events: number;
+  facts: number;
   sessions: number;
   threads: number;
+}
+
+/** What forgetting a session did: the deletions, and how many facts it had superseded are true again. */
+export interface SessionForgetCounts extends ForgetCounts {
+  restoredFacts: number;
 }
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
@@ -46,29 +61,48 @@ export async function forgetUser(target: ForgetTarget, user: UserScope): Promise
     threads += 1;
     forgotten.add(sessionId);
   }
-  const items = await deletePrefix(target.store, namespaces.user(scope));
+  const { store } = target;
+  const messages = await deletePrefix(store, namespaces.sessions(scope));
+  const summaries = await deletePrefix(store, namespaces.summaries(scope));
+  const events = await deletePrefix(store, namespaces.events(scope));
+  const facts = await deletePrefix(store, namespaces.facts(scope));
+  // Whatever else lies under the user (nothing today) goes too, counted in `items` only.
+  const items = messages + summaries + events + facts + (await deletePrefix(store, namespaces.user(scope)));
   log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: forgotten.size, threads });
-  return { items, sessions: forgotten.size, threads };
+  return { items, messages, summaries, events, facts, sessions: forgotten.size, threads };
 }
 
 /**
- * Deletes one session: its transcript, its turns' idempotency records, the summaries made of it, and its checkpoint thread
- * (window, session variables, node-scoped memory). The user's events and facts stay: they are
- * long-term memory of the user, not of the session.
+ * Deletes one session and what was learned in it: its transcript (and its turns' idempotency
+ * records, counted in `items`), the summaries made of it, the events and facts that came from its
+ * messages, and its checkpoint thread (window, session variables, node-scoped memory). A fact of another session that one of its facts superseded is
+ * true again (see `restoreSuperseded`). Other sessions' memory stays. Idempotent.
  */
-export async function forgetSession(target: ForgetTarget, session: MemoryScope): Promise<ForgetCounts> {
+export async function forgetSession(target: ForgetTarget, session: MemoryScope): Promise<SessionForgetCounts> {
   const scope = validateScope(session);
-  let items = await deletePrefix(target.store, namespaces.session(scope));
-  items += await deletePrefix(target.store, namespaces.turns(scope));
-  const summaries = await itemsWhere(target.store, namespaces.summaries(scope), (value) => (value as Partial<SummaryRecord>).sessionId === scope.sessionId);
-  if (summaries.length > 0) {
-    await target.store.batch(summaries.map((key): Operation => ({ namespace: namespaces.summaries(scope), key, value: null })));
-    items += summaries.length;
-  }
+  const { store } = target;
+  const ofSession = (item: Item) => (item.value as { sessionId?: unknown }).sessionId === scope.sessionId;
+  const summaries = (await itemsIn(store, namespaces.summaries(scope))).filter(ofSession);
+  const events = (await itemsIn(store, namespaces.events(scope))).filter(ofSession);
+  const allFacts = await itemsIn(store, namespaces.facts(scope));
+  const facts = allFacts.filter(ofSession);
+  const restored = restoreSuperseded(
+    allFacts.map((item) => item.value as FactRecord),
+    new Set(facts.map((item) => item.key)),
+  );
+  // One batch: on our stores the learned records go, and the facts they superseded come back, together.
+  await writeAll(store, [
+    ...[...summaries, ...events, ...facts].map((item): Operation => ({ namespace: item.namespace, key: item.key, value: null })),
+    ...restored.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact } })),
+  ]);
+  const messages = await deletePrefix(store, namespaces.session(scope));
+  const turnRecords = await deletePrefix(store, namespaces.turns(scope));
   const threads = (await deleteThread(target.checkpointer, threadIdOf(scope))) ? 1 : 0;
+  const counts = { messages, summaries: summaries.length, events: events.length, facts: facts.length };
+  const items = counts.messages + counts.summaries + counts.events + counts.facts + turnRecords;
   const sessions = items > 0 || threads > 0 ? 1 : 0;
-  log.info("memory.session_forgotten", { tenant: scope.tenantId, items, threads });
-  return { items, sessions, threads };
+  log.info("memory.session_forgotten", { tenant: scope.tenantId, items, ...counts, restoredFacts: restored.length, threads });
+  return { items, ...counts, restoredFacts: restored.length, sessions, threads };
 }
 
 /**
@@ -121,13 +155,12 @@ async function deletePrefix(store: BaseStore, prefix: string[]): Promise<number>
   }
 }
 
-/** The keys of the items directly in `namespace` whose value passes `keep`. */
-async function itemsWhere(store: BaseStore, namespace: string[], keep: (value: unknown) => boolean): Promise<string[]> {
-  const keys: string[] = [];
+/** Every item directly in `namespace` (none below it), page by page, however many there are. */
+async function itemsIn(store: BaseStore, namespace: string[]): Promise<Item[]> {
+  const items: Item[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = await store.search(namespace, { limit: PAGE, offset });
-    for (const item of page) if (item.namespace.length === namespace.length && keep(item.value)) keys.push(item.key);
-    if (page.length < PAGE) break;
+    for (const item of page) if (item.namespace.length === namespace.length) items.push(item);
+    if (page.length < PAGE) return items;
   }
-  return keys;
 }

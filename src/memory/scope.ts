@@ -12,11 +12,13 @@ export const MAX_ID_LENGTH = 128;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
- * Checks one identifier: non-empty, at most 128 characters, no `/`, no `..`, no control
- * characters. Throws a user error naming `field` otherwise; returns the id unchanged.
+ * Checks one identifier: well-formed Unicode (no lone surrogate, which no URL can carry), non-empty,
+ * at most 128 characters, no `/`, no `..`, no control characters. Throws a user error naming
+ * `field` otherwise; returns the id unchanged.
  */
 export function validateId(field: string, value: unknown): string {
   if (typeof value !== "string") throw invalidInput(field, "must be a string", "INVALID_ID");
+  if (!value.isWellFormed()) throw invalidInput(field, "must be well-formed Unicode (no lone surrogates)", "INVALID_ID");
   if (value.trim().length === 0) throw invalidInput(field, "must not be empty", "INVALID_ID");
   if (value.length > MAX_ID_LENGTH) throw invalidInput(field, `must be at most ${MAX_ID_LENGTH} characters`, "INVALID_ID");
   if (value.includes("/")) throw invalidInput(field, "must not contain '/'", "INVALID_ID");

@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
+import { allowedMethods } from "./allowed-methods.js";
 import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
 import type { ServerEnv } from "./context.js";
 import { HttpError, respondError } from "./http-error.js";
@@ -55,7 +56,12 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   addTurnRoutes(app, deps);
   addMemoryRoutes(app, deps);
 
-  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) => {
+    const allow = allowedMethods(app, c.req.path);
+    if (allow.length === 0) return c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+    const message = `${c.req.method} is not allowed on ${c.req.path}; it takes ${allow.join(", ")}`;
+    return respondError(c, new HttpError(405, "METHOD_NOT_ALLOWED", message, undefined, { Allow: allow.join(", ") }));
+  });
   app.onError((error, c) => respondError(c, error));
   return app;
 }

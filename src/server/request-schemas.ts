@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
-import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
+import { MAX_ID_LENGTH } from "../memory/scope.js";
 import { idSchema, parseTurnInput, type TurnInput } from "../state/turn-input.js";
 import { camelKeys } from "./case.js";
 
@@ -48,11 +48,6 @@ export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackFi
   const code = issue?.code === "unrecognized_keys" ? "UNKNOWN_FIELD" : "INVALID_INPUT";
   const detail = issue?.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
   throw new MemoryGraphError(code, `${field}: ${detail}`, { kind: "user", field });
-}
-
-/** An id from the path, checked like any other id and reported under `field`. */
-export function pathId(field: string, value: string): string {
-  return validateId(field, value);
 }
 
 /**

@@ -64,11 +64,21 @@ export const memoryResponseSchema = z
   })
   .strict();
 
+const count = z.number().int().nonnegative();
+
+/**
+ * What a DELETE did: store items deleted (`items`, of which transcript `messages`, `summaries`,
+ * `events`, `facts`), sessions and checkpoint threads; for a session, how many facts it had
+ * superseded are current again (`restored.facts`).
+ */
 export const forgetResponseSchema = z
   .object({
     user_id: z.string(),
     session_id: z.string().optional(),
-    deleted: z.object({ items: z.number(), sessions: z.number(), threads: z.number() }).strict(),
+    deleted: z
+      .object({ items: count, messages: count, summaries: count, events: count, facts: count, sessions: count, threads: count })
+      .strict(),
+    restored: z.object({ facts: count }).strict().optional(),
   })
   .strict();
 

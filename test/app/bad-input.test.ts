@@ -8,6 +8,7 @@ const cases: { name: string; input: unknown; field: string }[] = [
   { name: "missing session", input: { tenantId: "t", userId: "u", message: "hi" }, field: "sessionId" },
   { name: "tenant with /", input: { ...scope, tenantId: "a/b", message: "hi" }, field: "tenantId" },
   { name: "tenant with ..", input: { ...scope, tenantId: "..", message: "hi" }, field: "tenantId" },
+  { name: "user with a lone surrogate", input: { ...scope, userId: "a\ud800b", message: "hi" }, field: "userId" },
   { name: "session with a control character", input: { ...scope, sessionId: "s\u0000", message: "hi" }, field: "sessionId" },
   { name: "a 1 MB prompt", input: { ...scope, message: "x".repeat(1024 * 1024) }, field: "message" },
   { name: "a message that is a number", input: { ...scope, message: 42 }, field: "message" },

@@ -5,7 +5,9 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { createClient, type RedisClientType } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
+import { currentHolder } from "../../src/app/lease-holder.js";
 import { redisTurnLock, sqliteTurnLock, type TurnLock } from "../../src/app/turn-lock.js";
+import { setLogLevel, setLogSink } from "../../src/logger.js";
 
 /**
  * Two lock instances with connections of their own stand for two processes: work on one thread
@@ -76,6 +78,33 @@ describe("cross-process turn locks", () => {
     });
     await expect(lock.run("t/u/live", async () => "ran")).rejects.toMatchObject({ code: "TURN_LOCK_TIMEOUT" });
     expect(db.prepare("SELECT thread_id, token FROM turn_locks ORDER BY thread_id").all()).toEqual([{ thread_id: "t/u/live", token: "crashed" }]);
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("SQLite: a table made before holders were recorded gains their columns; each lease names its holder", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-lock-"));
+    const db = new Database(path.join(dir, "m.db"));
+    db.exec("CREATE TABLE turn_locks (thread_id TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at INTEGER NOT NULL)");
+    const locks = [sqliteTurnLock(db), sqliteTurnLock(db)]; // the second finds the columns there
+    const seen = await locks[1]!.run("t/u/s", async () => db.prepare("SELECT host, pid FROM turn_locks").get());
+    expect(seen).toEqual({ host: currentHolder().host, pid: process.pid });
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("SQLite: a holder whose lease another took says so at its next renewal", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-lock-"));
+    const db = new Database(path.join(dir, "m.db"));
+    const logged: string[] = [];
+    setLogLevel("warn");
+    setLogSink((line) => logged.push((JSON.parse(line) as { event: string }).event));
+    await sqliteTurnLock(db, { leaseMs: 300 }).run("t/u/s", async () => {
+      db.prepare("UPDATE turn_locks SET token = 'another'").run();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    });
+    expect(logged).toContain("turn_lock.lease_lost");
+    setLogLevel("silent");
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

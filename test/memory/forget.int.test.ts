@@ -9,6 +9,7 @@ import { setLogLevel } from "../../src/logger.js";
 import { forgetSession, forgetUser } from "../../src/memory/forget.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { threadIdOf } from "../../src/memory/scope.js";
+import { isRankingStore } from "../../src/memory/store-io.js";
 import { createTempDatabase } from "../support/postgres.js";
 
 setLogLevel("silent");
@@ -89,6 +90,9 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     expect(counts.sessions).toBe(2);
     expect(counts.threads).toBe(2);
     expect(counts.items).toBeGreaterThan(4);
+    expect(counts).toMatchObject({ messages: 6, summaries: 3 });
+    expect(counts.events + counts.facts).toBeGreaterThan(0);
+    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts);
     expect(await itemsOf(store, "u1")).toEqual([]);
     const everything = await store.search([tenantId], { limit: 1000 });
     expect(everything.every((item) => item.namespace[2] !== "u1")).toBe(true);
@@ -99,22 +103,58 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     // u10 shares a prefix of the id: untouched.
     expect((await itemsOf(store, "u10")).map((i) => i.key).sort()).toEqual(otherBefore.map((i) => i.key).sort());
     expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u10", "s1")))).toBeGreaterThan(0);
-    expect(await forgetUser(graph.persistence, { tenantId, userId: "u1" })).toEqual({ items: 0, sessions: 0, threads: 0 });
+    expect(await forgetUser(graph.persistence, { tenantId, userId: "u1" })).toEqual({
+      items: 0, messages: 0, summaries: 0, events: 0, facts: 0, sessions: 0, threads: 0,
+    });
   });
 
-  it("forgetSession removes the transcript, thread and summaries of that session only", async () => {
+  it("forgetSession removes the transcript, thread, summaries, events and facts of that session only", async () => {
     const { store, checkpointer } = await open();
+    const user = { tenantId, userId: "u1" };
     const counts = await forgetSession(graph.persistence, scopeOf("u1", "s1"));
-    expect(counts).toMatchObject({ sessions: 1, threads: 1 });
+    expect(counts).toMatchObject({ sessions: 1, threads: 1, messages: 4, restoredFacts: 0 });
+    expect(counts.events).toBeGreaterThan(0);
+    expect(counts.facts).toBeGreaterThan(0);
+    expect(counts.summaries).toBeGreaterThan(0);
+    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts);
     expect(await store.search(namespaces.session(scopeOf("u1", "s1")), { limit: 10 })).toEqual([]);
-    const summaries = await store.search(namespaces.summaries({ tenantId, userId: "u1" }), { limit: 100 });
-    expect(summaries.map((s) => (s.value as { sessionId: string }).sessionId)).not.toContain("s1");
-    expect(summaries.length).toBeGreaterThan(0);
+    const left = await itemsOf(store, "u1");
+    expect(left.filter((item) => (item.value as { sessionId?: string }).sessionId === "s1")).toEqual([]);
+    const learned = left.filter((item) => ["events", "facts"].includes(item.namespace[3] ?? ""));
+    expect(JSON.stringify(learned)).not.toContain("anong@example.com");
+    expect(JSON.stringify(learned)).not.toContain("order 42");
     expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s1")))).toBe(0);
     expect(await threadsOf(checkpointer, threadIdOf(scopeOf("u1", "s2")))).toBeGreaterThan(0);
     expect((await store.search(namespaces.session(scopeOf("u1", "s2")), { limit: 10 })).length).toBeGreaterThan(0);
-    // Long-term facts of the user stay.
-    expect((await store.search(namespaces.facts({ tenantId, userId: "u1" }), { limit: 10 })).length).toBeGreaterThan(0);
+    // What s2 taught stays: its summary and the name fact.
+    const summaries = await store.search(namespaces.summaries(user), { limit: 100 });
+    expect(summaries.map((s) => (s.value as { sessionId: string }).sessionId)).toEqual(["s2"]);
+    const facts = await store.search(namespaces.facts(user), { limit: 10 });
+    expect(facts.map((f) => (f.value as { key: string; sessionId: string }).sessionId)).toEqual(["s2"]);
+    // Another user's session of the same id is untouched.
+    expect(JSON.stringify(await itemsOf(store, "u10"))).toContain("other@example.com");
+    expect(await forgetSession(graph.persistence, scopeOf("u1", "s1"))).toEqual({
+      items: 0, messages: 0, summaries: 0, events: 0, facts: 0, restoredFacts: 0, sessions: 0, threads: 0,
+    });
+  });
+
+  it("forgetSession makes a fact that the session superseded current again", async () => {
+    const { store } = await open();
+    const user = { tenantId, userId: "u2" };
+    await graph.runTurn({ ...scopeOf("u2", "s0"), message: "My email is old@example.com" });
+    await graph.runTurn({ ...scopeOf("u2", "s1"), message: "Actually my email is zanzibar@example.com" });
+    await graph.runTurn({ ...scopeOf("u2", "s1"), message: "I want to cancel my order 77 to Zanzibar now" });
+    const before = (await store.search(namespaces.facts(user), { limit: 10 })).map((f) => f.value as { value: string; validTo: string | null });
+    expect(before.find((f) => f.value === "old@example.com")?.validTo).not.toBeNull();
+    const counts = await forgetSession(graph.persistence, scopeOf("u2", "s1"));
+    expect(counts).toMatchObject({ sessions: 1, threads: 1, messages: 4, facts: 1, restoredFacts: 1 });
+    expect(counts.events).toBeGreaterThan(0);
+    const left = await itemsOf(store, "u2");
+    expect(JSON.stringify(left).toLowerCase()).not.toContain("zanzibar");
+    const facts = (await store.search(namespaces.facts(user), { limit: 10 })).map((f) => f.value as { key: string; value: string; validTo: string | null });
+    expect(facts).toEqual([expect.objectContaining({ key: "email", value: "old@example.com", validTo: null })]);
+    // Nothing of the session is found by a ranked search either (index rows went with their items).
+    if (isRankingStore(store)) expect(await store.search(namespaces.user(user), { query: "zanzibar", limit: 10 })).toEqual([]);
   });
 
   it("refuses ids that could reach outside the scope", async () => {

@@ -59,22 +59,35 @@ describe("DELETE", () => {
     expect(left.every((item) => item.namespace[2] === "u2")).toBe(true);
     expect((await get("/v1/sessions/s1/messages?user_id=u2")).messages).toHaveLength(2);
     const again = (await (await server.call("DELETE", "/v1/users/u1")).json()) as Json;
-    expect(again.deleted).toEqual({ items: 0, sessions: 0, threads: 0 });
+    expect(again.deleted).toEqual({ items: 0, messages: 0, summaries: 0, events: 0, facts: 0, sessions: 0, threads: 0 });
+    expect(again).not.toHaveProperty("restored");
   });
 
-  it("forgets one session: its transcript, thread and summaries; the user's facts stay", async () => {
+  it("forgets one session and what was learned in it; a fact it superseded is current again", async () => {
     server = await testServer({ limits: { summaryInterval: 1 } });
-    await turn("s1", "My email is anong@example.com");
-    await turn("s2", "hello again");
+    await turn("s0", "My email is anong@example.com");
+    await turn("s1", "Actually my email is anong@work.example");
+    await turn("s1", "I want to cancel my order 123");
+    const before = await get("/v1/users/u1/memory");
+    expect(before.attributes.email).toBe("anong@work.example");
+    expect(before.events.some((e: Json) => e.session_id === "s1")).toBe(true);
     const res = await server.call("DELETE", "/v1/sessions/s1?user_id=u1");
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
-    expect(body).toMatchObject({ user_id: "u1", session_id: "s1", deleted: { sessions: 1, threads: 1 } });
+    expect(body).toMatchObject({ user_id: "u1", session_id: "s1", deleted: { sessions: 1, threads: 1, messages: 4, facts: 1 }, restored: { facts: 1 } });
+    expect(body.deleted.events).toBeGreaterThan(0);
+    expect(body.deleted.summaries).toBeGreaterThan(0);
+    expect(body.deleted.items).toBe(body.deleted.messages + body.deleted.summaries + body.deleted.events + body.deleted.facts);
     expect((await server.call("GET", "/v1/sessions/s1/messages?user_id=u1")).status).toBe(404);
-    expect((await get("/v1/sessions/s2/messages?user_id=u1")).messages).toHaveLength(2);
+    expect((await get("/v1/sessions/s0/messages?user_id=u1")).messages).toHaveLength(2);
     const memory = await get("/v1/users/u1/memory");
-    expect(memory.attributes.email).toBe("anong@example.com");
-    expect(memory.summaries.every((s: Json) => s.session_id !== "s1")).toBe(true);
+    expect(memory.attributes).toEqual({ email: "anong@example.com" });
+    expect(memory.facts).toEqual([expect.objectContaining({ key: "email", value: "anong@example.com", valid_to: null, session_id: "s0" })]);
+    for (const layer of ["events", "facts", "summaries"]) expect(memory[layer].every((r: Json) => r.session_id === "s0")).toBe(true);
+    expect(JSON.stringify(memory)).not.toContain("anong@work.example");
+    expect(JSON.stringify(memory)).not.toContain("order 123");
+    const again = (await (await server.call("DELETE", "/v1/sessions/s1?user_id=u1")).json()) as Json;
+    expect(again).toMatchObject({ deleted: { items: 0, sessions: 0, threads: 0 }, restored: { facts: 0 } });
   });
 });
 

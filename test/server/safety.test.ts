@@ -33,7 +33,7 @@ describe("API keys and tenancy", () => {
     const memoryB = (await (await server.call("GET", "/v1/users/u1/memory", { key: KEY_B })).json()) as Record<string, unknown[]>;
     expect([memoryB.events, memoryB.facts, memoryB.summaries]).toEqual([[], [], []]);
     const forgetB = (await (await server.call("DELETE", "/v1/users/u1", { key: KEY_B })).json()) as { deleted: Record<string, number> };
-    expect(forgetB.deleted).toEqual({ items: 0, sessions: 0, threads: 0 });
+    expect(forgetB.deleted).toMatchObject({ items: 0, sessions: 0, threads: 0 });
     expect((await server.call("GET", "/v1/sessions/s1/messages?user_id=u1", { key: KEY_A })).status).toBe(200);
     // B's own turn on the same ids starts a fresh thread.
     await server.call("POST", "/v1/turns", { key: KEY_B, body: base });
@@ -54,6 +54,8 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     { name: "id with /", body: { ...base, user_id: "a/b" }, field: "user_id" },
     { name: "id with ..", body: { ...base, session_id: ".." }, field: "session_id" },
     { name: "id with a control character", body: { ...base, user_id: "a\u0001b" }, field: "user_id" },
+    { name: "id with a lone surrogate", body: { ...base, user_id: "a\ud800b" }, field: "user_id" },
+    { name: "session id with a lone low surrogate", body: { ...base, session_id: "\udc00" }, field: "session_id" },
     { name: "number for message", body: { ...base, message: 1e308 }, field: "message" },
     { name: "huge number id", body: { ...base, user_id: 1.5e300 }, field: "user_id" },
     { name: "array body", body: [base], field: "body" },
@@ -105,6 +107,18 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     await expectError(await server.call("DELETE", "/v1/sessions/s1"), 400, { field: "user_id" });
   });
 
+  it("400 for ids in the path or query whose escapes are not UTF-8 (a lone surrogate cannot be sent otherwise)", async () => {
+    server = await testServer();
+    // %ED%A0%80 is U+D800 encoded as if it were a character: no URL can name a lone surrogate.
+    await expectError(await server.call("GET", "/v1/users/a%ED%A0%80b/memory"), 400, { field: "user_id", code: "INVALID_ID" });
+    await expectError(await server.call("DELETE", "/v1/users/a%ED%A0%80b"), 400, { field: "user_id", code: "INVALID_ID" });
+    await expectError(await server.call("DELETE", "/v1/sessions/%ED%B0%80?user_id=u1"), 400, { field: "session_id", code: "INVALID_ID" });
+    await expectError(await server.call("GET", "/v1/sessions/s1/messages?user_id=a%ED%A0%80b"), 400, { field: "user_id", code: "INVALID_ID" });
+    // Well-formed escapes still name the ids they encode, "%" included.
+    expect((await server.call("GET", "/v1/users/%E0%B8%AD%25x/memory")).status).toBe(200);
+    expect(((await (await server.call("GET", "/v1/users/%E0%B8%AD%25x/memory")).json()) as { user_id: string }).user_id).toBe("\u0e2d%x");
+  });
+
   it("413 over the body limit, declared or chunked", async () => {
     server = await testServer({}, { bodyLimitBytes: 1024 });
     await expectError(await server.call("POST", "/v1/turns", { body: { ...base, message: "x".repeat(2000) } }), 413, { code: "PAYLOAD_TOO_LARGE" });
@@ -137,7 +151,30 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     server = await testServer();
     await expectError(await server.call("GET", "/v1/nothing"), 404, { code: "NOT_FOUND" });
     await expectError(await server.call("GET", "/", { key: null }), 404);
-    await expectError(await server.call("PUT", "/v1/turns", { body: base }), 404);
+    await expectError(await server.call("DELETE", "/v1/users/u1/nothing"), 404, { code: "NOT_FOUND" });
+  });
+
+  it.each([
+    { method: "PUT", path: "/v1/turns", allow: "POST" },
+    { method: "GET", path: "/v1/turns", allow: "POST" },
+    { method: "GET", path: "/v1/turns/stream", allow: "POST" },
+    { method: "POST", path: "/healthz", allow: "GET, HEAD" },
+    { method: "DELETE", path: "/readyz", allow: "GET, HEAD" },
+    { method: "POST", path: "/v1/users/u1", allow: "DELETE" },
+    { method: "PATCH", path: "/v1/users/u1/memory", allow: "GET, HEAD" },
+    { method: "POST", path: "/v1/sessions/s1?user_id=u1", allow: "DELETE" },
+    { method: "PUT", path: "/v1/sessions/s1/messages?user_id=u1", allow: "GET, HEAD" },
+  ])("405 with Allow: $allow for $method $path", async ({ method, path, allow }) => {
+    server = await testServer();
+    const res = await server.call(method, path, method === "GET" ? {} : { body: base });
+    expect(res.headers.get("allow")).toBe(allow);
+    await expectError(res, 405, { code: "METHOD_NOT_ALLOWED" });
+    expect(await tenantItems(server.memory, "tenantA")).toHaveLength(0);
+  });
+
+  it("asks for the key before telling which methods a /v1 route takes", async () => {
+    server = await testServer();
+    await expectError(await server.call("PUT", "/v1/turns", { key: null, body: base }), 401, { code: "UNAUTHORIZED" });
   });
 });
 

@@ -1,0 +1,41 @@
+import type { Context } from "hono";
+import { invalidInput } from "../errors.js";
+import { validateId } from "../memory/scope.js";
+
+/**
+ * Ids from the URL, decoded strictly. Hono decodes parameters leniently: an escape that is not
+ * UTF-8 (`%ED%A0%80`, a lone surrogate written out as if it were a character) is kept as typed,
+ * so `/v1/users/a%ED%A0%80b` would name the user "a%ED%A0%80b", whom `a%25ED%25A0%2580b` names
+ * too. Here such an escape is the caller's mistake, reported under the parameter's field.
+ */
+
+function decodeStrictly(field: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidInput(field, "must be percent-encoded UTF-8 of well-formed Unicode", "INVALID_ID");
+  }
+}
+
+/** The path parameter `:name` of the matched route, decoded strictly and checked as an id under `field`. */
+export function pathId(c: Context, name: string, field: string): string {
+  const index = c.req.routePath.split("/").indexOf(`:${name}`);
+  // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
+  const raw = index < 0 ? undefined : new URL(c.req.url).pathname.split("/")[index];
+  if (raw === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
+  return validateId(field, decodeStrictly(field, raw));
+}
+
+/** The query parameters, decoded strictly (`+` is a space); the first of repeated names wins, as in Hono. */
+export function queryOf(c: Context): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const pair of new URL(c.req.url).search.slice(1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const [rawName, rawValue] = equals < 0 ? [pair, ""] : [pair.slice(0, equals), pair.slice(equals + 1)];
+    const name = decodeStrictly("query", rawName.replace(/\+/g, " "));
+    const value = decodeStrictly(name, rawValue.replace(/\+/g, " "));
+    if (name !== "" && !Object.hasOwn(params, name)) params[name] = value;
+  }
+  return params;
+}
