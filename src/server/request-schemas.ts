@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MemoryGraphError } from "../errors.js";
+import { invalidInput, MemoryGraphError } from "../errors.js";
 import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
 import { idSchema, parseTurnInput, type TurnInput } from "../state/turn-input.js";
 import { camelKeys } from "./case.js";
@@ -50,9 +50,41 @@ export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackFi
   throw new MemoryGraphError(code, `${field}: ${detail}`, { kind: "user", field });
 }
 
-/** An id from the path, checked like any other id and reported under `field`. */
-export function pathId(field: string, value: string): string {
-  return validateId(field, value);
+/**
+ * The id at `position` of a request URL's path (2 in `/v1/users/{id}`), decoded strictly and
+ * checked like any other id, reported under `field`.
+ */
+export function pathId(field: string, url: string, position: number): string {
+  const segment = new URL(url).pathname.split("/")[position + 1] ?? "";
+  return validateId(field, decodeStrictly(field, segment));
+}
+
+/**
+ * The query of a request URL, first value per name (as Hono reads it), decoded strictly with `+`
+ * as a space. An own-property object, so a name such as `__proto__` is an unknown field.
+ */
+export function queryOf(url: string): Record<string, string> {
+  const query = new Map<string, string>();
+  for (const pair of new URL(url).search.slice(1).split("&")) {
+    const equals = pair.indexOf("=");
+    const name = decodeStrictly("query", (equals === -1 ? pair : pair.slice(0, equals)).replace(/\+/g, " "));
+    if (name === "" || query.has(name)) continue;
+    query.set(name, equals === -1 ? "" : decodeStrictly(name, pair.slice(equals + 1).replace(/\+/g, " ")));
+  }
+  return Object.fromEntries(query);
+}
+
+/**
+ * Percent-decodes one part of a URL. Hono leaves an escape that is malformed or not UTF-8 (`%FF`,
+ * `%ED%A0%80`, a bare `%`) as it stands, so the request would name an id with a literal `%` in it,
+ * another user's perhaps; here that is a user error.
+ */
+function decodeStrictly(field: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidInput(field, "must be percent-encoded UTF-8", "INVALID_ID");
+  }
 }
 
 /**
