@@ -26,16 +26,19 @@ export function pathId(c: Context, name: string, field: string): string {
   return validateId(field, decodeStrictly(field, raw));
 }
 
-/** The query parameters, decoded strictly (`+` is a space); the first of repeated names wins, as in Hono. */
+/**
+ * The query parameters, decoded strictly (`+` is a space); the first of repeated names wins, as in
+ * Hono. Own properties only, so a name such as `__proto__` is an unknown field, not a prototype.
+ */
 export function queryOf(c: Context): Record<string, string> {
-  const params: Record<string, string> = {};
+  const params = new Map<string, string>();
   for (const pair of new URL(c.req.url).search.slice(1).split("&")) {
     if (pair === "") continue;
     const equals = pair.indexOf("=");
     const [rawName, rawValue] = equals < 0 ? [pair, ""] : [pair.slice(0, equals), pair.slice(equals + 1)];
     const name = decodeStrictly("query", rawName.replace(/\+/g, " "));
     const value = decodeStrictly(name, rawValue.replace(/\+/g, " "));
-    if (name !== "" && !Object.hasOwn(params, name)) params[name] = value;
+    if (name !== "" && !params.has(name)) params.set(name, value);
   }
-  return params;
+  return Object.fromEntries(params);
 }

@@ -91,6 +91,32 @@ describe("DELETE", () => {
   });
 });
 
+describe("ids in the path and query", () => {
+  it.each([
+    { name: "path escape that is not UTF-8", method: "DELETE", path: "/v1/users/%FF", field: "user_id" },
+    { name: "lone surrogate escaped as UTF-8 bytes", method: "GET", path: "/v1/users/%ED%A0%80/memory", field: "user_id" },
+    { name: "bare %", method: "GET", path: "/v1/sessions/s%/messages?user_id=u1", field: "session_id" },
+    { name: "query escape that is not UTF-8", method: "DELETE", path: "/v1/sessions/s1?user_id=%FF", field: "user_id" },
+  ])("refuses a malformed escape ($name) instead of reading it as a literal % in the id", async ({ method, path, field }) => {
+    server = await testServer();
+    // A user whose id really is "%FF" (sent properly as %25FF) must not be what a malformed %FF names.
+    await turn("s1", "My email is percent@example.com", "%FF");
+    const res = await server.call(method, path);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toMatchObject({ code: "INVALID_ID", field });
+    expect((await get("/v1/sessions/s1/messages?user_id=%25FF")).messages).toHaveLength(2);
+  });
+
+  it("decodes well-formed escapes in the path and query (+ is a space in the query only)", async () => {
+    server = await testServer();
+    await turn("s 1+", "hello", "anong@example.com");
+    const thread = await get("/v1/sessions/s%201%2B/messages?user_id=anong%40example.com");
+    expect(thread).toMatchObject({ user_id: "anong@example.com", session_id: "s 1+" });
+    expect(thread.messages).toHaveLength(2);
+    expect((await server.call("GET", "/v1/sessions/s%201%2B/messages?user_id=anong%40example+com")).status).toBe(404);
+  });
+});
+
 describe("health", () => {
   it("answers /healthz always and /readyz while storage answers and not draining", async () => {
     let draining = false;

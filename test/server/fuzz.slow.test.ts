@@ -1,0 +1,160 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { serve } from "@hono/node-server";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
+import { optionsFromEnv } from "../../src/app/options-from-env.js";
+import { loadEnv } from "../../src/config.js";
+import { setLogLevel, setLogSink } from "../../src/logger.js";
+import { createServer } from "../../src/server/create-server.js";
+import { KNOWN, requestArb, send, type RawRequest, type RawResponse } from "../support/fuzz-requests.js";
+
+/**
+ * [slow] Generated requests — valid and hostile turn bodies, odd ids and path encodings, content
+ * types, bad keys — against the service on 127.0.0.1 (the real HTTP stack, SQLite on a file, API
+ * keys on). For every one: no 5xx, no stack trace or file path in the body, every 4xx the JSON
+ * error shape, and a 4xx leaves the database as it was (SQLite's data_version, seen from a second
+ * connection, moves with any commit of the service's connection). FUZZ_SEED / FUZZ_RUNS override.
+ */
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20_240_917);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+const KEY_A = "fuzz-key-tenant-a";
+const KEY_B = "fuzz-key-tenant-b";
+
+const errorBody = z
+  .object({ error: z.object({ code: z.string().regex(/^[A-Z][A-Z0-9_]*$/), message: z.string().min(1), field: z.string().optional() }).strict() })
+  .strict();
+/** A V8 stack frame (raw or JSON-escaped), a source path, or a stack field. */
+const INTERNALS = /(\n|\\n)\s*at \S|\/work\/|node_modules\/|\.[cm]?[jt]s:\d+:\d+|"stack"/;
+
+describe("[slow] fuzzing the HTTP API", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-fuzz-"));
+  const file = path.join(dir, "memory.db");
+  const errorLogs: string[] = [];
+  let memory: MemoryGraph;
+  let server: Server;
+  let port = 0;
+  let probe: Database.Database;
+
+  const dataVersion = () => Number(probe.pragma("data_version", { simple: true }));
+  /** Waits until no turn holds a lock, so nothing of an earlier request is still being written. */
+  const quiet = async () => {
+    const held = probe.prepare("SELECT count(*) AS n FROM turn_locks");
+    while ((held.get() as { n: number }).n > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  beforeAll(async () => {
+    const digestB = createHash("sha256").update(KEY_B).digest("hex");
+    const env = loadEnv({
+      SQLITE_PATH: file,
+      API_KEYS: `tenantA:${KEY_A},tenantB:sha256:${digestB}`,
+      BODY_LIMIT_BYTES: "4096",
+      MAX_PROMPT_CHARS: "1000",
+    });
+    setLogLevel("error");
+    setLogSink((line) => errorLogs.push(line));
+    memory = await createMemoryGraph(optionsFromEnv(env));
+    const app = createServer({ memory, apiKeys: env.API_KEYS, bodyLimitBytes: env.BODY_LIMIT_BYTES });
+    server = await new Promise<Server>((resolve) => {
+      const listening = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(listening)) as Server;
+    });
+    port = (server.address() as AddressInfo).port;
+    probe = new Database(file, { readonly: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    probe.close();
+    await new Promise((resolve) => server.close(resolve));
+    await memory.close();
+    setLogSink((line) => process.stdout.write(`${line}\n`));
+    setLogLevel("silent");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("seeds data under the known ids, and the write probe sees a turn's writes", async () => {
+    const before = dataVersion();
+    for (const key of [KEY_A, KEY_B]) {
+      for (const user of KNOWN.users) {
+        for (const session of KNOWN.sessions) {
+          const body = { user_id: user, session_id: session, message: "My email is fuzz@example.com and I prefer tea." };
+          const res = await send(port, json("POST", "/v1/turns", key, body));
+          expect(res.status, res.text).toBe(200);
+        }
+      }
+    }
+    expect(dataVersion()).not.toBe(before);
+  });
+
+  it("answers every generated request without a 5xx or internals, with JSON errors, storing nothing on a 4xx", async () => {
+    const seen = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(requestArb([KEY_A, KEY_B]), async (req) => {
+        await quiet();
+        const before = dataVersion();
+        const res = await send(port, req);
+        seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+        checkAnswer(req, res, errorLogs);
+        if (res.status >= 400) expect(dataVersion(), `a ${res.status} wrote to the database: ${describeExchange(req, res)}`).toBe(before);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    console.info(JSON.stringify({ fuzz: { seed: SEED, runs: RUNS, statuses: Object.fromEntries([...seen].sort(([a], [b]) => a - b)) } }));
+    // The run must reach the service's main paths, not only its front door.
+    expect(seen.get(200) ?? 0).toBeGreaterThan(RUNS / 10);
+    expect(seen.get(400) ?? 0).toBeGreaterThan(RUNS / 10);
+    expect(seen.get(401) ?? 0).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+function checkAnswer(req: RawRequest, res: RawResponse, errorLogs: string[]): void {
+  const where = describeExchange(req, res);
+  expect(res.status, `${where}\nservice errors: ${errorLogs.slice(-3).join("\n")}`).toBeLessThan(500);
+  expect(res.text, where).not.toMatch(INTERNALS);
+  if (res.status >= 400) {
+    expect(res.contentType, where).toMatch(/^application\/json/);
+    expect(errorBody.safeParse(JSON.parse(res.text)).success, where).toBe(true);
+  }
+  // Every user error is found before a stream opens; an error event would be the service's own fault.
+  if (req.path.startsWith("/v1/turns/stream") && res.status === 200) expect(res.text, where).not.toContain("event: error");
+  // A memory route names exactly the ids its path and query spell, or refuses a malformed escape.
+  const ids = addressedIds(req.path);
+  if (ids && Object.values(ids).includes(null)) expect(res.status, where).toBeGreaterThanOrEqual(400);
+  else if (ids && res.status === 200) expect(JSON.parse(res.text), where).toMatchObject(ids);
+}
+
+/** The ids a memory route's URL names (as the server sees the URL), null where an escape is malformed; null for other routes. */
+function addressedIds(rawPath: string): Record<string, string | null> | null {
+  const url = new URL(`http://service${rawPath}`);
+  const match = /^\/v1\/(users|sessions)\/([^/]+)(?:\/(memory|messages))?$/.exec(url.pathname);
+  if (!match) return null;
+  const [, kind, segment = "", tail] = match;
+  if (kind === "users") return tail === "messages" ? null : { user_id: strictDecode(segment) };
+  if (tail === "memory") return null;
+  const pair = url.search.slice(1).split("&").find((p) => p.startsWith("user_id="));
+  return { session_id: strictDecode(segment), user_id: pair === undefined ? "" : strictDecode(pair.slice("user_id=".length).replace(/\+/g, " ")) };
+}
+
+function strictDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+function describeExchange(req: RawRequest, res: RawResponse): string {
+  const body = req.body ? JSON.stringify(req.body.toString("utf8").slice(0, 300)) : "(none)";
+  return `${req.method} ${req.path} ${JSON.stringify(req.headers)} body=${body} → ${res.status} ${res.text.slice(0, 300)}`;
+}
+
+function json(method: string, path: string, key: string, body: unknown): RawRequest {
+  return { method, path, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: Buffer.from(JSON.stringify(body)) };
+}
