@@ -2,9 +2,16 @@
 # memory-graph HTTP service for Cloud Run. Build: docker build -t memory-graph .
 # Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
+#
+# CI performs these steps without a container engine: scripts/image-check.ts reads this file and
+# runs each step in a clean temporary copy with this Node version, then starts the result and
+# sends it one authenticated turn. Keep to FROM/ARG/WORKDIR/ENV/COPY/RUN/USER/EXPOSE/CMD.
+
+# The current Node LTS (the CI suite runs on this version too).
+ARG NODE_VERSION=26.10.0
 
 # Production dependencies only (better-sqlite3 is native: build tools in case no prebuilt binary fits).
-FROM node:20-slim AS deps
+FROM node:${NODE_VERSION}-slim AS deps
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -20,7 +27,7 @@ COPY src ./src
 RUN npm run build
 
 # Small runtime: node, production node_modules, compiled JS; runs as the non-root `node` user.
-FROM node:20-slim
+FROM node:${NODE_VERSION}-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     PORT=8080 \
