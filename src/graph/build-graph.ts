@@ -1,3 +1,4 @@
+import { setImmediate as nextMacrotask } from "node:timers/promises";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { buildCandidate } from "../nodes/build-candidate.js";
 import { createCallModelNode } from "../nodes/call-model.js";
@@ -11,18 +12,30 @@ import { createStateAnnotation } from "../state/state.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
 /**
- * The memory graph, not yet compiled:
+ * `node`, started on a macrotask of its own. The SQLite engine answers synchronously, so a turn's
+ * awaits never leave the microtask queue: without this, a whole turn (tens of milliseconds) runs
+ * as one block and every other request of the process — /healthz too — waits behind it.
+ */
+function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
+  return async (state: S, config: C): Promise<R> => {
+    await nextMacrotask();
+    return node(state, config);
+  };
+}
+
+/**
+ * The memory graph, not yet compiled (each node starts on a macrotask of its own, see `yielding`):
  * START → ingest_prompt → (SKIP → END) recall → classify_event → call_model → build_candidate
  * → (summary due → summarize) → END.
  */
 export function buildGraph(deps: GraphDeps) {
   return new StateGraph(createStateAnnotation(deps.limits.window))
-    .addNode(NODE.ingestPrompt, createIngestPromptNode(deps))
-    .addNode(NODE.recall, createRecallNode(deps))
-    .addNode(NODE.classifyEvent, createClassifyEventNode(deps))
-    .addNode(NODE.callModel, createCallModelNode(deps))
-    .addNode(NODE.buildCandidate, buildCandidate)
-    .addNode(NODE.summarize, createSummarizeNode(deps))
+    .addNode(NODE.ingestPrompt, yielding(createIngestPromptNode(deps)))
+    .addNode(NODE.recall, yielding(createRecallNode(deps)))
+    .addNode(NODE.classifyEvent, yielding(createClassifyEventNode(deps)))
+    .addNode(NODE.callModel, yielding(createCallModelNode(deps)))
+    .addNode(NODE.buildCandidate, yielding(buildCandidate))
+    .addNode(NODE.summarize, yielding(createSummarizeNode(deps)))
     .addEdge(START, NODE.ingestPrompt)
     .addConditionalEdges(NODE.ingestPrompt, routeAfterIngest, [NODE.recall, END])
     .addEdge(NODE.recall, NODE.classifyEvent)

@@ -1,5 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { applyEventRetention, type RetentionPolicy } from "../reducers/retention.js";
+import { truncate } from "./clip.js";
 import { namespaces } from "./namespaces.js";
 import type { EventRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -13,7 +14,14 @@ import { hasStoredAtLeast, listAll, newestFirst, newestItems, valuesOf } from ".
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
 /**
- * Saves an event. When the user now has more than `maxEventsPerUser` events (one bounded probe),
+ * Most characters of its message's text an event keeps (cut, ending in "…"; the message itself is
+ * in the transcript, under `messageId`). Recall reads up to 200 recent events every turn, and shows
+ * each in a line of the prompt.
+ */
+export const EVENT_TEXT_CHARS = 1_000;
+
+/**
+ * Saves an event, its text cut to `EVENT_TEXT_CHARS`. When the user now has more than `maxEventsPerUser` events (one bounded probe),
  * retention runs at once; age-based expiry is left to `npm run gc`, which applies the whole
  * policy. Returns how many events were dropped.
  */
@@ -24,7 +32,7 @@ export async function saveEvent(
   retention: RetentionPolicy,
   now: Date,
 ): Promise<number> {
-  await store.put(namespaces.events(scope), event.id, { ...event });
+  await store.put(namespaces.events(scope), event.id, { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) });
   const beyond = await hasStoredAtLeast(store, namespaces.events(scope), retention.maxEventsPerUser + 1);
   return beyond ? applyRetention(store, scope, retention, now) : 0;
 }

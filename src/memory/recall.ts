@@ -1,5 +1,6 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
@@ -9,6 +10,14 @@ import type { MemoryScope } from "./scope.js";
 import { searchSimilar, type SimilarMessage } from "./similar.js";
 import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
+
+/**
+ * Most characters of a recalled message's or event's text that recall hands on (longer ones are
+ * cut, ending in "…"; the store keeps the whole). The prompt shows at most a few hundred of them
+ * per item (`ContextLimits`), and the context goes into the turn's checkpoint and answer: a
+ * session of 32,000-character prompts must not carry dozens of them whole.
+ */
+export const RECALLED_TEXT_CHARS = 1_000;
 
 /** Everything recall found for one turn; returned to callers as `memory_context`. */
 export interface MemoryContext {
@@ -34,7 +43,10 @@ export interface RecallRequest {
   embeddings?: EmbeddingsInterface;
 }
 
-/** Builds the memory context of one turn from the store. Reads only; never writes. */
+/**
+ * Builds the memory context of one turn from the store, texts bounded by `RECALLED_TEXT_CHARS`.
+ * Reads only; never writes.
+ */
 export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
   const { scope, limits } = request;
   const thin = !(await hasStoredAtLeast(store, namespaces.transcript(scope), limits.thinSessionMessages));
@@ -54,7 +66,19 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
       embeddings: request.embeddings,
     }),
   ]);
-  return { recentTurns, summaries, facts, events, similar, searchedScope };
+  return {
+    recentTurns: recentTurns.map(withBoundedText),
+    summaries,
+    facts,
+    events: events.map(withBoundedText),
+    similar: similar.map(withBoundedText),
+    searchedScope,
+  };
+}
+
+/** `item` with its text cut to `RECALLED_TEXT_CHARS` (the same object when it is short enough). */
+function withBoundedText<T extends { text: string }>(item: T): T {
+  return item.text.length <= RECALLED_TEXT_CHARS ? item : { ...item, text: truncate(item.text, RECALLED_TEXT_CHARS) };
 }
 
 async function recentStoredTurns(

@@ -5,6 +5,19 @@ import { detectLanguage, extractAmount, extractEntities, hasPronoun } from "./te
 
 const PROFILE_IMPORTANCE = 0.7;
 
+/**
+ * How much of a long message the keyword classifier reads: its first `HEAD_CHARS` and last
+ * `TAIL_CHARS` characters (a request is mostly stated before or after what it pastes). This bounds
+ * the work of a turn; a cue, entity or amount only in between is not seen.
+ */
+export const CLASSIFIED_HEAD_CHARS = 3_000;
+export const CLASSIFIED_TAIL_CHARS = 1_000;
+
+function classifiedPart(text: string): string {
+  if (text.length <= CLASSIFIED_HEAD_CHARS + CLASSIFIED_TAIL_CHARS) return text;
+  return `${text.slice(0, CLASSIFIED_HEAD_CHARS)}\n${text.slice(-CLASSIFIED_TAIL_CHARS)}`;
+}
+
 function bestRule(text: string, hasAmount: boolean): KeywordRule | undefined {
   let best: KeywordRule | undefined;
   for (const rule of KEYWORD_RULES) {
@@ -30,10 +43,11 @@ function round(value: number): number {
  * A message with a pronoun ("usko", "it", "เขา") and no named entity of its own takes the
  * `context.activeEntities` (payload.resolvedFrom = "context"); a follow-up no rule matches
  * also takes `context.lastIntent`. The first amount goes to payload.amount (and
- * payload.currency when written). payload.classifier is always "keywords".
+ * payload.currency when written). payload.classifier is always "keywords". Of a long message only
+ * the first `CLASSIFIED_HEAD_CHARS` and last `CLASSIFIED_TAIL_CHARS` characters are read.
  */
 export function classifyByKeywords(text: string, context: ClassifyContext = {}): ClassifiedEvent {
-  const message = text.trim();
+  const message = classifiedPart(text.trim());
   const language = detectLanguage(message);
   const attributeUpdates = detectAttributeUpdates(message);
   const ownName = attributeUpdates.find((update) => update.key === "name")?.value;

@@ -29,6 +29,11 @@ interface Candidate {
 }
 
 const MIN_BULLETS = 4;
+/**
+ * Characters of each message the rule summarizer reads (the rest is ignored): bullets are short,
+ * and looking for key sentences through long pastes would make one summary cost seconds of CPU.
+ */
+export const SUMMARY_SOURCE_CHARS = 1_000;
 const QUESTION =
   /\?|^(what|who|where|when|why|how|which|is|are|can|could|do|does|will|should)\b|ไหม|มั้ย|อะไร|เท่าไหร่|เท่าไร|ยังไง|\b(kya|kitna|kitni|kaise|kab|kahan|kaun)\b/i;
 const DECISION =
@@ -88,7 +93,8 @@ function fillers(messages: readonly SummaryMessage[]): Candidate[] {
 /**
  * Summarizes a transcript without a model: question/answer pairs ("Q: … → A: …") and key
  * points (sentences with numbers, names, decisions or user facts), best first, then put
- * back in transcript order. Gives 4–6 bullets when the transcript has that much to say
+ * back in transcript order; only the first `SUMMARY_SOURCE_CHARS` characters of each message are
+ * read. Gives 4–6 bullets when the transcript has that much to say
  * (never more than `maxBullets`, default 6), never an empty summary for non-empty input,
  * and the same output for the same input.
  */
@@ -96,8 +102,9 @@ export function summarizeByRules(messages: readonly SummaryMessage[], options: S
   const maxBullets = Math.max(1, options.maxBullets ?? 6);
   const maxChars = Math.max(80, options.maxChars ?? 720);
   if (messages.length === 0) return { text: "", bullets: [] };
+  const read = messages.map((m) => (m.text.length > SUMMARY_SOURCE_CHARS ? { ...m, text: m.text.slice(0, SUMMARY_SOURCE_CHARS) } : m));
 
-  const ranked = candidatesOf(messages).sort((a, b) => b.score - a.score || a.order - b.order);
+  const ranked = candidatesOf(read).sort((a, b) => b.score - a.score || a.order - b.order);
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const take = (pool: Candidate[], limit: number): void => {
@@ -109,7 +116,7 @@ export function summarizeByRules(messages: readonly SummaryMessage[], options: S
     }
   };
   take(ranked, maxBullets);
-  if (chosen.length < Math.min(MIN_BULLETS, maxBullets)) take(fillers(messages), Math.min(MIN_BULLETS, maxBullets));
+  if (chosen.length < Math.min(MIN_BULLETS, maxBullets)) take(fillers(read), Math.min(MIN_BULLETS, maxBullets));
 
   chosen.sort((a, b) => a.order - b.order);
   const perBullet = Math.max(40, Math.floor(maxChars / Math.max(1, chosen.length)) - 3);

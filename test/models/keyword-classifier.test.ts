@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { classifyByKeywords } from "../../src/models/keyword-classifier.js";
+import { CLASSIFIED_HEAD_CHARS, CLASSIFIED_TAIL_CHARS, classifyByKeywords } from "../../src/models/keyword-classifier.js";
 import { classifiedEventSchema } from "../../src/models/event-schema.js";
 import { detectLanguage } from "../../src/models/text-signals.js";
 
@@ -118,5 +118,20 @@ describe("detectLanguage", () => {
     { text: "Take a look at Ka Lok's café", language: "en" },
   ])("$text → $language", ({ text, language }) => {
     expect(detectLanguage(text)).toBe(language);
+  });
+});
+
+describe("classifyByKeywords on a long message", () => {
+  const paste = "The quarterly report needs updated figures for revenue and customer growth. ".repeat(400);
+
+  it("reads the request stated before or after a long paste", () => {
+    expect(classifyByKeywords(`Please refund order 4512. ${paste}`).intent).toBe("refund_request");
+    expect(classifyByKeywords(`${paste} Please refund order 4512.`).intent).toBe("refund_request");
+  });
+
+  it(`reads only the first ${CLASSIFIED_HEAD_CHARS} and last ${CLASSIFIED_TAIL_CHARS} characters`, () => {
+    const event = classifyByKeywords(`${paste} My name is Anong and I want a refund. ${paste}`);
+    expect(event.intent).not.toBe("refund_request");
+    expect(event.attributeUpdates).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { summarizeByRules, type SummaryMessage } from "../../src/models/rule-summarizer.js";
+import { SUMMARY_SOURCE_CHARS, summarizeByRules, type SummaryMessage } from "../../src/models/rule-summarizer.js";
 
 const QA: [string, string][] = [
   ["Hi, what does the premium plan cost?", "The premium plan costs 990 baht per month."],
@@ -66,5 +66,17 @@ describe("summarizeByRules", () => {
         expect(summarizeByRules(messages)).toEqual(first);
       }),
     );
+  });
+});
+
+describe("summarizeByRules on long messages", () => {
+  it(`reads the first ${SUMMARY_SOURCE_CHARS} characters of each message only`, () => {
+    const filler = "We talked about the weather and the traffic on the way to work. ".repeat(40);
+    const messages: SummaryMessage[] = [
+      { id: "u1", role: "user", text: `${filler} We decided to book the Friday flight to Chiang Mai.` },
+      { id: "a1", role: "assistant", text: "Noted." },
+    ];
+    expect(filler.length).toBeGreaterThan(SUMMARY_SOURCE_CHARS);
+    expect(summarizeByRules(messages).text).not.toContain("Friday");
   });
 });

@@ -1,6 +1,6 @@
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../../errors.js";
-import { tokenize } from "./tokenize.js";
+import { rankedPart, tokenize } from "./tokenize.js";
 
 /** Options of `HashedNgramEmbeddings`. */
 export interface HashedNgramOptions extends EmbeddingsParams {
@@ -15,6 +15,8 @@ export interface HashedNgramOptions extends EmbeddingsParams {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+const SIGN_SEED = 0x9747b28c;
+
 /** 32-bit FNV-1a over the UTF-16 code units of `text`, starting from `seed`. */
 function fnv1a(text: string, seed = FNV_OFFSET): number {
   let hash = seed;
@@ -24,6 +26,20 @@ function fnv1a(text: string, seed = FNV_OFFSET): number {
   }
   return hash >>> 0;
 }
+
+/** FNV-1a continued over `text[from, to)` from the (unsigned or signed) state `hash`. */
+function fnv1aRange(hash: number, text: string, from: number, to: number): number {
+  let h = hash;
+  for (let i = from; i < to; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, FNV_PRIME);
+  }
+  return h >>> 0;
+}
+
+/** Hash states after the prefix of character n-gram features, for the bucket and the sign. */
+const NGRAM_BUCKET_STATE = fnv1a("c:");
+const NGRAM_SIGN_STATE = fnv1a("c:", SIGN_SEED);
 
 /**
  * A local embedder that needs no model download: the feature-hashing trick over character
@@ -37,6 +53,8 @@ export class HashedNgramEmbeddings extends Embeddings {
   readonly dimensions: number;
   readonly ngram: number;
   readonly wordWeight: number;
+  /** The vectors of the last few texts embedded, by ranked part. */
+  private readonly recent = new Map<string, number[]>();
 
   constructor(options: HashedNgramOptions = {}) {
     super(options);
@@ -59,14 +77,31 @@ export class HashedNgramEmbeddings extends Embeddings {
     return Promise.resolve(this.embed(document));
   }
 
-  /** The vector of `text`, synchronously. */
+  /** The vector of `text`, synchronously (of its `rankedPart`, as for its terms). */
   embed(text: string): number[] {
+    const ranked = rankedPart(text);
+    const known = this.recent.get(ranked);
+    if (known) return known.slice();
+    const vector = this.compute(ranked);
+    // A turn embeds its prompt beside a date twice (the message and its event): remember a few.
+    if (this.recent.size >= 4) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(ranked, vector.slice());
+    return vector;
+  }
+
+  private compute(text: string): number[] {
     const vector = new Array<number>(this.dimensions).fill(0);
     const normalized = text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
     if (normalized === "") return vector;
-    const chars = Array.from(` ${normalized} `);
-    for (let i = 0; i + this.ngram <= chars.length; i++) {
-      this.addFeature(vector, `c:${chars.slice(i, i + this.ngram).join("")}`, 1);
+    // Each n-gram of code points is the feature `c:<n-gram>`, hashed in place (no string built).
+    const padded = ` ${normalized} `;
+    const starts: number[] = [];
+    for (let i = 0; i < padded.length; i += padded.codePointAt(i)! > 0xffff ? 2 : 1) starts.push(i);
+    starts.push(padded.length);
+    for (let i = 0; i + this.ngram < starts.length; i++) {
+      const from = starts[i] ?? 0;
+      const to = starts[i + this.ngram] ?? padded.length;
+      this.addHashed(vector, fnv1aRange(NGRAM_BUCKET_STATE, padded, from, to), fnv1aRange(NGRAM_SIGN_STATE, padded, from, to), 1);
     }
     // `tokenize` normalises as above itself; given the raw text, it may answer from its memo.
     for (const word of tokenize(text)) this.addFeature(vector, `w:${word}`, this.wordWeight);
@@ -75,9 +110,12 @@ export class HashedNgramEmbeddings extends Embeddings {
   }
 
   private addFeature(vector: number[], feature: string, weight: number): void {
-    const bucket = fnv1a(feature) % this.dimensions;
-    const sign = fnv1a(feature, 0x9747b28c) & 1 ? 1 : -1;
-    vector[bucket] = (vector[bucket] ?? 0) + sign * weight;
+    this.addHashed(vector, fnv1a(feature), fnv1a(feature, SIGN_SEED), weight);
+  }
+
+  private addHashed(vector: number[], bucketHash: number, signHash: number, weight: number): void {
+    const bucket = bucketHash % this.dimensions;
+    vector[bucket] = (vector[bucket] ?? 0) + (signHash & 1 ? weight : -weight);
   }
 }
 

@@ -1,5 +1,5 @@
 /** Lexical and vector ranking shared by every store and by recall: pure, no I/O. */
-export { tokenize, termFrequencies } from "./tokenize.js";
+export { MAX_RANKED_CHARS, rankedPart, tokenize, termFrequencies } from "./tokenize.js";
 export { stem } from "./stem.js";
 export { ENGLISH_STOP_WORDS, THAI_STOP_WORDS } from "./stop-words.js";
 export { Bm25Index, bm25Rank, type Bm25Options, type ScoredId } from "./bm25.js";

@@ -1,5 +1,28 @@
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
-import { cosine, HashedNgramEmbeddings } from "../../../src/memory/ranking/index.js";
+import fc from "fast-check";
+import { cosine, HashedNgramEmbeddings, tokenize } from "../../../src/memory/ranking/index.js";
+import { MAX_RANKED_CHARS, rankedPart } from "../../../src/memory/ranking/tokenize.js";
+
+/** The embedder as first written: each feature built as a string, then hashed (FNV-1a). */
+function referenceEmbed(text: string, dimensions: number, ngram: number, wordWeight: number): number[] {
+  const fnv = (s: string, seed: number) => {
+    let hash = seed;
+    for (let i = 0; i < s.length; i++) hash = Math.imul(hash ^ s.charCodeAt(i), 0x01000193);
+    return hash >>> 0;
+  };
+  const vector = new Array<number>(dimensions).fill(0);
+  const add = (feature: string, weight: number) => {
+    const bucket = fnv(feature, 0x811c9dc5) % dimensions;
+    vector[bucket] = (vector[bucket] ?? 0) + (fnv(feature, 0x9747b28c) & 1 ? 1 : -1) * weight;
+  };
+  const normalized = text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+  if (normalized === "") return vector;
+  const chars = Array.from(` ${normalized} `);
+  for (let i = 0; i + ngram <= chars.length; i++) add(`c:${chars.slice(i, i + ngram).join("")}`, 1);
+  for (const word of tokenize(text)) add(`w:${word}`, wordWeight);
+  const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
+  return norm > 0 ? vector.map((x) => x / norm) : vector;
+}
 
 describe("HashedNgramEmbeddings", () => {
   const embedder = new HashedNgramEmbeddings();
@@ -37,6 +60,25 @@ describe("HashedNgramEmbeddings", () => {
     await store.put(["t1", "m"], "a", { text: "refund for my order" });
     await store.put(["t1", "m"], "b", { text: "sunny weather" });
     expect((await store.search(["t1"], { query: "order refund", limit: 1 }))[0]?.key).toBe("a");
+  });
+
+  it("gives the vector of hashing each feature string, for any text", () => {
+    const piece = fc.constantFrom("a", "Refund", " ", "\n", "é", "1,250", "ราคา", "日本", "😀", "👍🏽", "\u0301", "\ud83d", "Ｒｅｆｕｎｄ");
+    const small = new HashedNgramEmbeddings({ dimensions: 64, ngram: 2 });
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join("");
+        expect(embedder.embed(text)).toEqual(referenceEmbed(text, 512, 3, 2));
+        expect(small.embed(text)).toEqual(referenceEmbed(text, 64, 2, 2));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("embeds a text longer than MAX_RANKED_CHARS as its ranked part", () => {
+    const text = "Please cancel my premium subscription at the end of the month. ".repeat(500);
+    expect(text.length).toBeGreaterThan(MAX_RANKED_CHARS);
+    expect(embedder.embed(text)).toEqual(referenceEmbed(rankedPart(text), 512, 3, 2));
   });
 
   it("rejects bad dimensions", () => {
