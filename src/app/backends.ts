@@ -1,10 +1,9 @@
-import fs from "node:fs";
-import path from "node:path";
 import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import type { GcTarget } from "../memory/gc.js";
+import { CONNECT_TIMEOUT_MS, noAnswer, prepareSqliteDirectory, setupFailed, sqliteOpenFailed, unreachable, withDeadline } from "./startup-checks.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
@@ -40,7 +39,10 @@ export interface Persistence {
  * Opens the persistence a backend names. `memory` is for tests (nothing survives the process);
  * `sqlite` keeps checkpoints and the long-term store in one file; `postgres` serves many
  * instances; `redis` keeps sessions in Redis (expiring by TTL) and long-term memory in Postgres
- * when DATABASE_URL is set, else in the SQLite file. Drivers load on first use.
+ * when DATABASE_URL is set, else in the SQLite file. Drivers load on first use. A server that does
+ * not answer within CONNECT_TIMEOUT_MS, or a file that cannot be used, fails with one
+ * MemoryGraphError whose `field` names the variable to fix (STORAGE_UNREACHABLE,
+ * STORAGE_SETUP_FAILED, SQLITE_PATH_UNUSABLE, CONFIG_INVALID).
  */
 export async function openPersistence(options: BackendOptions): Promise<Persistence> {
   switch (options.backend) {
@@ -78,13 +80,21 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
     import("../memory/gc.js"),
     import("./turn-lock.js"),
   ]);
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("synchronous = NORMAL");
-  const checkpointer = new SqliteCheckpointer(db);
-  const store = new SqliteStore(db, { embeddings });
+  prepareSqliteDirectory(file);
+  let db: InstanceType<typeof Database> | undefined;
+  let checkpointer: InstanceType<typeof SqliteCheckpointer>;
+  let store: InstanceType<typeof SqliteStore>;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+    checkpointer = new SqliteCheckpointer(db);
+    store = new SqliteStore(db, { embeddings });
+  } catch (cause) {
+    db?.close();
+    throw sqliteOpenFailed(file, cause);
+  }
   const turnLock = sqliteTurnLock(db);
   const gc = sqliteGcTarget(db, checkpointer, store, turnLock);
   log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
@@ -112,6 +122,7 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
     import("../memory/backends/postgres-store.js"),
     import("./turn-lock.js"),
   ]);
+  await probePostgres(pg.Client, url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
@@ -119,8 +130,31 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
   // listener, node-postgres would throw the error out of the process.
   for (const p of [pool, lockPool]) p.on("error", (error) => log.warn("postgres_idle_connection_lost", { error: error.message }));
   const store = new PostgresStore(pool, { embeddings });
-  await store.setup();
+  try {
+    await store.setup();
+  } catch (cause) {
+    await Promise.all([pool.end(), lockPool.end()]);
+    throw setupFailed("Postgres", "DATABASE_URL", url, cause);
+  }
   return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };
+}
+
+/**
+ * One connection with a deadline before the pools open: a pool's connection timeout would also
+ * bound the wait for a free pooled client, which turns legitimately wait on under load.
+ */
+async function probePostgres(Client: typeof import("pg").Client, url: string): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on("error", () => undefined); // a late socket error after the deadline has nowhere to go
+  const started = Date.now();
+  try {
+    // The driver's own timeout fires first (it also covers the handshake); this one is a backstop.
+    await withDeadline(client.connect(), CONNECT_TIMEOUT_MS + 1000, "Postgres", () => void client.end().catch(() => undefined));
+  } catch (cause) {
+    const timedOut = Date.now() - started >= CONNECT_TIMEOUT_MS;
+    throw unreachable("Postgres", "DATABASE_URL", url, timedOut ? noAnswer("Postgres", CONNECT_TIMEOUT_MS, cause) : cause);
+  }
+  await client.end();
 }
 
 async function openPostgres(url: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
@@ -130,7 +164,12 @@ async function openPostgres(url: string, embeddings: EmbeddingsInterface | undef
   ]);
   const { pool, lockPool, store, turnLock } = await openPostgresLongTerm(url, embeddings);
   const checkpointer = new PostgresCheckpointer(pool);
-  await checkpointer.setup();
+  try {
+    await checkpointer.setup();
+  } catch (cause) {
+    await Promise.all([pool.end(), lockPool.end()]);
+    throw setupFailed("Postgres", "DATABASE_URL", url, cause);
+  }
   log.info("persistence_opened", { backend: "postgres" });
   let closed = false;
   return {
@@ -155,12 +194,21 @@ async function openRedis(options: BackendOptions): Promise<Persistence> {
     import("../memory/backends/redis-checkpointer.js"),
     import("./turn-lock.js"),
   ]);
-  const checkpointer = await RedisCheckpointer.fromUrl(required(options.redisUrl, "REDIS_URL", "redis"), {
-    ttlSeconds: options.sessionTtlSeconds,
-  });
-  const longTerm = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.embeddings)
-    : await openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+  const redisUrl = required(options.redisUrl, "REDIS_URL", "redis");
+  const checkpointer = await RedisCheckpointer.fromUrl(redisUrl, { ttlSeconds: options.sessionTtlSeconds, connectTimeoutMs: CONNECT_TIMEOUT_MS }).catch(
+    (cause: unknown) => {
+      throw unreachable("Redis", "REDIS_URL", redisUrl, (cause as { cause?: unknown }).cause ?? cause);
+    },
+  );
+  let longTerm: Persistence;
+  try {
+    longTerm = options.databaseUrl
+      ? await openPostgres(options.databaseUrl, options.embeddings)
+      : await openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+  } catch (error) {
+    await checkpointer.close();
+    throw error;
+  }
   log.info("persistence_opened", { backend: "redis", longTerm: options.databaseUrl ? "postgres" : "sqlite" });
   return {
     kind: "redis",

@@ -77,18 +77,52 @@ export class RedisCheckpointer extends BaseCheckpointSaver {
     this.ownsClient = options.ownsClient ?? false;
   }
 
-  /** Connects a new client to `url`; the checkpointer owns it and closes it in `close()`. */
-  static async fromUrl(url: string, options: RedisCheckpointerOptions = {}): Promise<RedisCheckpointer> {
-    const client: RedisClientType = createClient({ url });
-    client.on("error", (error: unknown) => log.warn("redis_checkpointer_error", { error: messageOf(error) }));
+  /**
+   * Connects a new client to `url`; the checkpointer owns it and closes it in `close()`. The first
+   * connection gets `connectTimeoutMs` (default 5000) in all, retries included, and fails with
+   * REDIS_UNAVAILABLE after it — also when the server accepts but never answers like Redis. Once
+   * connected, a lost connection is retried for as long as it takes.
+   */
+  static async fromUrl(url: string, options: RedisCheckpointerOptions & { connectTimeoutMs?: number } = {}): Promise<RedisCheckpointer> {
+    const timeoutMs = options.connectTimeoutMs ?? 5000;
+    const deadline = Date.now() + timeoutMs;
+    let connected = false;
+    const client: RedisClientType = createClient({
+      url,
+      socket: {
+        connectTimeout: timeoutMs,
+        reconnectStrategy: (retries: number, cause: Error) => {
+          const delay = Math.min(2 ** retries * 50, 2000) + Math.floor(Math.random() * 200);
+          return connected || Date.now() + delay < deadline ? delay : cause;
+        },
+      },
+    });
+    // Retries of the first connection are not news: only its final failure is reported (thrown).
+    client.on("error", (error: unknown) => {
+      if (connected) log.warn("redis_checkpointer_error", { error: messageOf(error) });
+      else log.debug("redis_connect_retry", { error: messageOf(error) });
+    });
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await client.connect();
+      await Promise.race([
+        client.connect(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            client.destroy();
+            reject(new Error(`no answer within ${timeoutMs} ms (is it a Redis server, reachable from here?)`));
+          }, timeoutMs);
+        }),
+      ]);
     } catch (cause) {
+      if (client.isOpen) client.destroy();
       throw new MemoryGraphError("REDIS_UNAVAILABLE", `cannot connect to Redis: ${messageOf(cause)}`, {
         kind: "system",
         cause,
       });
+    } finally {
+      clearTimeout(timer);
     }
+    connected = true;
     return new RedisCheckpointer(client, { ...options, ownsClient: true });
   }
 
