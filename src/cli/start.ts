@@ -42,6 +42,7 @@ if (keys.length === 0 && production) {
   exitOnStartFailure(FAILED, configError("API_KEYS", "API_KEYS is required when NODE_ENV=production or on Cloud Run (K_SERVICE is set); set API_KEYS=tenant:key,…"));
 }
 const host = keys.length === 0 ? "127.0.0.1" : (env.HOST ?? "0.0.0.0");
+if (cluster.isPrimary) warnIfMemoryIsEphemeral(env);
 if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
   // Workers of one service must see one memory: each turn lock only spans the storage it lives in.
   const sqliteInMemory = env.SQLITE_PATH === ":memory:" && (env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL));
@@ -51,6 +52,26 @@ if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
   await runWorkerPool({ count: env.WEB_CONCURRENCY, graceMs: env.SHUTDOWN_GRACE_MS });
 } else {
   await serveHere();
+}
+
+/**
+ * On Cloud Run a local file lives on the instance's in-memory disk, gone when the instance stops:
+ * say so once, at start-up, with the setting that keeps memory.
+ */
+function warnIfMemoryIsEphemeral(env: Env): void {
+  if (env.K_SERVICE === undefined) return;
+  const where =
+    env.MEMORY_BACKEND === "memory"
+      ? "keeps memory in the process"
+      : env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL)
+        ? `keeps ${env.MEMORY_BACKEND === "redis" ? "long-term " : ""}memory in ${env.SQLITE_PATH} on the instance's temporary disk`
+        : undefined;
+  if (!where) return;
+  log.warn("server.memory_ephemeral", {
+    code: "MEMORY_EPHEMERAL",
+    variable: "MEMORY_BACKEND",
+    message: `on Cloud Run (K_SERVICE is set) MEMORY_BACKEND=${env.MEMORY_BACKEND} ${where}: it is lost when the instance stops or is scaled down; set MEMORY_BACKEND=postgres with DATABASE_URL to keep it`,
+  });
 }
 
 /** One server process: the graph, the HTTP service and its graceful shutdown. */

@@ -3,7 +3,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startService } from "../support/service-process.js";
+import { freePort, startService, waitFor } from "../support/service-process.js";
 
 /**
  * `npm start` with a setting that cannot work ends fast — exit code 1 within 10 s — with exactly
@@ -189,4 +189,22 @@ describe("npm start with a setting that cannot work", () => {
     expect(String(line.stack)).toContain("    at ");
     expect(run.output).not.toContain(PASSWORD);
   }, 20_000);
+});
+
+describe("npm start on Cloud Run (K_SERVICE set)", () => {
+  it("warns once that SQLite memory is lost with the instance, pointing at MEMORY_BACKEND=postgres", async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), K_SERVICE: "memory-graph", API_KEYS: "acme:k-123", SQLITE_PATH: path.join(dir, "cloud-run.db") });
+    try {
+      await waitFor(() => service.output().includes("server.listening"), 20_000);
+      const lines = service.stdout().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warnings = lines.filter((line) => line.code === "MEMORY_EPHEMERAL");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ severity: "WARNING", variable: "MEMORY_BACKEND" });
+      expect(String(warnings[0]?.message)).toContain("MEMORY_BACKEND=postgres");
+    } finally {
+      service.child.kill("SIGKILL");
+      await service.exited;
+    }
+  }, 30_000);
 });
