@@ -1,9 +1,18 @@
-import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import type { GcTarget } from "../memory/gc.js";
-import { CONNECT_TIMEOUT_MS, noAnswer, prepareSqliteDirectory, setupFailed, sqliteOpenFailed, unreachable, withDeadline } from "./startup-checks.js";
+import {
+  CONNECT_TIMEOUT_MS,
+  DEFAULT_SQLITE_PATH,
+  prepareSqliteDirectory,
+  probePostgres,
+  required,
+  setupFailed,
+  sqliteOpenFailed,
+  unreachable,
+} from "./startup-checks.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
@@ -46,7 +55,8 @@ export interface Persistence {
  */
 export async function openPersistence(options: BackendOptions): Promise<Persistence> {
   switch (options.backend) {
-    case "memory":
+    case "memory": {
+      const { InMemoryStore, MemorySaver } = await import("@langchain/langgraph");
       return {
         kind: "memory",
         checkpointer: new MemorySaver(),
@@ -56,8 +66,9 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
         ping: async () => undefined,
         close: async () => undefined,
       };
+    }
     case "sqlite":
-      return openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+      return openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
     case "postgres":
       return openPostgres(required(options.databaseUrl, "DATABASE_URL", "postgres"), options.embeddings);
     case "redis":
@@ -65,11 +76,6 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
     default:
       throw new MemoryGraphError("BACKEND_UNKNOWN", `backend: unknown backend ${String(options.backend)}`, { kind: "system", field: "backend" });
   }
-}
-
-function required(value: string | undefined, name: string, backend: string): string {
-  if (value) return value;
-  throw new MemoryGraphError("CONFIG_INVALID", `${name}: required by MEMORY_BACKEND=${backend}`, { kind: "system", field: name });
 }
 
 async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
@@ -122,7 +128,7 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
     import("../memory/backends/postgres-store.js"),
     import("./turn-lock.js"),
   ]);
-  await probePostgres(pg.Client, url);
+  await probePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
@@ -137,24 +143,6 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
     throw setupFailed("Postgres", "DATABASE_URL", url, cause);
   }
   return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };
-}
-
-/**
- * One connection with a deadline before the pools open: a pool's connection timeout would also
- * bound the wait for a free pooled client, which turns legitimately wait on under load.
- */
-async function probePostgres(Client: typeof import("pg").Client, url: string): Promise<void> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  client.on("error", () => undefined); // a late socket error after the deadline has nowhere to go
-  const started = Date.now();
-  try {
-    // The driver's own timeout fires first (it also covers the handshake); this one is a backstop.
-    await withDeadline(client.connect(), CONNECT_TIMEOUT_MS + 1000, "Postgres", () => void client.end().catch(() => undefined));
-  } catch (cause) {
-    const timedOut = Date.now() - started >= CONNECT_TIMEOUT_MS;
-    throw unreachable("Postgres", "DATABASE_URL", url, timedOut ? noAnswer("Postgres", CONNECT_TIMEOUT_MS, cause) : cause);
-  }
-  await client.end();
 }
 
 async function openPostgres(url: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
@@ -204,7 +192,7 @@ async function openRedis(options: BackendOptions): Promise<Persistence> {
   try {
     longTerm = options.databaseUrl
       ? await openPostgres(options.databaseUrl, options.embeddings)
-      : await openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+      : await openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
   } catch (error) {
     await checkpointer.close();
     throw error;

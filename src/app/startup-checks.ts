@@ -4,7 +4,9 @@ import { MemoryGraphError, messageOf } from "../errors.js";
 
 /**
  * Checks that run while storage opens, so a wrong setting fails fast with one error naming the
- * variable to fix and the cause (never a password), instead of a hang or a driver's stack.
+ * variable to fix and the cause (never a password), instead of a hang or a driver's stack. This
+ * module loads no driver until a check needs it, so `npm start` can run `checkStorage` before the
+ * graph's modules load (seconds on a cold start).
  */
 
 /**
@@ -13,6 +15,9 @@ import { MemoryGraphError, messageOf } from "../errors.js";
  * ends the start-up within seconds rather than after a platform's health-check timeout.
  */
 export const CONNECT_TIMEOUT_MS = 3000;
+
+/** Where the SQLite file goes when no path is given. */
+export const DEFAULT_SQLITE_PATH = "./data/memory.db";
 
 /** `host:port/db` of a connection URL: enough to tell which server, without credentials. */
 export function targetOf(url: string): string {
@@ -128,4 +133,74 @@ export function sqliteOpenFailed(file: string, cause: unknown): MemoryGraphError
       ? `check that ${dir} is a writable directory`
       : "check that it is a writable SQLite database file";
   return sqliteUnusable(file, `${messageOf(cause)} (${hint})`, cause);
+}
+
+/** `value`, or CONFIG_INVALID naming the variable a backend needs. */
+export function required(value: string | undefined, name: string, backend: string): string {
+  if (value) return value;
+  throw new MemoryGraphError("CONFIG_INVALID", `${name}: required by MEMORY_BACKEND=${backend}`, { kind: "system", field: name });
+}
+
+/**
+ * Fails with STORAGE_UNREACHABLE unless a Postgres connection to `url` is ready (handshake and
+ * authentication included) within CONNECT_TIMEOUT_MS. One connection of its own, not a pool's:
+ * a pool's connection timeout would also bound the wait for a free client, which turns
+ * legitimately wait on under load.
+ */
+export async function probePostgres(url: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on("error", () => undefined); // a late socket error after the deadline has nowhere to go
+  const started = Date.now();
+  try {
+    // The driver's own timeout fires first (it also covers the handshake); this one is a backstop.
+    await withDeadline(client.connect(), CONNECT_TIMEOUT_MS + 1000, "Postgres", () => void client.end().catch(() => undefined));
+  } catch (cause) {
+    const timedOut = Date.now() - started >= CONNECT_TIMEOUT_MS;
+    throw unreachable("Postgres", "DATABASE_URL", url, timedOut ? noAnswer("Postgres", CONNECT_TIMEOUT_MS, cause) : cause);
+  }
+  await client.end();
+}
+
+/** Fails with STORAGE_UNREACHABLE unless Redis at `url` answers within CONNECT_TIMEOUT_MS. */
+export async function probeRedis(url: string): Promise<void> {
+  const { connectRedis } = await import("../memory/backends/redis-connect.js");
+  const client = await connectRedis(url, { timeoutMs: CONNECT_TIMEOUT_MS }).catch((error: unknown) => {
+    throw unreachable("Redis", "REDIS_URL", url, (error as { cause?: unknown }).cause ?? error);
+  });
+  client.destroy();
+}
+
+/** Fails with SQLITE_PATH_UNUSABLE unless `file` opens as a writable SQLite database. */
+export async function probeSqlite(file: string): Promise<void> {
+  prepareSqliteDirectory(file);
+  const { default: Database } = await import("better-sqlite3");
+  let db: InstanceType<typeof Database> | undefined;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+  } catch (cause) {
+    throw sqliteOpenFailed(file, cause);
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * The checks `openPersistence` makes before it opens a backend, alone: the same errors, without
+ * loading the stores and checkpointers.
+ */
+export async function checkStorage(options: { backend: string; sqlitePath?: string; databaseUrl?: string; redisUrl?: string }): Promise<void> {
+  const longTerm = () => (options.databaseUrl ? probePostgres(options.databaseUrl) : probeSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH));
+  switch (options.backend) {
+    case "sqlite":
+      return probeSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH);
+    case "postgres":
+      return probePostgres(required(options.databaseUrl, "DATABASE_URL", "postgres"));
+    case "redis":
+      await probeRedis(required(options.redisUrl, "REDIS_URL", "redis"));
+      return longTerm();
+    default:
+      return undefined;
+  }
 }

@@ -1,15 +1,11 @@
 import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
-import { createMemoryGraph } from "../app/create-memory-graph.js";
-import { optionsFromEnv } from "../app/options-from-env.js";
+import { checkStorage } from "../app/startup-checks.js";
 import { loadEnv, type Env } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
-import { createServer, OPEN_TENANT } from "../server/create-server.js";
-import { runWorkerPool } from "../server/workers.js";
 import { configError, exitOnStartFailure } from "./fail.js";
 
 /**
@@ -19,7 +15,8 @@ import { configError, exitOnStartFailure } from "./fail.js";
  * closes storage and exits, forcing the exit when SHUTDOWN_GRACE_MS runs out. With
  * WEB_CONCURRENCY > 1 this process becomes a node:cluster primary and each worker runs all of this.
  * A setting that cannot work (a bad variable, storage that does not answer or cannot be written)
- * ends the start-up with exit code 1 and one ERROR line naming the code, the variable and the cause.
+ * ends the start-up with exit code 1 and one ERROR line naming the code, the variable and the cause:
+ * config and storage are checked (once, by the primary) before the graph and server modules load.
  */
 const FAILED = "server.start_failed";
 
@@ -42,13 +39,18 @@ if (keys.length === 0 && production) {
   exitOnStartFailure(FAILED, configError("API_KEYS", "API_KEYS is required when NODE_ENV=production or on Cloud Run (K_SERVICE is set); set API_KEYS=tenant:key,…"));
 }
 const host = keys.length === 0 ? "127.0.0.1" : (env.HOST ?? "0.0.0.0");
-if (cluster.isPrimary) warnIfMemoryIsEphemeral(env);
-if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+if (cluster.isPrimary) {
+  warnIfMemoryIsEphemeral(env);
   // Workers of one service must see one memory: each turn lock only spans the storage it lives in.
   const sqliteInMemory = env.SQLITE_PATH === ":memory:" && (env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL));
-  if (env.MEMORY_BACKEND === "memory" || sqliteInMemory) {
+  if (env.WEB_CONCURRENCY > 1 && (env.MEMORY_BACKEND === "memory" || sqliteInMemory)) {
     exitOnStartFailure(FAILED, configError("WEB_CONCURRENCY", "WEB_CONCURRENCY > 1 needs storage the workers share (MEMORY_BACKEND sqlite on a file, postgres or redis)"));
   }
+  const storage = { backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
+  await checkStorage(storage).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+}
+if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+  const { runWorkerPool } = await import("../server/workers.js");
   await runWorkerPool({ count: env.WEB_CONCURRENCY, graceMs: env.SHUTDOWN_GRACE_MS });
 } else {
   await serveHere();
@@ -76,6 +78,12 @@ function warnIfMemoryIsEphemeral(env: Env): void {
 
 /** One server process: the graph, the HTTP service and its graceful shutdown. */
 async function serveHere(): Promise<void> {
+  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }] = await Promise.all([
+    import("@hono/node-server"),
+    import("../app/create-memory-graph.js"),
+    import("../app/options-from-env.js"),
+    import("../server/create-server.js"),
+  ]);
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
   if (keys.length === 0) {
     log.warn("server.open_mode", {

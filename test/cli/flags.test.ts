@@ -30,7 +30,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a CLI entry point with `input` on stdin; resolves with its exit code and output. */
 function runCli(entry: string, argv: string[], input = "") {
-  const child = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve(entry), ...argv], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.resolve(entry), ...argv], {
     env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "m.db"), LOG_LEVEL: "info" },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -2,8 +2,11 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 
-/** Starting `src/cli/start.ts` (what `npm start` runs) as a child process, for service tests. */
-const tsx = path.resolve("node_modules/.bin/tsx");
+/**
+ * Starting `src/cli/start.ts` (what `npm start` runs) as a child process, for service tests. The
+ * child is node itself with tsx's loader, not the `tsx` CLI: that CLI runs the script in a
+ * grandchild, which a SIGKILL of the child would leave running.
+ */
 const entry = path.resolve("src/cli/start.ts");
 
 export async function freePort(): Promise<number> {
@@ -18,7 +21,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function startService(env: Record<string, string>) {
-  const child = spawn(tsx, [entry], {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
     env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", API_KEYS: "", NODE_ENV: "", K_SERVICE: "", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

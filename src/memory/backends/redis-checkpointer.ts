@@ -1,4 +1,4 @@
-import { createClient, type RedisClientType } from "redis";
+import type { RedisClientType } from "redis";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -10,8 +10,7 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { MemoryGraphError, messageOf } from "../../errors.js";
-import { log } from "../../logger.js";
+import { MemoryGraphError } from "../../errors.js";
 import {
   EMPTY_BLOB_TYPE,
   addressOf,
@@ -41,6 +40,7 @@ import {
 } from "./redis-checkpointer-keys.js";
 import { CompactSerializer } from "./checkpoint-serde.js";
 import { candidates, loadTuple, newestId } from "./redis-checkpointer-read.js";
+import { connectRedis } from "./redis-connect.js";
 
 /** Options of `RedisCheckpointer`. */
 export interface RedisCheckpointerOptions {
@@ -78,51 +78,12 @@ export class RedisCheckpointer extends BaseCheckpointSaver {
   }
 
   /**
-   * Connects a new client to `url`; the checkpointer owns it and closes it in `close()`. The first
-   * connection gets `connectTimeoutMs` (default 5000) in all, retries included, and fails with
-   * REDIS_UNAVAILABLE after it — also when the server accepts but never answers like Redis. Once
-   * connected, a lost connection is retried for as long as it takes.
+   * Connects a new client to `url` (see `connectRedis`: the first connection fails with
+   * REDIS_UNAVAILABLE after `connectTimeoutMs`, default 5000); the checkpointer owns the client
+   * and closes it in `close()`.
    */
   static async fromUrl(url: string, options: RedisCheckpointerOptions & { connectTimeoutMs?: number } = {}): Promise<RedisCheckpointer> {
-    const timeoutMs = options.connectTimeoutMs ?? 5000;
-    const deadline = Date.now() + timeoutMs;
-    let connected = false;
-    const client: RedisClientType = createClient({
-      url,
-      socket: {
-        connectTimeout: timeoutMs,
-        reconnectStrategy: (retries: number, cause: Error) => {
-          const delay = Math.min(2 ** retries * 50, 2000) + Math.floor(Math.random() * 200);
-          return connected || Date.now() + delay < deadline ? delay : cause;
-        },
-      },
-    });
-    // Retries of the first connection are not news: only its final failure is reported (thrown).
-    client.on("error", (error: unknown) => {
-      if (connected) log.warn("redis_checkpointer_error", { error: messageOf(error) });
-      else log.debug("redis_connect_retry", { error: messageOf(error) });
-    });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        client.connect(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            client.destroy();
-            reject(new Error(`no answer within ${timeoutMs} ms (is it a Redis server, reachable from here?)`));
-          }, timeoutMs);
-        }),
-      ]);
-    } catch (cause) {
-      if (client.isOpen) client.destroy();
-      throw new MemoryGraphError("REDIS_UNAVAILABLE", `cannot connect to Redis: ${messageOf(cause)}`, {
-        kind: "system",
-        cause,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
-    connected = true;
+    const client = await connectRedis(url, { timeoutMs: options.connectTimeoutMs, errorEvent: "redis_checkpointer_error" });
     return new RedisCheckpointer(client, { ...options, ownsClient: true });
   }
 
