@@ -13,14 +13,18 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { parseArgs } from "../src/cli/args.js";
+import { flagsOrExit } from "../src/cli/args.js";
 
-const args = parseArgs(process.argv.slice(2));
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { seconds: { type: "string" }, connections: { type: "string" }, warmup: { type: "string" }, workers: { type: "string" }, tsx: { type: "boolean" } },
+  "usage: npm run bench:service -- [--seconds N] [--connections N] [--warmup N] [--workers N] [--tsx]",
+);
 const seconds = Number(args.seconds ?? 20);
 const connections = Number(args.connections ?? 32);
 const warmupSeconds = Number(args.warmup ?? 3);
 const workers = Number(args.workers ?? os.availableParallelism());
-const viaTsx = args.tsx !== undefined;
+const viaTsx = args.tsx === true;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {

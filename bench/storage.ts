@@ -13,14 +13,14 @@ import pg from "pg";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { parseArgs } from "../src/cli/args.js";
+import { flagsOrExit } from "../src/cli/args.js";
 import { createMemoryGraph, type MemoryGraphOptions } from "../src/app/create-memory-graph.js";
 import { setLogLevel } from "../src/logger.js";
 import { PostgresCheckpointer } from "../src/memory/backends/postgres-checkpointer.js";
 import { PostgresStore } from "../src/memory/backends/postgres-store.js";
 import { postgresGcTarget } from "../src/memory/gc.js";
 
-const args = parseArgs(process.argv.slice(2));
+const args = flagsOrExit(process.argv.slice(2), { turns: { type: "string" }, postgres: { type: "string" } }, "usage: npm run bench:storage -- [--turns N] [--postgres URL]");
 const TURNS = Number(args.turns ?? 1000);
 const REPLY = "Thanks for asking. Your order is being prepared and should ship within two business days; I will keep you posted.";
 const scope = { tenantId: "bench", userId: "u1", sessionId: "s1" };

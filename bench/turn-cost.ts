@@ -21,11 +21,15 @@ import Database from "better-sqlite3";
 import { createMemoryGraph } from "../src/app/create-memory-graph.js";
 import { optionsFromEnv } from "../src/app/options-from-env.js";
 import { loadEnv } from "../src/config.js";
-import { parseArgs } from "../src/cli/args.js";
+import { flagsOrExit } from "../src/cli/args.js";
 import { SqliteCheckpointer } from "../src/memory/backends/sqlite-checkpointer.js";
 import { createStateAnnotation } from "../src/state/state.js";
 
-const args = parseArgs(process.argv.slice(2));
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { sessions: { type: "string" }, turns: { type: "string" }, repeat: { type: "string" } },
+  "usage: npm run bench:turn-cost -- [--sessions N] [--turns N] [--repeat N]",
+);
 const sessions = Number(args.sessions ?? 32);
 const turnsEach = Number(args.turns ?? 30);
 const repeats = Number(args.repeat ?? 3);

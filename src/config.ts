@@ -9,12 +9,23 @@ const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).defa
 const optionalInt = (min = 1) =>
   z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number().int().min(min).optional());
 const optionalString = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+/** A connection URL of one of `protocols`; the message never repeats the value (it may hold a password). */
+const connectionUrl = (protocols: readonly string[], example: string) =>
+  optionalString.refine((v) => v === undefined || protocols.includes(protocolOf(v)), { message: `must be a URL like ${example}` });
+
+function protocolOf(value: string): string {
+  try {
+    return new URL(value).protocol;
+  } catch {
+    return "";
+  }
+}
 
 export const envSchema = z.object({
   MEMORY_BACKEND: z.enum(["memory", "sqlite", "postgres", "redis"]).default("sqlite"),
   SQLITE_PATH: z.string().min(1).default("./data/memory.db"),
-  DATABASE_URL: optionalString,
-  REDIS_URL: optionalString,
+  DATABASE_URL: connectionUrl(["postgres:", "postgresql:", "socket:"], "postgres://user:password@host:5432/db"),
+  REDIS_URL: connectionUrl(["redis:", "rediss:"], "redis://host:6379"),
   MEMORY_MODE: z.enum(["conversation", "node"]).default("conversation"),
   MEMORY_MAX_MESSAGES: int(20, 1),
   MEMORY_MAX_CHARS: int(8000, 1),

@@ -19,6 +19,11 @@ export function setLogLevel(level: LogLevel): void {
   threshold = level;
 }
 
+/** The current threshold (`debug` adds detail such as stacks to some lines). */
+export function logLevel(): LogLevel {
+  return threshold;
+}
+
 /** Redirects log lines (the chat CLI sends them to stderr so replies stay clean on stdout). */
 export function setLogSink(write: (line: string) => void): void {
   sink = write;

@@ -1,10 +1,18 @@
-import fs from "node:fs";
-import path from "node:path";
-import { InMemoryStore, MemorySaver, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import type { GcTarget } from "../memory/gc.js";
+import {
+  CONNECT_TIMEOUT_MS,
+  DEFAULT_SQLITE_PATH,
+  prepareSqliteDirectory,
+  probePostgres,
+  required,
+  setupFailed,
+  sqliteOpenFailed,
+  unreachable,
+} from "./startup-checks.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
@@ -40,11 +48,15 @@ export interface Persistence {
  * Opens the persistence a backend names. `memory` is for tests (nothing survives the process);
  * `sqlite` keeps checkpoints and the long-term store in one file; `postgres` serves many
  * instances; `redis` keeps sessions in Redis (expiring by TTL) and long-term memory in Postgres
- * when DATABASE_URL is set, else in the SQLite file. Drivers load on first use.
+ * when DATABASE_URL is set, else in the SQLite file. Drivers load on first use. A server that does
+ * not answer within CONNECT_TIMEOUT_MS, or a file that cannot be used, fails with one
+ * MemoryGraphError whose `field` names the variable to fix (STORAGE_UNREACHABLE,
+ * STORAGE_SETUP_FAILED, SQLITE_PATH_UNUSABLE, CONFIG_INVALID).
  */
 export async function openPersistence(options: BackendOptions): Promise<Persistence> {
   switch (options.backend) {
-    case "memory":
+    case "memory": {
+      const { InMemoryStore, MemorySaver } = await import("@langchain/langgraph");
       return {
         kind: "memory",
         checkpointer: new MemorySaver(),
@@ -54,8 +66,9 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
         ping: async () => undefined,
         close: async () => undefined,
       };
+    }
     case "sqlite":
-      return openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+      return openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
     case "postgres":
       return openPostgres(required(options.databaseUrl, "DATABASE_URL", "postgres"), options.embeddings);
     case "redis":
@@ -63,11 +76,6 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
     default:
       throw new MemoryGraphError("BACKEND_UNKNOWN", `backend: unknown backend ${String(options.backend)}`, { kind: "system", field: "backend" });
   }
-}
-
-function required(value: string | undefined, name: string, backend: string): string {
-  if (value) return value;
-  throw new MemoryGraphError("CONFIG_INVALID", `${name}: required by MEMORY_BACKEND=${backend}`, { kind: "system", field: name });
 }
 
 async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
@@ -78,13 +86,21 @@ async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefi
     import("../memory/gc.js"),
     import("./turn-lock.js"),
   ]);
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("synchronous = NORMAL");
-  const checkpointer = new SqliteCheckpointer(db);
-  const store = new SqliteStore(db, { embeddings });
+  prepareSqliteDirectory(file);
+  let db: InstanceType<typeof Database> | undefined;
+  let checkpointer: InstanceType<typeof SqliteCheckpointer>;
+  let store: InstanceType<typeof SqliteStore>;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+    checkpointer = new SqliteCheckpointer(db);
+    store = new SqliteStore(db, { embeddings });
+  } catch (cause) {
+    db?.close();
+    throw sqliteOpenFailed(file, cause);
+  }
   const turnLock = sqliteTurnLock(db);
   const gc = sqliteGcTarget(db, checkpointer, store, turnLock);
   log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
@@ -112,6 +128,7 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
     import("../memory/backends/postgres-store.js"),
     import("./turn-lock.js"),
   ]);
+  await probePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
@@ -119,7 +136,12 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
   // listener, node-postgres would throw the error out of the process.
   for (const p of [pool, lockPool]) p.on("error", (error) => log.warn("postgres_idle_connection_lost", { error: error.message }));
   const store = new PostgresStore(pool, { embeddings });
-  await store.setup();
+  try {
+    await store.setup();
+  } catch (cause) {
+    await Promise.all([pool.end(), lockPool.end()]);
+    throw setupFailed("Postgres", "DATABASE_URL", url, cause);
+  }
   return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };
 }
 
@@ -130,7 +152,12 @@ async function openPostgres(url: string, embeddings: EmbeddingsInterface | undef
   ]);
   const { pool, lockPool, store, turnLock } = await openPostgresLongTerm(url, embeddings);
   const checkpointer = new PostgresCheckpointer(pool);
-  await checkpointer.setup();
+  try {
+    await checkpointer.setup();
+  } catch (cause) {
+    await Promise.all([pool.end(), lockPool.end()]);
+    throw setupFailed("Postgres", "DATABASE_URL", url, cause);
+  }
   log.info("persistence_opened", { backend: "postgres" });
   let closed = false;
   return {
@@ -155,12 +182,21 @@ async function openRedis(options: BackendOptions): Promise<Persistence> {
     import("../memory/backends/redis-checkpointer.js"),
     import("./turn-lock.js"),
   ]);
-  const checkpointer = await RedisCheckpointer.fromUrl(required(options.redisUrl, "REDIS_URL", "redis"), {
-    ttlSeconds: options.sessionTtlSeconds,
-  });
-  const longTerm = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.embeddings)
-    : await openSqlite(options.sqlitePath ?? "./data/memory.db", options.embeddings);
+  const redisUrl = required(options.redisUrl, "REDIS_URL", "redis");
+  const checkpointer = await RedisCheckpointer.fromUrl(redisUrl, { ttlSeconds: options.sessionTtlSeconds, connectTimeoutMs: CONNECT_TIMEOUT_MS }).catch(
+    (cause: unknown) => {
+      throw unreachable("Redis", "REDIS_URL", redisUrl, (cause as { cause?: unknown }).cause ?? cause);
+    },
+  );
+  let longTerm: Persistence;
+  try {
+    longTerm = options.databaseUrl
+      ? await openPostgres(options.databaseUrl, options.embeddings)
+      : await openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
+  } catch (error) {
+    await checkpointer.close();
+    throw error;
+  }
   log.info("persistence_opened", { backend: "redis", longTerm: options.databaseUrl ? "postgres" : "sqlite" });
   return {
     kind: "redis",

@@ -1,16 +1,37 @@
-/** Reads `--name value` pairs (and `--flag`) from argv. */
-export function parseArgs(argv: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? "";
-    if (!arg.startsWith("--")) continue;
-    const [name, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
-    const next = argv[i + 1];
-    if (inline !== undefined) out[name] = inline;
-    else if (next !== undefined && !next.startsWith("--")) {
-      out[name] = next;
-      i += 1;
-    } else out[name] = "true";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { MemoryGraphError, messageOf } from "../errors.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** The values of single-valued flags: a string, `true` for a boolean flag, absent when not given. */
+export type Flags<O extends Options> = { [K in keyof O]?: O[K]["type"] extends "boolean" ? boolean : string };
+
+/**
+ * Reads the flags of a command strictly (node's `util.parseArgs`): an unknown flag, a flag
+ * missing its value or a stray argument throws USAGE rather than being ignored — a mistyped
+ * `--usr u1` must not quietly run as the default user.
+ */
+export function parseFlags<const O extends Options>(argv: readonly string[], options: O): Flags<O> {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new MemoryGraphError("USAGE", messageOf(error), { kind: "user" });
   }
-  return out;
+}
+
+/**
+ * `parseFlags` for an entry point: on a mistake prints it and `usage` to stderr and exits 2;
+ * `--help` (or `-h`) prints `usage` and exits 0.
+ */
+export function flagsOrExit<const O extends Options>(argv: readonly string[], options: O, usage: string): Flags<O> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(usage);
+    process.exit(0);
+  }
+  try {
+    return parseFlags(argv, options);
+  } catch (error) {
+    console.error(`${messageOf(error)}\n${usage}`);
+    process.exit(2);
+  }
 }

@@ -2,22 +2,32 @@ import "dotenv/config";
 import readline from "node:readline";
 import { createMemoryGraph } from "../app/create-memory-graph.js";
 import { optionsFromEnv } from "../app/options-from-env.js";
-import { loadEnv } from "../config.js";
+import { loadEnv, type Env } from "../config.js";
 import { MemoryGraphError } from "../errors.js";
 import { setLogLevel, setLogSink } from "../logger.js";
-import { parseArgs } from "./args.js";
+import { flagsOrExit } from "./args.js";
+import { exitOnStartFailure } from "./fail.js";
 
 /**
  * `npm run chat -- --tenant T --user U --session S`: a chat in the terminal on the configured
  * backend (SQLite by default). Reads lines from a terminal or a pipe and prints one reply per
  * line; logs go to stderr.
  */
-const args = parseArgs(process.argv.slice(2));
-const env = loadEnv();
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { tenant: { type: "string" }, user: { type: "string" }, session: { type: "string" }, verbose: { type: "boolean" } },
+  "usage: npm run chat -- [--tenant T] [--user U] [--session S] [--verbose]",
+);
 setLogSink((line) => process.stderr.write(`${line}\n`));
+let env: Env;
+try {
+  env = loadEnv();
+} catch (error) {
+  exitOnStartFailure("chat.start_failed", error);
+}
 setLogLevel(args.verbose ? "debug" : env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL);
 const scope = { tenantId: args.tenant ?? "default", userId: args.user ?? "local-user", sessionId: args.session ?? "cli" };
-const memory = await createMemoryGraph(optionsFromEnv(env));
+const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure("chat.start_failed", error));
 const interactive = process.stdin.isTTY === true;
 const rl = readline.createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive });
 

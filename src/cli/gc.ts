@@ -1,10 +1,11 @@
 import "dotenv/config";
 import fs from "node:fs";
 import { openPersistence } from "../app/backends.js";
-import { loadEnv } from "../config.js";
+import { loadEnv, type Env } from "../config.js";
 import { setLogLevel, setLogSink } from "../logger.js";
 import { collectGarbage } from "../memory/gc.js";
-import { parseArgs } from "./args.js";
+import { flagsOrExit } from "./args.js";
+import { exitOnStartFailure } from "./fail.js";
 
 /**
  * `npm run gc [-- --keep 20]`: expires idle sessions' windows, prunes checkpoints to the newest
@@ -12,9 +13,14 @@ import { parseArgs } from "./args.js";
  * index rows on the configured backend, then prints the counts as one JSON line. Idempotent and
  * safe while the service runs: each thread is collected under the same turn lock as turns.
  */
-const args = parseArgs(process.argv.slice(2));
-const env = loadEnv({ ...process.env, ...(args.keep === undefined ? {} : { CHECKPOINT_KEEP: args.keep }) });
+const args = flagsOrExit(process.argv.slice(2), { keep: { type: "string" } }, "usage: npm run gc [-- --keep N]");
 setLogSink((line) => process.stderr.write(`${line}\n`));
+let env: Env;
+try {
+  env = loadEnv({ ...process.env, ...(args.keep === undefined ? {} : { CHECKPOINT_KEEP: args.keep }) });
+} catch (error) {
+  exitOnStartFailure("gc.start_failed", error);
+}
 setLogLevel(env.LOG_LEVEL === "info" ? "warn" : env.LOG_LEVEL);
 const backend = env.MEMORY_BACKEND;
 const base = { backend, keep: env.CHECKPOINT_KEEP };
@@ -28,7 +34,7 @@ if (backend === "memory" || (backend === "sqlite" && !fs.existsSync(env.SQLITE_P
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,
-  });
+  }).catch((error: unknown) => exitOnStartFailure("gc.start_failed", error));
   try {
     const counts = persistence.gc
       ? await collectGarbage(persistence.gc, {

@@ -1,15 +1,12 @@
 import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
-import { createMemoryGraph } from "../app/create-memory-graph.js";
-import { optionsFromEnv } from "../app/options-from-env.js";
+import { checkStorage } from "../app/startup-checks.js";
 import { loadEnv, type Env } from "../config.js";
-import { messageOf } from "../errors.js";
+import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
-import { createServer, OPEN_TENANT } from "../server/create-server.js";
-import { runWorkerPool } from "../server/workers.js";
+import { configError, exitOnStartFailure } from "./fail.js";
 
 /**
  * `npm start`: the HTTP service on the configured backend (SQLite by default). Without API_KEYS
@@ -17,53 +14,83 @@ import { runWorkerPool } from "../server/workers.js";
  * Cloud Run. On SIGTERM/SIGINT it stops accepting connections, lets requests in flight finish,
  * closes storage and exits, forcing the exit when SHUTDOWN_GRACE_MS runs out. With
  * WEB_CONCURRENCY > 1 this process becomes a node:cluster primary and each worker runs all of this.
+ * A setting that cannot work (a bad variable, storage that does not answer or cannot be written)
+ * ends the start-up with exit code 1 and one ERROR line naming the code, the variable and the cause:
+ * config and storage are checked (once, by the primary) before the graph and server modules load.
  */
-function fail(message: string): never {
-  log.error("server.refused", { error: message });
-  console.error(`memory-graph: ${message}`);
-  process.exit(1);
-}
+const FAILED = "server.start_failed";
 
 let env: Env;
 try {
   env = loadEnv();
 } catch (error) {
-  fail(messageOf(error));
+  exitOnStartFailure(FAILED, error);
 }
 setLogLevel(env.LOG_LEVEL);
 const keys = (() => {
   try {
     return parseApiKeys(env.API_KEYS);
   } catch (error) {
-    return fail(messageOf(error));
+    return exitOnStartFailure(FAILED, error);
   }
 })();
 const production = env.NODE_ENV === "production" || env.K_SERVICE !== undefined;
 if (keys.length === 0 && production) {
-  fail("API_KEYS is required when NODE_ENV=production or on Cloud Run (K_SERVICE is set); set API_KEYS=tenant:key,…");
+  exitOnStartFailure(FAILED, configError("API_KEYS", "API_KEYS is required when NODE_ENV=production or on Cloud Run (K_SERVICE is set); set API_KEYS=tenant:key,…"));
 }
 const host = keys.length === 0 ? "127.0.0.1" : (env.HOST ?? "0.0.0.0");
-if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+if (cluster.isPrimary) {
+  warnIfMemoryIsEphemeral(env);
   // Workers of one service must see one memory: each turn lock only spans the storage it lives in.
   const sqliteInMemory = env.SQLITE_PATH === ":memory:" && (env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL));
-  if (env.MEMORY_BACKEND === "memory" || sqliteInMemory) {
-    fail("WEB_CONCURRENCY > 1 needs storage the workers share (MEMORY_BACKEND sqlite on a file, postgres or redis)");
+  if (env.WEB_CONCURRENCY > 1 && (env.MEMORY_BACKEND === "memory" || sqliteInMemory)) {
+    exitOnStartFailure(FAILED, configError("WEB_CONCURRENCY", "WEB_CONCURRENCY > 1 needs storage the workers share (MEMORY_BACKEND sqlite on a file, postgres or redis)"));
   }
+  const storage = { backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
+  await checkStorage(storage).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+}
+if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+  const { runWorkerPool } = await import("../server/workers.js");
   await runWorkerPool({ count: env.WEB_CONCURRENCY, graceMs: env.SHUTDOWN_GRACE_MS });
 } else {
   await serveHere();
 }
 
+/**
+ * On Cloud Run a local file lives on the instance's in-memory disk, gone when the instance stops:
+ * say so once, at start-up, with the setting that keeps memory.
+ */
+function warnIfMemoryIsEphemeral(env: Env): void {
+  if (env.K_SERVICE === undefined) return;
+  const where =
+    env.MEMORY_BACKEND === "memory"
+      ? "keeps memory in the process"
+      : env.MEMORY_BACKEND === "sqlite" || (env.MEMORY_BACKEND === "redis" && !env.DATABASE_URL)
+        ? `keeps ${env.MEMORY_BACKEND === "redis" ? "long-term " : ""}memory in ${env.SQLITE_PATH} on the instance's temporary disk`
+        : undefined;
+  if (!where) return;
+  log.warn("server.memory_ephemeral", {
+    code: "MEMORY_EPHEMERAL",
+    variable: "MEMORY_BACKEND",
+    message: `on Cloud Run (K_SERVICE is set) MEMORY_BACKEND=${env.MEMORY_BACKEND} ${where}: it is lost when the instance stops or is scaled down; set MEMORY_BACKEND=postgres with DATABASE_URL to keep it`,
+  });
+}
+
 /** One server process: the graph, the HTTP service and its graceful shutdown. */
 async function serveHere(): Promise<void> {
+  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }] = await Promise.all([
+    import("@hono/node-server"),
+    import("../app/create-memory-graph.js"),
+    import("../app/options-from-env.js"),
+    import("../server/create-server.js"),
+  ]);
+  const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
   if (keys.length === 0) {
     log.warn("server.open_mode", {
       message: `no API_KEYS configured: listening on 127.0.0.1 only, serving one tenant "${OPEN_TENANT}" without a key`,
       ignored_host: env.HOST && env.HOST !== "127.0.0.1" ? env.HOST : undefined,
     });
   }
-
-  const memory = await createMemoryGraph(optionsFromEnv(env));
   let draining = false;
   const app = createServer({
     memory,
@@ -75,7 +102,9 @@ async function serveHere(): Promise<void> {
   const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
     log.info("server.listening", { host: info.address, port: info.port, tenants: keys.length === 0 ? [OPEN_TENANT] : undefined, keys: keys.length });
   }) as Server;
-  server.on("error", (error) => fail(`cannot listen on ${host}:${env.PORT}: ${messageOf(error)}`));
+  server.on("error", (cause) =>
+    exitOnStartFailure(FAILED, new MemoryGraphError("LISTEN_FAILED", `PORT: cannot listen on ${host}:${env.PORT}: ${messageOf(cause)}`, { kind: "system", field: "PORT", cause })),
+  );
 
   async function shutdown(signal: string): Promise<void> {
     if (draining) return;

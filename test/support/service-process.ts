@@ -26,10 +26,15 @@ export function startService(env: Record<string, string>) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, exited, output: () => output };
+  /** `output` is stdout and stderr as they came; `stdout` alone is where log lines go. */
+  return { child, exited, output: () => output, stdout: () => stdout };
 }
 
 export async function waitFor(check: () => boolean, ms: number): Promise<void> {

@@ -1,4 +1,4 @@
-import { createClient, type RedisClientType } from "redis";
+import type { RedisClientType } from "redis";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -10,8 +10,7 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { MemoryGraphError, messageOf } from "../../errors.js";
-import { log } from "../../logger.js";
+import { MemoryGraphError } from "../../errors.js";
 import {
   EMPTY_BLOB_TYPE,
   addressOf,
@@ -41,6 +40,7 @@ import {
 } from "./redis-checkpointer-keys.js";
 import { CompactSerializer } from "./checkpoint-serde.js";
 import { candidates, loadTuple, newestId } from "./redis-checkpointer-read.js";
+import { connectRedis } from "./redis-connect.js";
 
 /** Options of `RedisCheckpointer`. */
 export interface RedisCheckpointerOptions {
@@ -77,18 +77,13 @@ export class RedisCheckpointer extends BaseCheckpointSaver {
     this.ownsClient = options.ownsClient ?? false;
   }
 
-  /** Connects a new client to `url`; the checkpointer owns it and closes it in `close()`. */
-  static async fromUrl(url: string, options: RedisCheckpointerOptions = {}): Promise<RedisCheckpointer> {
-    const client: RedisClientType = createClient({ url });
-    client.on("error", (error: unknown) => log.warn("redis_checkpointer_error", { error: messageOf(error) }));
-    try {
-      await client.connect();
-    } catch (cause) {
-      throw new MemoryGraphError("REDIS_UNAVAILABLE", `cannot connect to Redis: ${messageOf(cause)}`, {
-        kind: "system",
-        cause,
-      });
-    }
+  /**
+   * Connects a new client to `url` (see `connectRedis`: the first connection fails with
+   * REDIS_UNAVAILABLE after `connectTimeoutMs`, default 5000); the checkpointer owns the client
+   * and closes it in `close()`.
+   */
+  static async fromUrl(url: string, options: RedisCheckpointerOptions & { connectTimeoutMs?: number } = {}): Promise<RedisCheckpointer> {
+    const client = await connectRedis(url, { timeoutMs: options.connectTimeoutMs, errorEvent: "redis_checkpointer_error" });
     return new RedisCheckpointer(client, { ...options, ownsClient: true });
   }
 
