@@ -18,12 +18,12 @@ import os from "node:os";
 import path from "node:path";
 import { createMemoryGraph } from "../src/app/create-memory-graph.js";
 import { optionsFromEnv } from "../src/app/options-from-env.js";
-import { parseArgs } from "../src/cli/args.js";
+import { flagsOrExit } from "../src/cli/args.js";
 import { loadEnv } from "../src/config.js";
 import { setLogLevel } from "../src/logger.js";
 import { longPrompt } from "./lib/long-prompts.js";
 
-const args = parseArgs(process.argv.slice(2));
+const args = flagsOrExit(process.argv.slice(2), { warmup: { type: "string" }, turns: { type: "string" }, seconds: { type: "string" } }, "usage: npm run bench:prompt-cost -- [--warmup N] [--turns N] [--seconds S]");
 const warmup = Number(args.warmup ?? 3);
 const turns = Number(args.turns ?? 9);
 const seconds = Number(args.seconds ?? 10);
