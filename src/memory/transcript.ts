@@ -12,9 +12,20 @@ import { listAll, valuesOf } from "./store-io.js";
  * store so that recall can search it and a regeneration can rebuild its thread.
  */
 
-/** Saves one message (an upsert by id: sending the same message id twice stores it once). */
-export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord): Promise<void> {
-  await store.put(namespaces.transcript(scope), record.id, { ...record });
+/**
+ * Saves one message (an upsert by id: sending the same message id twice stores it once). With
+ * `indexed: false` it is stored but not yet indexed for recall (no embedding is computed): a
+ * turn keeps its user message at once and indexes it with the reply, in one batch.
+ */
+export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean } = {}): Promise<void> {
+  await store.put(namespaces.transcript(scope), record.id, { ...record }, options.indexed === false ? false : undefined);
+}
+
+/** Saves (and indexes) several messages in one batch: one write, one embedding call on our stores. */
+export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScope, records: readonly TranscriptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const namespace = namespaces.transcript(scope);
+  await store.batch(records.map((record) => ({ namespace, key: record.id, value: { ...record } })));
 }
 
 export async function getTranscriptMessage(store: BaseStore, scope: MemoryScope, id: string): Promise<TranscriptRecord | null> {

@@ -7,6 +7,7 @@ import type { RenderedContext } from "../memory/context.js";
 import type { MemoryContext } from "../memory/recall.js";
 import type { EntityRef, EventRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
+import type { ModelUsage } from "../models/usage.js";
 import type { TurnInput } from "./turn-input.js";
 
 export type TurnStatus = "OK" | "SKIP" | "ERROR";
@@ -68,6 +69,11 @@ export type TurnEvent = Omit<EventRecord, "id" | "messageId" | "sessionId" | "cr
   fallbackReason: string | null;
 };
 
+/** This turn's model calls: `null` (ingest_prompt) starts a new turn's list, a list appends. */
+export function addUsage(current: ModelUsage[], update: ModelUsage[] | null): ModelUsage[] {
+  return update === null ? [] : [...current, ...update];
+}
+
 const lastValue = <T>(initial: T) => Annotation<T>({ reducer: (_current: T, update: T) => update, default: () => initial });
 
 /**
@@ -94,6 +100,7 @@ export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMI
     llmText: lastValue<string>(""),
     status: lastValue<TurnStatus>("OK"),
     errors: Annotation<NodeError[], NodeError | NodeError[]>({ reducer: appendErrors, default: () => [] }),
+    usage: Annotation<ModelUsage[], ModelUsage[] | null>({ reducer: addUsage, default: () => [] }),
   });
 }
 
@@ -116,4 +123,5 @@ export interface MemoryUpdate {
   llmText?: string;
   status?: TurnStatus;
   errors?: NodeError[];
+  usage?: ModelUsage[] | null;
 }

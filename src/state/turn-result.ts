@@ -1,7 +1,16 @@
 import type { NodeError } from "../reducers/errors.js";
 import type { TrimReport } from "../reducers/window.js";
 import type { MemoryContext } from "../memory/recall.js";
+import type { ModelUsage } from "../models/usage.js";
 import type { Candidate, MemoryState, TurnEvent, TurnStatus } from "./state.js";
+
+/** The tokens a turn's model calls used before its result (a summary made after it is logged). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  calls: ModelUsage[];
+}
 
 /** What one turn gives back to its caller. */
 export interface TurnResult {
@@ -16,6 +25,7 @@ export interface TurnResult {
   event: TurnEvent | null;
   /** The errors recorded during this turn (fallbacks included). */
   errors: NodeError[];
+  usage: TurnUsage;
   /** True when this is the stored result of an earlier request with the same `messageId` (nothing ran). */
   replayed: boolean;
 }
@@ -36,6 +46,7 @@ export function turnResultOf(state: MemoryState): TurnResult {
     messageIds: { user: turn?.messageId ?? null, assistant: turn?.replyId ?? null },
     event: turn ? state.event : null,
     errors: turn ? state.errors.filter((error) => error.turnId === turn.id) : [],
+    usage: usageOf(turn ? state.usage : []),
     replayed: false,
   };
 }
@@ -51,6 +62,14 @@ export function skippedTurn(): TurnResult {
     messageIds: { user: null, assistant: null },
     event: null,
     errors: [],
+    usage: usageOf([]),
     replayed: false,
   };
+}
+
+/** Totals of a turn's model calls. */
+export function usageOf(calls: readonly ModelUsage[]): TurnUsage {
+  const inputTokens = calls.reduce((sum, call) => sum + call.inputTokens, 0);
+  const outputTokens = calls.reduce((sum, call) => sum + call.outputTokens, 0);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, calls: [...calls] };
 }
