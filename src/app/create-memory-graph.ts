@@ -168,10 +168,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
+    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke(input, { ...config, signal: runOptions.signal })),
     streamTurn: (raw, onToken, runOptions = {}) =>
       replayTokens(onToken, turn(raw, runOptions, async (input, config) => {
-        const stream = await app.stream({ input }, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
+        const stream = await app.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
         for await (const [mode, payload] of stream) {
