@@ -71,7 +71,7 @@ export interface MemoryGraph {
    * produced (the whole reply at once when the model does not stream, as offline, or replayed).
    */
   streamTurn(input: unknown, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
-  /** The checkpointed state of a session, or null when it has none. */
+  /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
   close(): Promise<void>;
@@ -133,6 +133,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   let closed = false;
 
+  const refuseWhenClosed = () => {
+    if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+  };
+
   const stateOf = async (threadId: string): Promise<MemoryState | null> => {
     const snapshot = await app.getState({ configurable: { thread_id: threadId } });
     return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
@@ -144,7 +148,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
    * run, record the result under its idempotency key, and prune old checkpoints.
    */
   async function turn(raw: unknown, options: TurnOptions, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
-    if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+    refuseWhenClosed();
     const input = parseTurnInput(raw, limits.maxPromptChars);
     if (!promptText(input) && !input.parentMessageId) return skippedTurn();
     const threadId = options.threadId ?? threadIdOf(input);
@@ -168,10 +172,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
+    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke(input, { ...config, signal: runOptions.signal })),
     streamTurn: (raw, onToken, runOptions = {}) =>
       replayTokens(onToken, turn(raw, runOptions, async (input, config) => {
-        const stream = await app.stream({ input }, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
+        const stream = await app.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
         for await (const [mode, payload] of stream) {
@@ -191,7 +195,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
         return final;
       })),
-    sessionState: (scope) => stateOf(threadIdOf(validateScope(scope))),
+    sessionState: async (scope) => {
+      refuseWhenClosed();
+      return stateOf(threadIdOf(validateScope(scope)));
+    },
     async close() {
       closed = true;
       // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
