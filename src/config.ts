@@ -68,3 +68,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     field: String(parsed.error.issues[0]?.path[0] ?? ""),
   });
 }
+
+const logLevels = envSchema.shape.LOG_LEVEL.unwrap();
+
+/**
+ * LOG_LEVEL alone, for the library's entry points (which read nothing else): the level when it is
+ * one of ours, else undefined — a host's own LOG_LEVEL ("trace", "fatal") is the host's business.
+ */
+export function logLevelFromEnv(source: Record<string, string | undefined> = process.env): Env["LOG_LEVEL"] | undefined {
+  const parsed = logLevels.safeParse(source.LOG_LEVEL);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,7 +1,14 @@
-/** memory-graph's public API. */
-export { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "./app/create-memory-graph.js";
-export { openPersistence, type BackendKind, type Persistence } from "./app/backends.js";
-export { DEFAULT_SYSTEM_PROMPT } from "./app/defaults.js";
+import "./entries/env-log-level.js";
+
+/**
+ * `memory-graph`: the memory graph — `createMemoryGraph`, `buildGraph`/`compileGraph` for a graph of
+ * your own, the state annotation, types, errors and logging. Storage engines, retention and the
+ * reducers alone have their own entries (`memory-graph/sqlite`, `/postgres`, `/redis`,
+ * `/retention`, `/reducers`); importing this one loads no storage driver until a backend is opened.
+ */
+export { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions, type TurnOptions } from "./app/create-memory-graph.js";
+export { openPersistence, type BackendKind, type BackendOptions, type Persistence } from "./app/backends.js";
+export { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_SYSTEM_PROMPT } from "./app/defaults.js";
 export { buildGraph, compileGraph, type MemoryGraphApp } from "./graph/build-graph.js";
 export { createStateAnnotation, StateAnnotation, type MemoryState, type MemoryUpdate, type Candidate, type TurnStatus } from "./state/state.js";
 export { NODE, type NodeId } from "./state/node-names.js";
@@ -13,3 +20,14 @@ export { DEFAULT_LIMITS, resolveLimits, type MemoryLimits, type LimitsInput } fr
 export type { MemoryContext } from "./memory/recall.js";
 export type { MemoryScope } from "./memory/scope.js";
 export { MemoryGraphError, type ErrorKind } from "./errors.js";
+export {
+  jsonLogger,
+  setLogger,
+  setLogLevel,
+  silentLogger,
+  withLogger,
+  type LogFields,
+  type Logger,
+  type LoggerOption,
+  type LogLevel,
+} from "./logger.js";

@@ -8,7 +8,7 @@ import { setLogLevel } from "./logger.js";
 /**
  * The LangGraph dev server's entry (langgraph.json points here). The server brings its own
  * checkpointer and store, so the graph is compiled without them; models come from the env.
- * Send `{"input": {"tenantId": "t", "userId": "u", "sessionId": "s", "message": "hi"}}`.
+ * A run's input is a TurnInput: `{"tenantId": "t", "userId": "u", "sessionId": "s", "message": "hi"}`.
  */
 const env = loadEnv();
 setLogLevel(env.LOG_LEVEL);

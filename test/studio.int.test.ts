@@ -1,12 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./support/service-process.js";
 
-/** The LangGraph dev server (what `npm run studio` starts), driven through its REST API. */
+/** The LangGraph dev server (what `npm run studio` starts), driven through its REST API and the official SDK. */
 let child: ChildProcess | undefined;
 let base = "";
 let output = "";
+let client: Client;
+
+const GRAPH = "memory_graph";
+
+interface TurnValues {
+  status: string;
+  candidate: { text: string; model: string } | null;
+  messages: { content: string; type: string }[];
+  scope: unknown;
+}
 
 async function post<T>(route: string, body: unknown): Promise<T> {
   const response = await fetch(`${base}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -17,6 +28,7 @@ async function post<T>(route: string, body: unknown): Promise<T> {
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
+  client = new Client({ apiUrl: base });
   child = spawn(path.resolve("node_modules/.bin/langgraphjs"), ["dev", "--host", "127.0.0.1", "--port", String(port), "--no-browser"], {
     env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -39,13 +51,13 @@ afterAll(() => {
 describe("npm run studio (LangGraph dev server)", () => {
   it("runs two turns on one thread and reads the thread state back", async () => {
     const { thread_id } = await post<{ thread_id: string }>("/threads", {});
-    const input = (message: string) => ({ assistant_id: "memory_graph", input: { input: { tenantId: "t", userId: "u", sessionId: "s", message } } });
-    const first = await post<{ status: string }>(`/threads/${thread_id}/runs/wait`, input("My name is Anong"));
+    const input = (message: string) => ({ assistant_id: GRAPH, input: { tenantId: "t", userId: "u", sessionId: "s", message } });
+    const first = await post<TurnValues>(`/threads/${thread_id}/runs/wait`, input("My name is Anong"));
     expect(first.status).toBe("OK");
-    const second = await post<{ status: string; candidate: { text: string; model: string } }>(`/threads/${thread_id}/runs/wait`, input("What is my name?"));
-    expect(second.candidate.model).toBe("offline");
-    expect(second.candidate.text).toContain("Anong");
-    const state = (await (await fetch(`${base}/threads/${thread_id}/state`)).json()) as { values: { messages: { content: string; type: string }[] } };
+    const second = await post<TurnValues>(`/threads/${thread_id}/runs/wait`, input("What is my name?"));
+    expect(second.candidate?.model).toBe("offline");
+    expect(second.candidate?.text).toContain("Anong");
+    const state = (await (await fetch(`${base}/threads/${thread_id}/state`)).json()) as { values: TurnValues };
     expect(state.values.messages.filter((m) => m.type === "human").map((m) => m.content)).toEqual(["My name is Anong", "What is my name?"]);
   }, 60_000);
 
@@ -55,7 +67,7 @@ describe("npm run studio (LangGraph dev server)", () => {
       fetch(`${base}/threads/${thread_id}/runs/wait`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ assistant_id: "memory_graph", input: { input: { ...who, sessionId: "s", message } } }),
+        body: JSON.stringify({ assistant_id: GRAPH, input: { ...who, sessionId: "s", message } }),
       });
     const first = await run({ tenantId: "t1", userId: "alice" }, "My secret is 4242");
     expect(((await first.json()) as { status: string }).status).toBe("OK");
@@ -67,4 +79,68 @@ describe("npm run studio (LangGraph dev server)", () => {
     expect(state.values.scope).toEqual({ tenantId: "t1", userId: "alice", sessionId: "s" });
     expect(state.values.messages.map((m) => m.content)).not.toContain("What is my secret?");
   }, 60_000);
+});
+
+describe("the LangGraph SDK against npm run studio", () => {
+  const who = { tenantId: "sdk", userId: "anong", sessionId: "s1" };
+
+  it("reports the turn input's fields as the graph's input schema (what Studio's input form shows)", async () => {
+    const schemas = await client.assistants.getSchemas(GRAPH);
+    const input = schemas.input_schema as { properties: Record<string, { type?: string; description?: string }> };
+    expect(Object.keys(input.properties)).toEqual(
+      expect.arrayContaining(["tenantId", "userId", "sessionId", "message", "prompts", "messageId", "parentMessageId", "files", "metadata"]),
+    );
+    expect(input.properties.message?.type).toBe("string");
+    expect(input.properties.tenantId?.description).toMatch(/tenant/i);
+  }, 60_000);
+
+  it("takes the natural input: wait for a run, stream the next one, read the history", async () => {
+    const thread = await client.threads.create();
+    const first = (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "My name is Anong" } })) as unknown as TurnValues;
+    expect(first.status).toBe("OK");
+    expect(first.candidate?.model).toBe("offline");
+
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, GRAPH, {
+      input: { ...who, message: "What is my name?" },
+      streamMode: ["updates", "messages-tuple", "values"],
+    })) {
+      events.push(part);
+    }
+    expect(events.filter((e) => e.event === "error")).toEqual([]);
+    const updatedNodes = events.filter((e) => e.event === "updates").flatMap((e) => Object.keys(e.data as object));
+    expect(updatedNodes).toEqual(expect.arrayContaining(["ingest_prompt", "recall", "classify_event", "call_model", "build_candidate"]));
+    const replies = events
+      .filter((e) => e.event === "messages")
+      .map((e) => e.data as [{ type: string; content: string }, { langgraph_node?: string }])
+      .filter(([message, meta]) => message.type.startsWith("ai") && meta.langgraph_node === "call_model");
+    expect(replies.map(([message]) => message.content).join("")).toContain("Anong");
+    const last = events.filter((e) => e.event === "values").at(-1)?.data as TurnValues;
+    expect(last.status).toBe("OK");
+    expect(last.candidate?.text).toContain("Anong");
+
+    const history = await client.threads.getHistory<TurnValues>(thread.thread_id, { limit: 100 });
+    expect(history[0]?.next).toEqual([]);
+    expect(history[0]?.values.messages.filter((m) => m.type === "human").map((m) => m.content)).toEqual(["My name is Anong", "What is my name?"]);
+    expect(history[0]?.values.scope).toEqual(who);
+    // Newest first: both turns went through every node, and no run is left waiting on ingest_prompt.
+    const steps = history.map((snapshot) => snapshot.next.join(","));
+    expect(steps.filter((next) => next === "ingest_prompt")).toHaveLength(2);
+    expect(steps.filter((next) => next === "build_candidate")).toHaveLength(2);
+    // The input fields are read by ingest_prompt and not kept: the finished state holds the validated input only.
+    expect(history[0]?.values).not.toHaveProperty("message");
+    expect(history[0]?.values).toMatchObject({ input: { ...who, message: "What is my name?" } });
+  }, 90_000);
+
+  it("refuses a bad input before anything runs, and a failed run leaves nothing behind for the next one", async () => {
+    const thread = await client.threads.create();
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { input: { ...who, message: "nested" } } })).rejects.toThrow(/input/);
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, userId: "a/b", message: "bad id" } })).rejects.toThrow(/userId/);
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual([]);
+    // A run that fails inside ingest_prompt (an unknown parent); the next one, without a parent, is not affected.
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "again", parentMessageId: "nope" } })).rejects.toThrow(/UNKNOWN_PARENT|parent/);
+    const next = (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "Hello" } })) as unknown as TurnValues;
+    expect(next.status).toBe("OK");
+    expect(next.messages.map((m) => m.content)).toContain("Hello");
+  }, 90_000);
 });

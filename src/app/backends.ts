@@ -2,6 +2,10 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
+import type { PostgresCheckpointer } from "../memory/backends/postgres-checkpointer.js";
+import type { PostgresStore } from "../memory/backends/postgres-store.js";
+import type { SqliteCheckpointer } from "../memory/backends/sqlite-checkpointer.js";
+import type { SqliteStore } from "../memory/backends/sqlite-store.js";
 import type { GcTarget } from "../memory/gc.js";
 import {
   CONNECT_TIMEOUT_MS,
@@ -13,6 +17,7 @@ import {
   sqliteOpenFailed,
   unreachable,
 } from "./startup-checks.js";
+import { HashedNgramEmbeddings } from "../memory/ranking/index.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
@@ -27,7 +32,8 @@ export interface BackendOptions {
   redisUrl?: string;
   /** Session TTL: Redis keys expire by themselves after it. */
   sessionTtlSeconds?: number;
-  embeddings?: EmbeddingsInterface;
+  /** The store's embedder; default the local hashed n-gram one, `null` for no vectors. */
+  embeddings?: EmbeddingsInterface | null;
 }
 
 /** A checkpointer, a store and a per-thread turn lock, opened together and closed together. */
@@ -42,6 +48,22 @@ export interface Persistence {
   /** Checks storage answers (for readiness probes). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What `openSqlite` opens: the store, checkpointer and turn lock of one SQLite file. */
+export interface SqlitePersistence extends Persistence {
+  kind: "sqlite";
+  checkpointer: SqliteCheckpointer;
+  store: SqliteStore;
+  gc: GcTarget;
+}
+
+/** What `openPostgres` opens: the store, checkpointer and turn lock of one Postgres database. */
+export interface PostgresPersistence extends Persistence {
+  kind: "postgres";
+  checkpointer: PostgresCheckpointer;
+  store: PostgresStore;
+  gc: GcTarget;
 }
 
 /**
@@ -68,9 +90,9 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
       };
     }
     case "sqlite":
-      return openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
+      return openSqlite({ path: options.sqlitePath, embeddings: options.embeddings });
     case "postgres":
-      return openPostgres(required(options.databaseUrl, "DATABASE_URL", "postgres"), options.embeddings);
+      return openPostgres({ url: required(options.databaseUrl, "DATABASE_URL", "postgres"), embeddings: options.embeddings });
     case "redis":
       return openRedis(options);
     default:
@@ -78,7 +100,18 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
   }
 }
 
-async function openSqlite(file: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
+/** The embedder a store gets: the one given, the local hashed one by default, none for `null`. */
+function storeEmbeddings(embeddings: EmbeddingsInterface | null | undefined): EmbeddingsInterface | undefined {
+  return embeddings === undefined ? new HashedNgramEmbeddings() : (embeddings ?? undefined);
+}
+
+/**
+ * Opens (creating it and its folder when missing) a SQLite file — default `./data/memory.db` — as
+ * a checkpointer, a store and a turn lock sharing one connection; `close()` closes the file.
+ */
+export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null } = {}): Promise<SqlitePersistence> {
+  const file = options.path ?? DEFAULT_SQLITE_PATH;
+  const embeddings = storeEmbeddings(options.embeddings);
   const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }] = await Promise.all([
     import("better-sqlite3"),
     import("../memory/backends/sqlite-checkpointer.js"),
@@ -145,7 +178,13 @@ async function openPostgresLongTerm(url: string, embeddings: EmbeddingsInterface
   return { pool, lockPool, store, turnLock: postgresTurnLock(lockPool) };
 }
 
-async function openPostgres(url: string, embeddings: EmbeddingsInterface | undefined): Promise<Persistence> {
+/**
+ * Connects to a Postgres database (creating the tables when missing) as a checkpointer, a store
+ * and a turn lock; `close()` ends the connection pools.
+ */
+export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null }): Promise<PostgresPersistence> {
+  const { url } = options;
+  const embeddings = storeEmbeddings(options.embeddings);
   const [{ PostgresCheckpointer }, { postgresGcTarget }] = await Promise.all([
     import("../memory/backends/postgres-checkpointer.js"),
     import("../memory/gc.js"),
@@ -191,8 +230,8 @@ async function openRedis(options: BackendOptions): Promise<Persistence> {
   let longTerm: Persistence;
   try {
     longTerm = options.databaseUrl
-      ? await openPostgres(options.databaseUrl, options.embeddings)
-      : await openSqlite(options.sqlitePath ?? DEFAULT_SQLITE_PATH, options.embeddings);
+      ? await openPostgres({ url: options.databaseUrl, embeddings: options.embeddings })
+      : await openSqlite({ path: options.sqlitePath, embeddings: options.embeddings });
   } catch (error) {
     await checkpointer.close();
     throw error;

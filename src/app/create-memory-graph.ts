@@ -5,11 +5,13 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError } from "../errors.js";
+import { resolveLogger, withLogger, type LoggerOption } from "../logger.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { DEFAULT_CHECKPOINT_KEEP, type GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
+import { createEmbeddings } from "../models/embeddings.js";
 import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
@@ -17,7 +19,7 @@ import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.
 import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
 import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
-import { DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
+import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
 import { prepareTurn } from "./prepare-turn.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
@@ -35,11 +37,16 @@ export interface MemoryGraphOptions {
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;
   summaryModel?: BaseChatModel | null;
-  /** OpenAI (or compatible) settings used when `chatModel` is omitted. */
-  openai?: ChatModelSettings;
+  /** OpenAI (or compatible) settings used when `chatModel` (or `embeddings`) is omitted. */
+  openai?: ChatModelSettings & { embeddingsModel?: string };
   /** Name reported on candidates (default: the OpenAI model name, or "custom"). */
   modelName?: string;
-  embeddings?: EmbeddingsInterface;
+  /**
+   * Embeds stored messages and queries for recall's vector half. Default, as in the service: OpenAI
+   * embeddings (`openai.embeddingsModel`, default text-embedding-3-small) when `openai` has a key or
+   * base URL, else the local hashed n-gram embedder (no download, no key). `null`: lexical recall only.
+   */
+  embeddings?: EmbeddingsInterface | null;
   limits?: LimitsInput;
   memoryMode?: MemoryMode;
   systemPrompt?: string;
@@ -52,6 +59,12 @@ export interface MemoryGraphOptions {
   checkpointKeep?: number;
   now?: () => Date;
   newId?: () => string;
+  /**
+   * Where this graph's log events go: a logger (pino, bunyan, `console`, or any
+   * `{ debug, info, warn, error }(fields, event)`), a level of our JSON lines on stdout, or `false`
+   * for none. Default: the process-wide logger (JSON at `setLogLevel`'s level, or `setLogger`'s).
+   */
+  logger?: LoggerOption;
 }
 
 /** A compiled memory graph with its persistence, ready to take turns. */
@@ -71,7 +84,7 @@ export interface MemoryGraph {
    * produced (the whole reply at once when the model does not stream, as offline, or replayed).
    */
   streamTurn(input: unknown, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
-  /** The checkpointed state of a session, or null when it has none. */
+  /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
   close(): Promise<void>;
@@ -105,7 +118,7 @@ export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
     classifierModel: options.classifierModel,
     summaryModel: options.summaryModel,
     modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
-    embeddings: options.embeddings,
+    embeddings: embeddingsOf(options),
     limits: resolveLimits(options.limits),
     memoryMode: options.memoryMode ?? "conversation",
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -115,23 +128,44 @@ export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
   };
 }
 
+/** The embeddings the options name, or the service's default (see `MemoryGraphOptions.embeddings`). */
+function embeddingsOf(options: MemoryGraphOptions): EmbeddingsInterface | undefined {
+  if (options.embeddings !== undefined) return options.embeddings ?? undefined;
+  const openai = options.openai;
+  return createEmbeddings({
+    apiKey: openai?.apiKey,
+    baseUrl: openai?.baseUrl,
+    model: openai?.embeddingsModel ?? DEFAULT_EMBEDDINGS_MODEL,
+    timeoutMs: openai?.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+  });
+}
+
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
-  const deps = graphDepsOf(options);
+  const logger = options.logger === undefined ? undefined : resolveLogger(options.logger);
+  // What the graph logs, in any call of it, goes to its own logger when it has one.
+  const scoped = <T>(work: () => T): T => (logger ? withLogger(logger, work) : work());
+  const deps = scoped(() => graphDepsOf(options));
   const limits = deps.limits;
   const persistence: Persistence = options.persistence
     ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
-    : await openPersistence({
-        backend: options.backend ?? "sqlite",
-        sqlitePath: options.sqlitePath,
-        databaseUrl: options.databaseUrl,
-        redisUrl: options.redisUrl,
-        sessionTtlSeconds: limits.sessionTtlSeconds,
-        embeddings: options.embeddings,
-      });
+    : await scoped(() =>
+        openPersistence({
+          backend: options.backend ?? "sqlite",
+          sqlitePath: options.sqlitePath,
+          databaseUrl: options.databaseUrl,
+          redisUrl: options.redisUrl,
+          sessionTtlSeconds: limits.sessionTtlSeconds,
+          embeddings: deps.embeddings ?? null,
+        }),
+      );
   const app = compileGraph(deps, persistence);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   let closed = false;
+
+  const refuseWhenClosed = () => {
+    if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+  };
 
   const stateOf = async (threadId: string): Promise<MemoryState | null> => {
     const snapshot = await app.getState({ configurable: { thread_id: threadId } });
@@ -144,11 +178,11 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
    * run, record the result under its idempotency key, and prune old checkpoints.
    */
   async function turn(raw: unknown, options: TurnOptions, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
-    if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
+    refuseWhenClosed();
     const input = parseTurnInput(raw, limits.maxPromptChars);
     if (!promptText(input) && !input.parentMessageId) return skippedTurn();
     const threadId = options.threadId ?? threadIdOf(input);
-    return persistence.turnLock.run(threadId, async () => {
+    return scoped(() => persistence.turnLock.run(threadId, async () => {
       const plan = await prepareTurn(persistence.store, input, () => stateOf(threadId));
       options.onStart?.({ replayed: plan.kind === "replay" });
       if (plan.kind === "replay") return plan.result;
@@ -161,17 +195,17 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       }
       if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
       return result;
-    });
+    }));
   }
 
   return {
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke({ input }, { ...config, signal: runOptions.signal })),
+    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke(input, { ...config, signal: runOptions.signal })),
     streamTurn: (raw, onToken, runOptions = {}) =>
       replayTokens(onToken, turn(raw, runOptions, async (input, config) => {
-        const stream = await app.stream({ input }, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
+        const stream = await app.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
         for await (const [mode, payload] of stream) {
@@ -191,13 +225,18 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
         return final;
       })),
-    sessionState: (scope) => stateOf(threadIdOf(validateScope(scope))),
-    async close() {
-      closed = true;
-      // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
-      await awaitAllCallbacks();
-      await persistence.close();
-    },
+    sessionState: (scope) =>
+      scoped(() => {
+        refuseWhenClosed();
+        return stateOf(threadIdOf(validateScope(scope)));
+      }),
+    close: () =>
+      scoped(async () => {
+        closed = true;
+        // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
+        await awaitAllCallbacks();
+        await persistence.close();
+      }),
   };
 }
 

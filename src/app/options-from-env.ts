@@ -1,8 +1,11 @@
 import type { Env } from "../config.js";
-import { createEmbeddings } from "../models/embeddings.js";
 import type { MemoryGraphOptions } from "./create-memory-graph.js";
 
-/** The graph options an environment describes (entry points parse the env with `loadEnv`). */
+/**
+ * The graph options an environment describes (entry points parse the env with `loadEnv`). Embeddings
+ * are left to `createMemoryGraph`'s default, the library's and the service's alike: OpenAI's with a
+ * key or base URL, else the local hashed embedder.
+ */
 export function optionsFromEnv(env: Env): MemoryGraphOptions {
   const openaiConfigured = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
   return {
@@ -11,15 +14,15 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
     openai: openaiConfigured
-      ? { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: env.OPENAI_MODEL, timeoutMs: env.OPENAI_TIMEOUT_MS }
+      ? {
+          apiKey: env.OPENAI_API_KEY,
+          baseUrl: env.OPENAI_BASE_URL,
+          model: env.OPENAI_MODEL,
+          embeddingsModel: env.OPENAI_EMBEDDINGS_MODEL,
+          timeoutMs: env.OPENAI_TIMEOUT_MS,
+        }
       : undefined,
     chatModel: openaiConfigured ? undefined : null,
-    embeddings: createEmbeddings({
-      apiKey: env.OPENAI_API_KEY,
-      baseUrl: env.OPENAI_BASE_URL,
-      model: env.OPENAI_EMBEDDINGS_MODEL,
-      timeoutMs: env.OPENAI_TIMEOUT_MS,
-    }),
     memoryMode: env.MEMORY_MODE,
     checkpointKeep: env.CHECKPOINT_KEEP,
     systemPrompt: env.SYSTEM_PROMPT,

@@ -9,6 +9,7 @@ import { createRecallNode } from "../nodes/recall.js";
 import { createSummarizeNode } from "../nodes/summarize.js";
 import { NODE } from "../state/node-names.js";
 import { createStateAnnotation } from "../state/state.js";
+import { turnInputSchema } from "../state/turn-input.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
 /**
@@ -27,9 +28,11 @@ function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
  * The memory graph, not yet compiled (each node starts on a macrotask of its own, see `yielding`):
  * START → ingest_prompt → (SKIP → END) recall → classify_event → call_model → build_candidate
  * → (summary due → summarize) → END.
+ * A run's input is a TurnInput (`{tenantId, userId, sessionId, message}` and the optional fields):
+ * checked against `turnInputSchema` before anything runs or is written.
  */
 export function buildGraph(deps: GraphDeps) {
-  return new StateGraph(createStateAnnotation(deps.limits.window))
+  return new StateGraph(createStateAnnotation(deps.limits.window), { input: turnInputSchema })
     .addNode(NODE.ingestPrompt, yielding(createIngestPromptNode(deps)))
     .addNode(NODE.recall, yielding(createRecallNode(deps)))
     .addNode(NODE.classifyEvent, yielding(createClassifyEventNode(deps)))

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import type { RetentionPolicy } from "../reducers/retention.js";
 import type { PostgresCheckpointer } from "./backends/postgres-checkpointer.js";
@@ -7,6 +8,7 @@ import type { PostgresStore } from "./backends/postgres-store.js";
 import type { SqliteCheckpointer } from "./backends/sqlite-checkpointer.js";
 import type { SqliteStore } from "./backends/sqlite-store.js";
 import { applyRetention } from "./events.js";
+import { DEFAULT_LIMITS } from "./limits.js";
 import { decodeLabel } from "./namespaces.js";
 
 /** Checkpoints kept per thread by default (`CHECKPOINT_KEEP`). */
@@ -30,11 +32,16 @@ export interface GcTarget {
   lock?: { run<T>(threadId: string, work: () => Promise<T>): Promise<T> };
 }
 
+/** How to collect; each option left out takes the default of `DEFAULT_LIMITS` (as `CHECKPOINT_KEEP` and the service do). */
 export interface GcOptions {
-  now: Date;
-  sessionTtlSeconds: number;
+  /** Default: the current time. */
+  now?: Date;
+  /** Idle time after which a session's window goes (default 1800). */
+  sessionTtlSeconds?: number;
+  /** Checkpoints kept per thread (default 20). */
   checkpointKeep?: number;
-  retention: RetentionPolicy;
+  /** Event retention (default 365 days, 1,000 events per user). */
+  retention?: RetentionPolicy;
 }
 
 /** What one collection did (snake_case: printed as JSON by `npm run gc`). */
@@ -75,10 +82,19 @@ async function eventNamespaces(store: BaseStore, tenant: string): Promise<string
  *    one in use, always stays);
  * 3. every user's events are held to the retention policy (age and count);
  * 4. index rows whose item is gone are deleted.
+ * `from` is a GC target or what holds one (a memory graph's `persistence`, `openSqlite()`'s result).
  */
-export async function collectGarbage(target: GcTarget, options: GcOptions): Promise<GcCounts> {
+export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, options: GcOptions = {}): Promise<GcCounts> {
+  const target = "gc" in from ? from.gc : from;
+  if (!target) {
+    throw new MemoryGraphError("GC_UNSUPPORTED", "this backend keeps nothing to collect (the memory backend, or your own persistence without a gc target)", {
+      kind: "user",
+    });
+  }
+  const now = options.now ?? new Date();
+  const retention = options.retention ?? DEFAULT_LIMITS.retention;
   const keep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
-  const cutoff = options.now.getTime() - options.sessionTtlSeconds * 1000;
+  const cutoff = now.getTime() - (options.sessionTtlSeconds ?? DEFAULT_LIMITS.sessionTtlSeconds) * 1000;
   const counts: GcCounts = { threads_scanned: 0, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0 };
   const locked = <T>(threadId: string, work: () => Promise<T>) => (target.lock ? target.lock.run(threadId, work) : work());
 
@@ -97,7 +113,7 @@ export async function collectGarbage(target: GcTarget, options: GcOptions): Prom
   for (const tenant of await target.listTenants()) {
     for (const ns of await eventNamespaces(target.store, tenant)) {
       const scope = { tenantId: decodeLabel(tenant), userId: decodeLabel(ns[2] ?? "") };
-      counts.events_dropped += await applyRetention(target.store, scope, options.retention, options.now);
+      counts.events_dropped += await applyRetention(target.store, scope, retention, now);
     }
   }
   counts.orphaned_index_rows = await target.removeOrphanedIndexRows();

@@ -1,5 +1,6 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
+import { embedOrSkip } from "./embed-or-skip.js";
 import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, tokenize, type LexicalSource } from "./ranking/index.js";
 import type { TranscriptRecord } from "./records.js";
 import { isRankingStore, listAll, type RankedItem } from "./store-io.js";
@@ -85,8 +86,13 @@ function createdOf(item: Item): string {
 async function rankHere(candidates: Item[], search: SimilarSearch): Promise<RankedItem[]> {
   const texts = candidates.map((item) => recordIndexText(item.value) ?? "");
   let vectorSearch: (() => { id: string; score: number }[]) | undefined;
-  if (search.embeddings && candidates.length > 0) {
-    const [queryVector, docVectors] = await Promise.all([search.embeddings.embedQuery(search.query), search.embeddings.embedDocuments(texts)]);
+  const embeddings = search.embeddings;
+  const vectors =
+    embeddings && candidates.length > 0
+      ? await embedOrSkip("query", () => Promise.all([embeddings.embedQuery(search.query), embeddings.embedDocuments(texts)]))
+      : undefined;
+  if (vectors) {
+    const [queryVector, docVectors] = vectors;
     const hits = candidates
       .map((item, i) => ({ id: item.key, score: cosine(queryVector, docVectors[i] ?? []) }))
       .filter((hit) => hit.score >= search.minVectorScore)

@@ -11,22 +11,23 @@ import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
 import { resolveParent } from "./resolve-parent.js";
-import { bindThreadScope } from "./turn.js";
+import { bindThreadScope, runInputOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
 
 /**
- * ingest_prompt: turns the incoming event into one HumanMessage in the window. No prompt text →
+ * ingest_prompt: validates the run's input fields into `input` and turns them into one
+ * HumanMessage in the window. No prompt text →
  * SKIP, nothing stored. A session idle past its TTL starts a new window seeded from long-term
  * memory. With `parentMessageId` only the thread from the root to that parent is shown: an
  * assistant parent gets the new message under it; a user parent is re-answered (regeneration).
  */
 export function createIngestPromptNode(deps: GraphDeps) {
   return async function ingestPrompt(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
-    const input = parseTurnInput(state.input, deps.limits.maxPromptChars);
+    const input = parseTurnInput(runInputOf(state), deps.limits.maxPromptChars);
     const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
     const text = promptText(input);
-    const skip: MemoryUpdate = { scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
+    const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
     const parent = await resolveParent(store, input);
@@ -58,6 +59,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
 
     return {
       ...window,
+      input,
       scope,
       nodeMessages: thread ? restrictNodeMemory(state.nodeMessages, new Set(thread.map((m) => m.id ?? ""))) : expired ? clearNodeMemory(state.nodeMessages) : {},
       status: "OK",

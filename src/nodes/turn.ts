@@ -1,11 +1,18 @@
 import { MemoryGraphError } from "../errors.js";
 import type { MemoryScope } from "../memory/scope.js";
 import type { MemoryState, TurnInfo } from "../state/state.js";
+import { turnInputSchema } from "../state/turn-input.js";
 
 /** The current turn, which ingest_prompt always sets before the other nodes run. */
 export function turnOf(state: MemoryState): TurnInfo {
   if (!state.turn) throw new MemoryGraphError("TURN_MISSING", "no turn in state: ingest_prompt must run first", { kind: "system" });
   return state.turn;
+}
+
+/** The run's input fields as given (absent ones left out), for ingest_prompt to validate. */
+export function runInputOf(state: MemoryState): Record<string, unknown> {
+  const given = Object.keys(turnInputSchema.shape).map((key) => [key, state[key as keyof MemoryState]] as const);
+  return Object.fromEntries(given.filter(([, value]) => value !== undefined));
 }
 
 /** The tenant, user and session of the state's input. */

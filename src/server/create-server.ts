@@ -7,9 +7,11 @@ import { allowedMethods } from "./allowed-methods.js";
 import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
 import type { ServerEnv } from "./context.js";
 import { HttpError, respondError } from "./http-error.js";
-import { addMemoryRoutes } from "./memory-routes.js";
+import { memoryHandlers } from "./memory-routes.js";
+import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
-import { addTurnRoutes } from "./turn-routes.js";
+import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
+import { turnHandlers } from "./turn-routes.js";
 
 /** Options of the HTTP service. */
 export interface ServerOptions {
@@ -32,7 +34,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * The HTTP service as a Hono app (serve it with @hono/node-server, or call `app.request()` in
- * tests). Every route under /v1 needs a key unless none are configured; health routes need none.
+ * tests). It answers the routes of the route table (routes.ts) and nothing else; every route
+ * under /v1 needs a key unless none are configured; health routes and /openapi.json need none.
  */
 export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const keys = typeof options.apiKeys === "string" || options.apiKeys === undefined ? parseApiKeys(options.apiKeys) : [...options.apiKeys];
@@ -40,21 +43,27 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
 
   app.use("*", requestLog());
-  app.get("/healthz", (c) => c.json({ status: "ok" }, 200));
-  app.get("/readyz", async (c) => {
-    if (options.isDraining?.()) return c.json({ error: { code: "DRAINING", message: "shutting down" } }, 503);
-    try {
-      await options.memory.persistence.ping();
-      return c.json({ status: "ready" }, 200);
-    } catch (error) {
-      log.warn("http.not_ready", { request_id: c.get("requestId"), error: messageOf(error) });
-      return c.json({ error: { code: "STORAGE_UNREACHABLE", message: "storage is not reachable" } }, 503);
-    }
-  });
-  app.use("/v1/*", authenticate(keys), rateLimit(limiter));
+  app.use(`${API_PREFIX}/*`, authenticate(keys), rateLimit(limiter));
   const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144 };
-  addTurnRoutes(app, deps);
-  addMemoryRoutes(app, deps);
+  const handlers: RouteHandlers = {
+    ...turnHandlers(deps),
+    ...memoryHandlers(deps),
+    health: (c) => c.json({ status: "ok" }, 200),
+    ready: async (c) => {
+      if (options.isDraining?.()) return c.json({ error: { code: "DRAINING", message: "shutting down" } }, 503);
+      try {
+        await options.memory.persistence.ping();
+        return c.json({ status: "ready" }, 200);
+      } catch (error) {
+        log.warn("http.not_ready", { request_id: c.get("requestId"), error: messageOf(error) });
+        return c.json({ error: { code: "STORAGE_UNREACHABLE", message: "storage is not reachable" } }, 503);
+      }
+    },
+    openApi: (c) => c.json(openApiDocument(), 200),
+  };
+  for (const [operationId, route] of Object.entries(ROUTES)) {
+    app.on(route.method.toUpperCase(), route.path, handlers[operationId as OperationId]);
+  }
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);

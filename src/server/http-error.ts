@@ -1,13 +1,25 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { snakeField } from "./case.js";
 
 /** The JSON body of every error answer: `{"error": {"code", "message", "field"}}`. */
-export interface ErrorBody {
-  error: { code: string; message: string; field?: string };
-}
+export const errorBodySchema = z
+  .object({
+    error: z
+      .object({
+        code: z.string().meta({ description: "A stable UPPER_SNAKE code, e.g. INVALID_INPUT, MESSAGE_ID_CONFLICT.", example: "INVALID_INPUT" }),
+        message: z.string().meta({ description: "What went wrong, for people; never internals." }),
+        field: z.string().optional().meta({ description: "The request field at fault (snake_case, dotted), when one is.", example: "prompts.0.text" }),
+      })
+      .strict(),
+  })
+  .strict()
+  .meta({ id: "Error" });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** An error the HTTP layer answers with a given status (auth, limits, routing). */
 export class HttpError extends Error {

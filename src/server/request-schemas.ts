@@ -18,25 +18,37 @@ export const turnRequestSchema = z
   .object({
     user_id: idSchema("user_id"),
     session_id: idSchema("session_id"),
-    message: z.string().optional(),
+    message: z.string().optional().describe("The user's message (or send prompts). No prompt text at all is a turn with status SKIP."),
     prompts: z
       .array(z.object({ text: z.string(), files: z.array(fileJson).max(20).optional() }).strict())
       .max(50)
-      .optional(),
-    message_id: idSchema("message_id").optional(),
-    parent_message_id: idSchema("parent_message_id").optional(),
-    files: z.array(fileJson).max(20).optional(),
+      .optional()
+      .describe("Prompt annotations, joined by blank lines into the prompt (after message, if any)."),
+    message_id: idSchema("message_id", "The id of the new user message, and the turn's idempotency key within the session.").optional(),
+    parent_message_id: idSchema("parent_message_id", "The message to continue from; a user message is answered again (regeneration).").optional(),
+    files: z.array(fileJson).max(20).optional().describe("File references (type, transfer_method, upload_file_id | tool_file_id | url, belongs_to)."),
     metadata: z
       .record(z.string().max(MAX_ID_LENGTH), z.unknown())
       .refine((value) => depthOf(value) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
-      .optional(),
+      .optional()
+      .describe(`Caller data (nesting at most ${MAX_METADATA_DEPTH} levels), kept with the turn's input.`),
   })
-  .strict();
+  .strict()
+  .meta({ id: "TurnRequest", description: "One user message of a session. Unknown fields are a 400." });
 
 export type TurnRequest = z.infer<typeof turnRequestSchema>;
 
 /** `?user_id=` of the session routes (nothing else is accepted). */
-export const userQuerySchema = z.object({ user_id: idSchema("user_id") }).strict();
+export const userQuerySchema = z.object({ user_id: idSchema("user_id", "The user the session belongs to.") }).strict();
+
+/** The query of the user routes: none is accepted. */
+export const emptyQuerySchema = z.object({}).strict();
+
+/** The `:user_id` of a user route (checked by `pathId`, strictly decoded, with the same rules). */
+export const userPathSchema = z.object({ user_id: idSchema("user_id", "The user.") });
+
+/** The `:session_id` of a session route. */
+export const sessionPathSchema = z.object({ session_id: idSchema("session_id", "The session.") });
 
 /** Parses `schema` or throws a user error naming the first bad field (snake_case, dotted). */
 export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackField = "body"): T {

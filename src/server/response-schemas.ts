@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { FactRecord, SummaryRecord, EventRecord, TranscriptRecord } from "../memory/records.js";
 import type { TurnResult } from "../state/turn-result.js";
 import { snakeKeys } from "./case.js";
+import { errorBodySchema } from "./http-error.js";
 
 /** The response schemas of the HTTP API (snake_case), and the mapping from the graph's results. */
 
@@ -36,9 +37,27 @@ export const turnResponseSchema = z
     errors: z.array(z.object({ node: z.string(), code: z.string(), message: z.string() }).strict()),
     replayed: z.boolean(),
   })
-  .strict();
+  .strict()
+  .meta({ id: "TurnResponse" });
 
 export type TurnResponse = z.infer<typeof turnResponseSchema>;
+
+/**
+ * One server-sent event of POST /v1/turns/stream: an `event:` line naming it and a `data:` line of
+ * JSON. Any number of `token` events, then exactly one `result` or `error`.
+ */
+export const turnEventSchema = z
+  .discriminatedUnion("event", [
+    z.object({ event: z.literal("token"), data: z.object({ text: z.string() }).strict() }).strict().meta({ description: "A piece of the reply, as it is produced." }),
+    z.object({ event: z.literal("result"), data: turnResponseSchema }).strict().meta({ description: "The turn's result, as POST /v1/turns answers it." }),
+    z.object({ event: z.literal("error"), data: errorBodySchema }).strict().meta({ description: "The turn failed after the stream opened; nothing more follows." }),
+  ])
+  .meta({ id: "TurnEvent" });
+
+export type TurnEvent = z.infer<typeof turnEventSchema>;
+
+export const healthResponseSchema = z.object({ status: z.literal("ok") }).strict();
+export const readyResponseSchema = z.object({ status: z.literal("ready") }).strict();
 
 const messageSchema = z.object({
   id: z.string(),
@@ -50,7 +69,10 @@ const messageSchema = z.object({
   files: z.array(record).optional(),
 });
 
-export const messagesResponseSchema = z.object({ user_id: z.string(), session_id: z.string(), messages: z.array(messageSchema) }).strict();
+export const messagesResponseSchema = z
+  .object({ user_id: z.string(), session_id: z.string(), messages: z.array(messageSchema) })
+  .strict()
+  .meta({ id: "SessionMessages" });
 
 const factSchema = z.object({ key: z.string(), value: z.string(), valid_from: z.string(), valid_to: z.string().nullable() }).passthrough();
 
@@ -62,7 +84,8 @@ export const memoryResponseSchema = z
     facts: z.array(factSchema),
     summaries: z.array(record),
   })
-  .strict();
+  .strict()
+  .meta({ id: "UserMemory" });
 
 const count = z.number().int().nonnegative();
 
@@ -80,7 +103,8 @@ export const forgetResponseSchema = z
       .strict(),
     restored: z.object({ facts: count }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .meta({ id: "Forgotten" });
 
 /** The response of a turn. */
 export function turnResponseOf(result: TurnResult): TurnResponse {

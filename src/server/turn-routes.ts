@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
 import type { TurnInput } from "../state/turn-input.js";
@@ -7,7 +7,8 @@ import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
 import { readJsonBody } from "./json-body.js";
 import { turnInputOf } from "./request-schemas.js";
-import { turnResponseOf } from "./response-schemas.js";
+import { turnResponseOf, type TurnEvent } from "./response-schemas.js";
+import { REPLAYED_HEADER, type RouteHandlers } from "./routes.js";
 
 /**
  * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length, parent,
@@ -16,18 +17,18 @@ import { turnResponseOf } from "./response-schemas.js";
  * goes away: finishing it keeps the session's memory consistent. A turn that ended in ERROR (the
  * model failed, no fallback answered) is a 502 with the usual body; a replay says so in a header.
  */
-export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
+export function turnHandlers(deps: RouteDeps): Pick<RouteHandlers, "createTurn" | "streamTurn"> {
   const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> =>
     turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
 
-  app.post("/v1/turns", async (c) => {
+  const createTurn = async (c: Context<ServerEnv>) => {
     const result = await deps.memory.runTurn(await inputOf(c));
     logTurn(c.get("requestId"), result);
     if (result.replayed) c.header(REPLAYED_HEADER, "true");
     return c.json(turnResponseOf(result), result.status === "ERROR" ? 502 : 200);
-  });
+  };
 
-  app.post("/v1/turns/stream", async (c) => {
+  const streamTurn = async (c: Context<ServerEnv>) => {
     const input = await inputOf(c);
     const requestId = c.get("requestId");
     // Tokens that come before the stream is open wait here; an error before the turn starts is a plain 4xx.
@@ -40,26 +41,25 @@ export function addTurnRoutes(app: Hono<ServerEnv>, deps: RouteDeps): void {
     if (replayed) c.header(REPLAYED_HEADER, "true");
     return streamSSE(c, async (stream) => {
       let writes: Promise<void> = Promise.resolve();
-      const send = (event: string, data: unknown) => {
+      const send = ({ event, data }: TurnEvent) => {
         writes = writes.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
         return writes;
       };
-      forward = (text) => void send("token", { text });
+      forward = (text) => void send({ event: "token", data: { text } });
       for (const text of early.splice(0)) forward(text);
       try {
         const done = await result;
         logTurn(requestId, done);
-        await send("result", turnResponseOf(done));
+        await send({ event: "result", data: turnResponseOf(done) });
       } catch (error) {
         const { body } = errorAnswer(error, requestId);
-        await send("error", body);
+        await send({ event: "error", data: body });
       }
     });
-  });
-}
+  };
 
-/** Set on the answer of a request whose `message_id` was already answered: the stored result, replayed. */
-export const REPLAYED_HEADER = "Idempotent-Replayed";
+  return { createTurn, streamTurn };
+}
 
 /** Trim stats and fallbacks at debug; never the message text. */
 function logTurn(requestId: string, result: TurnResult): void {

@@ -17,13 +17,13 @@ function decodeStrictly(field: string, raw: string): string {
   }
 }
 
-/** The path parameter `:name` of the matched route, decoded strictly and checked as an id under `field`. */
-export function pathId(c: Context, name: string, field: string): string {
+/** The path parameter `:name` of the matched route, decoded strictly and checked as an id (errors under `name`). */
+export function pathId(c: Context, name: string): string {
   const index = c.req.routePath.split("/").indexOf(`:${name}`);
   // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
   const raw = index < 0 ? undefined : new URL(c.req.url).pathname.split("/")[index];
   if (raw === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
-  return validateId(field, decodeStrictly(field, raw));
+  return validateId(name, decodeStrictly(name, raw));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Annotation } from "@langchain/langgraph";
+import { EphemeralValue } from "@langchain/langgraph/channels";
 import type { BaseMessage } from "@langchain/core/messages";
 import { appendErrors, type NodeError } from "../reducers/errors.js";
 import { mergeNodeMemory, type NodeMemory, type NodeMemoryUpdate } from "../reducers/node-memory.js";
@@ -8,7 +9,7 @@ import type { MemoryContext } from "../memory/recall.js";
 import type { EntityRef, EventRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import type { ModelUsage } from "../models/usage.js";
-import type { TurnInput } from "./turn-input.js";
+import { turnInputSchema, type TurnInput } from "./turn-input.js";
 
 export type TurnStatus = "OK" | "SKIP" | "ERROR";
 
@@ -76,12 +77,28 @@ export function addUsage(current: ModelUsage[], update: ModelUsage[] | null): Mo
 
 const lastValue = <T>(initial: T) => Annotation<T>({ reducer: (_current: T, update: T) => update, default: () => initial });
 
+/** One channel per field of the run's input (the graph's input schema is `turnInputSchema`). */
+export type RunInputChannels = { [K in keyof TurnInput]-?: () => EphemeralValue<TurnInput[K] | undefined> };
+
+/**
+ * The run's input fields hold their value for the first step only (ingest_prompt reads them and
+ * writes the validated `input`), so nothing of one run's input, nor of a run that failed, is
+ * left over for the next run on the thread.
+ */
+function runInputChannels(): RunInputChannels {
+  const keys = Object.keys(turnInputSchema.shape) as (keyof TurnInput)[];
+  return Object.fromEntries(keys.map((key) => [key, () => new EphemeralValue(false)])) as RunInputChannels;
+}
+
 /**
  * The graph state. `messages` and `nodeMessages` are kept within `limits` by pure trimming
- * reducers; `errors` only grows; everything else holds its last value.
+ * reducers; `errors` only grows; the run's input fields last one step; everything else holds its
+ * last value.
  */
 export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
   return Annotation.Root({
+    ...runInputChannels(),
+    /** This turn's input, validated by ingest_prompt from the run's input fields. */
     input: lastValue<TurnInput | null>(null),
     /** Who this checkpoint thread belongs to, bound by its first turn; never changes after. */
     scope: lastValue<MemoryScope | null>(null),

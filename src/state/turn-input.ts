@@ -3,34 +3,45 @@ import { fileRefSchema } from "../reducers/message-meta.js";
 import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
 import { MemoryGraphError } from "../errors.js";
 
-/** An id as `validateId` accepts it, its errors reported under `field` (as the caller names it). */
-export const idSchema = (field: string) =>
-  z.string().superRefine((value, ctx) => {
-    try {
-      validateId(field, value);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
-    }
-  });
+/** What `validateId` accepts, in words (schemas and the API document describe ids with it). */
+export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode, without '/', '..' or control characters`;
+
+/**
+ * An id as `validateId` accepts it, its errors reported under `field` (as the caller names it).
+ * The lengths are metadata for JSON Schema readers; `validateId` does the checking.
+ */
+export const idSchema = (field: string, description = `An id: ${ID_RULES}.`) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        validateId(field, value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
+      }
+    })
+    .meta({ description, minLength: 1, maxLength: MAX_ID_LENGTH });
 
 /**
  * The incoming event of one turn: who (tenant, user, session), what (a message or one or more
- * prompt annotations) and, for a regeneration, the message the new turn continues from.
+ * prompt annotations) and, for a regeneration, the message the new turn continues from. It is
+ * also the graph's input schema: a run's input is these fields (what Studio's input form shows).
  */
 export const turnInputSchema = z
   .object({
-    tenantId: idSchema("tenantId"),
-    userId: idSchema("userId"),
-    sessionId: idSchema("sessionId"),
-    message: z.string().optional(),
+    tenantId: idSchema("tenantId", `The tenant: every store namespace starts with it. ${ID_RULES}.`),
+    userId: idSchema("userId", `The user within the tenant. ${ID_RULES}.`),
+    sessionId: idSchema("sessionId", `The session: tenant + user + session is the conversation's thread. ${ID_RULES}.`),
+    message: z.string().optional().describe("The user's message (or send prompts)."),
     prompts: z
       .array(z.object({ text: z.string(), files: z.array(fileRefSchema).max(20).optional() }).strict())
       .max(50)
-      .optional(),
-    messageId: idSchema("messageId").optional(),
-    parentMessageId: idSchema("parentMessageId").optional(),
-    files: z.array(fileRefSchema).max(20).optional(),
-    metadata: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional(),
+      .optional()
+      .describe("Prompt annotations, joined by blank lines into the prompt (with message, if any)."),
+    messageId: idSchema("messageId", "The id for the new user message, and the turn's idempotency key.").optional(),
+    parentMessageId: idSchema("parentMessageId", "The message this turn continues from: a user message is answered again (regeneration).").optional(),
+    files: z.array(fileRefSchema).max(20).optional().describe("File references attached to the message."),
+    metadata: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional().describe("Caller data, kept in the turn's input as given; memory does not read it."),
   })
   .strict();
 

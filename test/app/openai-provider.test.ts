@@ -1,5 +1,10 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
+import { optionsFromEnv } from "../../src/app/options-from-env.js";
+import { loadEnv } from "../../src/config.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { startProvider, type Provider } from "../support/openai-provider.js";
 
@@ -46,5 +51,25 @@ describe("call_model through ChatOpenAI and a local provider", () => {
     expect(stored.map((i) => (i.value as { text: string }).text)).toEqual(["This is broken, I want a refund"]);
     const state = await graph.sessionState(scope);
     expect(state?.messages.map((m) => m.content)).toEqual(["This is broken, I want a refund"]);
+  }, 20_000);
+
+  it("as the service configures it (embeddings too), loses nothing when the provider fails: recall goes lexical", async () => {
+    provider = await startProvider("error500");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-provider-"));
+    const events: { event: string; what?: string }[] = [];
+    const keep = (fields: Record<string, unknown>, event: string) => void events.push({ ...fields, event });
+    const env = loadEnv({ OPENAI_BASE_URL: provider.baseUrl, OPENAI_TIMEOUT_MS: "500", SQLITE_PATH: path.join(dir, "m.db") });
+    graph = await createMemoryGraph({ ...optionsFromEnv(env), retry: { retries: 0, baseDelayMs: 1 }, logger: { debug: keep, info: keep, warn: keep, error: keep } });
+    const started = Date.now();
+    const result = await graph.runTurn({ ...scope, message: "This is broken, I want a refund" });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.status).toBe("ERROR");
+    expect(provider.requests.some((r) => r.path.endsWith("/embeddings"))).toBe(true);
+    expect(events.filter((e) => e.event === "embeddings_fallback").map((e) => e.what)).toEqual(expect.arrayContaining(["documents", "query"]));
+    const stored = await graph.persistence.store.search(namespaces.transcript(scope), { limit: 10 });
+    expect(stored.map((i) => (i.value as { text: string }).text)).toEqual(["This is broken, I want a refund"]);
+    await graph.close();
+    graph = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
   }, 20_000);
 });

@@ -50,9 +50,9 @@ describe("the graph refuses to make a message its own ancestor", () => {
   it("ingest_prompt refuses a messageId that is already stored (the graph without the facade)", async () => {
     const app = compileGraph(graphDepsOf({ chatModel: null }), { checkpointer: new MemorySaver(), store: new InMemoryStore() });
     const config = { configurable: { thread_id: "x" } };
-    const first = await app.invoke({ input: { ...scope, message: "hi" } }, config);
+    const first = await app.invoke({ ...scope, message: "hi" }, config);
     const replyId = first.turn?.replyId ?? "";
-    await expect(app.invoke({ input: { ...scope, message: "hijack", messageId: replyId } }, config)).rejects.toMatchObject({ code: "MESSAGE_ID_CONFLICT" });
+    await expect(app.invoke({ ...scope, message: "hijack", messageId: replyId }, config)).rejects.toMatchObject({ code: "MESSAGE_ID_CONFLICT" });
     const state = await app.getState(config);
     expect(state.values.messages.map(textOf)).toEqual([textOf(first.messages[0]!), textOf(first.messages[1]!)]);
   });
@@ -71,15 +71,15 @@ describe("a checkpoint thread belongs to one tenant, user and session", () => {
     const store = new InMemoryStore();
     const app = compileGraph(graphDepsOf({ chatModel: null }), { checkpointer: new MemorySaver(), store });
     const config = { configurable: { thread_id: "shared-thread" } };
-    await app.invoke({ input: { ...alice, message: "My secret is 4242" } }, config);
-    await expect(app.invoke({ input: { ...mallory, message: "What is the secret?" } }, config)).rejects.toMatchObject({
+    await app.invoke({ ...alice, message: "My secret is 4242" }, config);
+    await expect(app.invoke({ ...mallory, message: "What is the secret?" }, config)).rejects.toMatchObject({
       code: "THREAD_SCOPE_MISMATCH",
     });
     expect(await store.search(namespaces.user(mallory), { limit: 10 })).toEqual([]);
     const state = await app.getState(config);
     expect(state.values.scope).toEqual(alice);
     // Alice's next turn on her thread goes on as before.
-    const next = await app.invoke({ input: { ...alice, message: "still me" } }, config);
+    const next = await app.invoke({ ...alice, message: "still me" }, config);
     expect(next.status).toBe("OK");
     expect(next.messages.map(textOf)).toContain("My secret is 4242");
   });

@@ -11,7 +11,7 @@ describe("ingest_prompt", () => {
   it("turns prompt annotations into one HumanMessage and stores it in the transcript", async () => {
     const store = new InMemoryStore();
     const node = createIngestPromptNode(testDeps());
-    const update = await node(stateOf({ input: { ...scope, prompts: [{ text: "first part" }, { text: "second part" }], messageId: "m1" } }), { store });
+    const update = await node(stateOf({ ...scope, prompts: [{ text: "first part" }, { text: "second part" }], messageId: "m1" }), { store });
     expect(update.status).toBe("OK");
     const added = update.messages as HumanMessage[];
     expect(added).toHaveLength(1);
@@ -25,7 +25,7 @@ describe("ingest_prompt", () => {
 
   it("answers SKIP for a whitespace-only prompt and stores nothing", async () => {
     const store = new InMemoryStore();
-    const update = await createIngestPromptNode(testDeps())(stateOf({ input: { ...scope, message: "  \n " } }), { store });
+    const update = await createIngestPromptNode(testDeps())(stateOf({ ...scope, message: "  \n " }), { store });
     expect(update.status).toBe("SKIP");
     expect(update.messages).toBeUndefined();
     expect(await store.search([scope.tenantId], { limit: 5 })).toEqual([]);
@@ -35,7 +35,9 @@ describe("ingest_prompt", () => {
     const store = new InMemoryStore();
     const previous = withMeta(new HumanMessage({ id: "p", content: "before" }), { parentId: null, createdAt: "2026-11-01T09:59:00.000Z" });
     const state = stateOf({
-      input: { ...scope, message: "after", messageId: "n" },
+      ...scope,
+      message: "after",
+      messageId: "n",
       messages: [previous],
       session: { ...stateOf({}).session, lastActiveAt: "2026-11-01T09:59:00.000Z", lastMessageId: "p" },
     });
@@ -46,7 +48,7 @@ describe("ingest_prompt", () => {
   it("throws a user error naming the field for a bad tenant id, storing nothing", async () => {
     const store = new InMemoryStore();
     const node = createIngestPromptNode(testDeps());
-    const error = await node(stateOf({ input: { ...scope, tenantId: "../x", message: "hi" } }), { store }).catch((e: unknown) => e);
+    const error = await node(stateOf({ ...scope, tenantId: "../x", message: "hi" }), { store }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryGraphError);
     expect((error as MemoryGraphError).field).toBe("tenantId");
     expect(await store.listNamespaces({})).toEqual([]);
@@ -56,7 +58,8 @@ describe("ingest_prompt", () => {
     const store = new InMemoryStore();
     const old = withMeta(new HumanMessage({ id: "old", content: "long ago" }), { parentId: null, createdAt: "2026-11-01T08:00:00.000Z" });
     const state = stateOf({
-      input: { ...scope, message: "back again" },
+      ...scope,
+      message: "back again",
       messages: [old],
       session: { ...stateOf({}).session, lastActiveAt: "2026-11-01T08:00:00.000Z", lastMessageId: "old" },
     });

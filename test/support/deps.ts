@@ -38,9 +38,18 @@ export function testDeps(overrides: Partial<GraphDeps> = {}): GraphDeps {
   };
 }
 
-/** A state literal with the defaults every channel starts from. */
+/** A state literal with the defaults every channel starts from (no run input fields: those are the graph's to set). */
 export function stateOf(values: Partial<MemoryState>): MemoryState {
   return {
+    tenantId: undefined,
+    userId: undefined,
+    sessionId: undefined,
+    message: undefined,
+    prompts: undefined,
+    messageId: undefined,
+    parentMessageId: undefined,
+    files: undefined,
+    metadata: undefined,
     input: null,
     scope: null,
     messages: [],
@@ -55,6 +64,7 @@ export function stateOf(values: Partial<MemoryState>): MemoryState {
     llmText: "",
     status: "OK",
     errors: [],
+    usage: [],
     ...values,
   };
 }

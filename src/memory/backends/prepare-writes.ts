@@ -1,5 +1,6 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import { embedOrSkip } from "../embed-or-skip.js";
 import { tokenize } from "../ranking/tokenize.js";
 import { indexTextOf } from "./sqlite-store/index-text.js";
 
@@ -14,7 +15,8 @@ export interface PreparedPut {
 
 /**
  * The index text, terms and vector of every put in a batch that is indexed (`index !== false`),
- * embedded in one call, once, at write time. Deletes and unindexed puts are left out.
+ * embedded in one call, once, at write time (none when that call fails: see `embedOrSkip`).
+ * Deletes and unindexed puts are left out.
  */
 export async function preparePuts(
   operations: readonly Operation[],
@@ -27,20 +29,23 @@ export async function preparePuts(
     prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
   }
   const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
-  if (options.embeddings && embeddable.length > 0) {
-    const vectors = await options.embeddings.embedDocuments(embeddable.map((p) => p.text));
-    embeddable.forEach((p, i) => (p.vector = vectors[i]));
+  const embeddings = options.embeddings;
+  if (embeddings && embeddable.length > 0) {
+    const vectors = await embedOrSkip("documents", () => embeddings.embedDocuments(embeddable.map((p) => p.text)));
+    if (vectors) embeddable.forEach((p, i) => (p.vector = vectors[i]));
   }
   return prepared;
 }
 
-/** One query embedding per distinct search query of a batch (none without embeddings). */
+/** One query embedding per distinct search query of a batch (none without embeddings, or where embedding failed). */
 export async function embedQueries(operations: readonly Operation[], embeddings: EmbeddingsInterface | undefined): Promise<Map<string, number[]>> {
   const vectors = new Map<string, number[]>();
   if (!embeddings) return vectors;
   for (const op of operations) {
     if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query)) continue;
-    vectors.set(op.query, await embeddings.embedQuery(op.query));
+    const query = op.query;
+    const vector = await embedOrSkip("query", () => embeddings.embedQuery(query));
+    if (vector) vectors.set(query, vector);
   }
   return vectors;
 }

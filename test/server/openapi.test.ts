@@ -1,0 +1,217 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { METHOD_NAME_ALL } from "hono/router";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument, openApiJson, openApiPath } from "../../src/server/openapi.js";
+import { errorBodySchema } from "../../src/server/http-error.js";
+import { turnEventSchema } from "../../src/server/response-schemas.js";
+import { responsesOf, ROUTES, type Status } from "../../src/server/routes.js";
+import { FlakyChatModel } from "../support/models.js";
+import { parseSse, testServer, type TestServer } from "./helpers.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is walked as plain JSON
+type Json = Record<string, any>;
+const doc = openApiDocument() as Json;
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** The documented operations: method + path template → the route and its documented statuses. */
+const operations = Object.entries(doc.paths as Json).flatMap(([template, item]) =>
+  METHODS.filter((method) => item[method]).map((method) => ({ method, template, op: item[method] as Json })),
+);
+
+const resolve = (value: Json): Json => {
+  if (typeof value.$ref !== "string") return value;
+  const target = value.$ref.replace(/^#\//, "").split("/").reduce((node: Json, key: string) => node[key], doc);
+  return resolve(target);
+};
+
+const templateOf = (requestPath: string): string | undefined =>
+  Object.keys(doc.paths as Json).find((template) => new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`).test(requestPath));
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("is what openapi.json holds (run `npm run openapi` after changing a route or schema)", () => {
+    expect(fs.readFileSync(path.resolve("openapi.json"), "utf8")).toBe(openApiJson());
+  });
+
+  it("is served at GET /openapi.json without a key", async () => {
+    const server = await testServer();
+    const res = await server.call("GET", "/openapi.json", { key: null });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(doc);
+    await server.close();
+  });
+
+  it("documents every route the server registers, and registers every documented one", async () => {
+    const server = await testServer();
+    const registered = server.app.routes.filter((route) => route.method !== METHOD_NAME_ALL).map((route) => `${route.method} ${openApiPath(route.path)}`);
+    const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`);
+    expect([...registered].sort()).toEqual([...documented].sort());
+    await server.close();
+  });
+
+  it("asks for the bearer key on exactly the /v1 routes", () => {
+    for (const { template, op } of operations) {
+      expect(op.security, template).toEqual(template.startsWith("/v1/") ? [{ bearerAuth: [] }] : []);
+    }
+  });
+});
+
+/** A store whose every operation fails while `fault` is set (storage breaking under the service). */
+class FaultyStore extends InMemoryStore {
+  fault: Error | null = null;
+  override async batch<Op extends readonly Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    if (this.fault) throw this.fault;
+    return super.batch(operations);
+  }
+}
+
+interface Case {
+  server: () => TestServer;
+  method: string;
+  path: string;
+  body?: unknown;
+  key?: string | null;
+  headers?: Record<string, string>;
+  status: Status;
+}
+
+describe("every status the server answers is documented, and every documented status is answered", () => {
+  const turn = { user_id: "u1", session_id: "s1", message: "My name is Anong" };
+  const servers: Record<string, TestServer> = {};
+  const faulty = new FaultyStore();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-openapi-"));
+
+  beforeAll(async () => {
+    servers.main = await testServer();
+    await servers.main.call("POST", "/v1/turns", { body: { ...turn, message_id: "k1" } });
+    servers.limited = await testServer({}, { rateLimitPerMinute: 1, now: () => Date.parse("2026-11-01T10:00:30Z") });
+    await servers.limited.call("GET", "/v1/users/u1/memory");
+    servers.failing = await testServer({ chatModel: new FlakyChatModel(100) });
+    servers.draining = await testServer({}, { isDraining: () => true });
+    servers.faulty = await testServer({ persistence: { store: faulty, checkpointer: new MemorySaver() } });
+    await servers.faulty.call("POST", "/v1/turns", { body: turn });
+    faulty.fault = new Error("disk on fire");
+    servers.closed = await testServer({ backend: "sqlite", sqlitePath: path.join(dir, "m.db") });
+    await servers.closed.call("POST", "/v1/turns", { body: turn });
+    await servers.closed.memory.close();
+  });
+
+  afterAll(async () => {
+    for (const [name, server] of Object.entries(servers)) if (name !== "closed") await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const on = (name: string) => () => servers[name]!;
+  const main = on("main");
+  const big = { ...turn, message: "x".repeat(300_000) };
+  const plainText = { "content-type": "text/plain" };
+  const v1 = [
+    { method: "POST", path: "/v1/turns", body: { ...turn, message_id: "k2" } },
+    { method: "POST", path: "/v1/turns/stream", body: { ...turn, message_id: "k3" } },
+    { method: "GET", path: "/v1/sessions/s1/messages?user_id=u1" },
+    { method: "DELETE", path: "/v1/sessions/s9?user_id=u1" },
+    { method: "GET", path: "/v1/users/u1/memory" },
+    { method: "DELETE", path: "/v1/users/u9" },
+  ];
+  const cases: Case[] = [
+    { server: main, method: "POST", path: "/v1/turns", body: turn, status: 200 },
+    { server: main, method: "POST", path: "/v1/turns", body: { ...turn, message_id: "k1" }, status: 200 },
+    { server: main, method: "POST", path: "/v1/turns", body: { ...turn, user_id: "u/1" }, status: 400 },
+    { server: main, method: "POST", path: "/v1/turns", body: { ...turn, message_id: "k1", message: "other" }, status: 409 },
+    { server: main, method: "POST", path: "/v1/turns", body: big, status: 413 },
+    { server: main, method: "POST", path: "/v1/turns", body: JSON.stringify(turn), headers: plainText, status: 415 },
+    { server: on("failing"), method: "POST", path: "/v1/turns", body: turn, status: 502 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: turn, status: 200 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: { ...turn, message_id: "k1" }, status: 200 },
+    { server: on("failing"), method: "POST", path: "/v1/turns/stream", body: turn, status: 200 },
+    { server: on("faulty"), method: "POST", path: "/v1/turns/stream", body: turn, status: 200 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: { ...turn, parent_message_id: "nope" }, status: 400 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: { ...turn, message_id: "k1", message: "other" }, status: 409 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: big, status: 413 },
+    { server: main, method: "POST", path: "/v1/turns/stream", body: JSON.stringify(turn), headers: plainText, status: 415 },
+    { server: main, method: "GET", path: "/v1/sessions/s1/messages?user_id=u1", status: 200 },
+    { server: main, method: "GET", path: "/v1/sessions/s1/messages", status: 400 },
+    { server: main, method: "GET", path: "/v1/sessions/nope/messages?user_id=u1", status: 404 },
+    { server: main, method: "DELETE", path: "/v1/sessions/s2?user_id=u1", status: 200 },
+    { server: main, method: "DELETE", path: "/v1/sessions/s2", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1/memory", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/memory?limit=5", status: 400 },
+    { server: main, method: "DELETE", path: "/v1/users/u2", status: 200 },
+    { server: main, method: "DELETE", path: "/v1/users/a%ED%A0%80b", status: 400 },
+    ...v1.map((request) => ({ ...request, server: main, key: null, status: 401 as const })),
+    ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
+    ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
+    ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/healthz", "/readyz", "/openapi.json"].map(
+      (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
+    ),
+    { server: main, method: "GET", path: "/healthz", key: null, status: 200 },
+    { server: main, method: "GET", path: "/readyz", key: null, status: 200 },
+    { server: on("draining"), method: "GET", path: "/readyz", key: null, status: 503 },
+    { server: main, method: "GET", path: "/openapi.json", key: null, status: 200 },
+  ];
+
+  it("answers each case as expected, with a body and headers the document describes", async () => {
+    const observed = new Set<string>();
+    const headersSeen = new Set<string>();
+    for (const request of cases) {
+      const where = `${request.method} ${request.path} (expected ${request.status})`;
+      const res = await request.server().call(request.method, request.path, { body: request.body, key: request.key, headers: request.headers });
+      expect(res.status, where).toBe(request.status);
+      const template = templateOf(request.path.split("?")[0]!);
+      expect(template, where).toBeDefined();
+      const item = (doc.paths as Json)[template!];
+      const op = item[request.method.toLowerCase()] as Json | undefined;
+      if (!op) {
+        // Another method on a documented path: each operation there says it may answer 405, with Allow.
+        expect(res.status, where).toBe(405);
+        errorBodySchema.parse(await res.json());
+        for (const method of METHODS.filter((m) => item[m])) {
+          expect(Object.keys(resolve(item[method].responses["405"]).headers), where).toContain("Allow");
+          expect(res.headers.get("allow"), where).toContain(method.toUpperCase());
+          observed.add(`${item[method].operationId} 405`);
+          headersSeen.add(`${item[method].operationId} 405 Allow`);
+        }
+        continue;
+      }
+      observed.add(`${op.operationId} ${res.status}`);
+      const response = op.responses[String(res.status)] as Json | undefined;
+      expect(response, `${where}: status not documented`).toBeDefined();
+      const documented = resolve(response!);
+      const spec = responsesOf(ROUTES[op.operationId as keyof typeof ROUTES])[request.status]!;
+      for (const name of ["Idempotent-Replayed", "Allow", "Retry-After", "WWW-Authenticate", "X-Request-Id"]) {
+        if (res.headers.has(name)) {
+          expect(Object.keys(documented.headers ?? {}), `${where}: header ${name}`).toContain(name);
+          headersSeen.add(`${op.operationId} ${res.status} ${name}`);
+        }
+      }
+      const type = Object.keys(documented.content ?? {})[0];
+      expect(res.headers.get("content-type") ?? "", where).toContain(type);
+      if (spec.events) {
+        const events = parseSse(await res.text());
+        for (const event of events) turnEventSchema.parse(event);
+        expect(events.at(-1)?.event, where).toMatch(/^(result|error)$/);
+      } else {
+        spec.json!.parse(await res.json());
+      }
+    }
+    const documentedPairs = operations.flatMap(({ op }) => Object.keys(op.responses).map((status) => `${op.operationId} ${status}`));
+    expect([...observed].sort()).toEqual([...documentedPairs].sort());
+    expect([...headersSeen]).toEqual(
+      expect.arrayContaining(["createTurn 200 Idempotent-Replayed", "streamTurn 200 Idempotent-Replayed", "createTurn 405 Allow", "createTurn 401 WWW-Authenticate", "createTurn 429 Retry-After"]),
+    );
+  }, 60_000);
+});
