@@ -4,8 +4,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
-import { MemoryGraphError } from "../errors.js";
-import { resolveLogger, withLogger, type LoggerOption } from "../logger.js";
+import { MemoryGraphError, messageOf } from "../errors.js";
+import { log, resolveLogger, withLogger, type LoggerOption } from "../logger.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { DEFAULT_CHECKPOINT_KEEP, type GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
@@ -16,9 +16,10 @@ import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
-import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
-import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
+import { skippedTurn, turnResultOf, usageOf, type TurnResult } from "../state/turn-result.js";
+import { summaryDue } from "../nodes/summarize.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
+import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
 import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
 import { prepareTurn } from "./prepare-turn.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
@@ -84,6 +85,11 @@ export interface MemoryGraph {
    * produced (the whole reply at once when the model does not stream, as offline, or replayed).
    */
   streamTurn(input: unknown, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
+  /**
+   * Resolves once every answered turn's upkeep has finished: a turn's result comes back when
+   * build_candidate is done, and a due summary is made after it, with the session still locked.
+   */
+  settled(): Promise<void>;
   /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
@@ -101,6 +107,9 @@ export interface TurnOptions {
   /** Called once the turn holds its session and passed every check, just before it runs or replays. */
   onStart?: (start: { replayed: boolean }) => void;
 }
+
+/** The key LangGraph streams an interrupt (here: the planned stop after build_candidate) under. */
+const INTERRUPT = "__interrupt__";
 
 /** Checkpoints a session may gather beyond `checkpointKeep` before a turn prunes it back. */
 export const PRUNE_SLACK = 10;
@@ -159,7 +168,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           embeddings: deps.embeddings ?? null,
         }),
       );
-  const app = compileGraph(deps, persistence);
+  const app = compileGraph(deps, persistence, { replyFirst: true });
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   let closed = false;
 
@@ -172,30 +181,63 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
   };
 
+  /** Turns whose reply is out but whose upkeep (a due summary, pruning) still runs. */
+  const upkeep = new Set<Promise<void>>();
+
+  /** Resumes a run stopped after build_candidate: summarize makes the summary that is due. */
+  async function makeDueSummary(config: TurnConfig): Promise<void> {
+    const started = performance.now();
+    const final = await app.invoke(null, config);
+    const summary = final.usage.filter((call) => call.node === NODE.summarize);
+    log.info("turn.upkeep", { summary_ms: Math.round(performance.now() - started), usage: usageOf(summary) });
+  }
+
   /**
    * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
    * prompt, then — one writer per thread — plan it (a repeated `messageId` replays or conflicts),
-   * run, record the result under its idempotency key, and prune old checkpoints.
+   * run to build_candidate, record the result under its idempotency key and hand it to the caller;
+   * then, the session still locked, make the summary when one is due and prune old checkpoints.
+   * No reply waits for upkeep; `settled()` and `close()` do.
    */
   async function turn(raw: unknown, options: TurnOptions, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
     refuseWhenClosed();
     const input = parseTurnInput(raw, limits.maxPromptChars);
     if (!promptText(input) && !input.parentMessageId) return skippedTurn();
     const threadId = options.threadId ?? threadIdOf(input);
-    return scoped(() => persistence.turnLock.run(threadId, async () => {
-      const plan = await prepareTurn(persistence.store, input, () => stateOf(threadId));
-      options.onStart?.({ replayed: plan.kind === "replay" });
-      if (plan.kind === "replay") return plan.result;
-      // A turn checkpoints once, at its end: a failed turn leaves the session as it was.
-      const result = turnResultOf(await run(plan.input, { configurable: { thread_id: threadId }, durability: "exit" }));
-      // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
-      if (plan.key !== null && result.status !== "ERROR") {
-        const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
-        await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
-      }
-      if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
-      return result;
-    }));
+    // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
+    const config: TurnConfig = { configurable: { thread_id: threadId }, durability: "exit" };
+    return await new Promise<TurnResult>((resolve, reject) => {
+      let answered = false;
+      const answer = (result: TurnResult) => {
+        answered = true;
+        resolve(result);
+      };
+      const work = scoped(() =>
+        persistence.turnLock.run(threadId, async () => {
+          const plan = await prepareTurn(persistence.store, input, () => stateOf(threadId));
+          options.onStart?.({ replayed: plan.kind === "replay" });
+          if (plan.kind === "replay") return answer(plan.result);
+          const state = await run(plan.input, config);
+          const result = turnResultOf(state);
+          // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
+          if (plan.key !== null && result.status !== "ERROR") {
+            const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
+            await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
+          }
+          answer(result);
+          if (summaryDue(state, limits.summaryInterval)) await makeDueSummary(config);
+          if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
+        }),
+      );
+      const done = work.catch((error: unknown) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
+        if (!answered) return reject(error);
+        // The reply is out; the summary stays due and the session's next turn makes it.
+        scoped(() => log.error("turn.upkeep_failed", { error: messageOf(error) }));
+      });
+      upkeep.add(done);
+      void done.finally(() => upkeep.delete(done));
+    });
   }
 
   return {
@@ -210,7 +252,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         let streamed = false;
         for await (const [mode, payload] of stream) {
           if (mode === "values") {
-            final = payload;
+            // The stop after build_candidate comes as a values chunk of its own: `{ __interrupt__: [] }`.
+            if (!(INTERRUPT in payload)) final = payload;
             continue;
           }
           const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
@@ -230,9 +273,14 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         refuseWhenClosed();
         return stateOf(threadIdOf(validateScope(scope)));
       }),
+    settled: async () => {
+      while (upkeep.size > 0) await Promise.all(upkeep);
+    },
     close: () =>
       scoped(async () => {
         closed = true;
+        // Upkeep of answered turns (a summary being made) finishes before storage closes.
+        while (upkeep.size > 0) await Promise.all(upkeep);
         // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
         await awaitAllCallbacks();
         await persistence.close();

@@ -26,8 +26,9 @@ function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
 
 /**
  * The memory graph, not yet compiled (each node starts on a macrotask of its own, see `yielding`):
- * START → ingest_prompt → (SKIP → END) recall → classify_event → call_model → build_candidate
- * → (summary due → summarize) → END.
+ * START → ingest_prompt → (SKIP → END) recall → [call_model ‖ classify_event] → build_candidate
+ * → (summary due → summarize) → END. call_model and classify_event run in the same step; every
+ * channel both write has a merging reducer, and call_model reads nothing classify_event writes.
  * A run's input is a TurnInput (`{tenantId, userId, sessionId, message}` and the optional fields):
  * checked against `turnInputSchema` before anything runs or is written.
  */
@@ -41,16 +42,28 @@ export function buildGraph(deps: GraphDeps) {
     .addNode(NODE.summarize, yielding(createSummarizeNode(deps)))
     .addEdge(START, NODE.ingestPrompt)
     .addConditionalEdges(NODE.ingestPrompt, routeAfterIngest, [NODE.recall, END])
+    // Only what the reply needs stands before call_model: classify_event runs beside it.
+    .addEdge(NODE.recall, NODE.callModel)
     .addEdge(NODE.recall, NODE.classifyEvent)
-    .addEdge(NODE.classifyEvent, NODE.callModel)
-    .addEdge(NODE.callModel, NODE.buildCandidate)
+    .addEdge([NODE.callModel, NODE.classifyEvent], NODE.buildCandidate)
     .addConditionalEdges(NODE.buildCandidate, routeAfterCandidate(deps.limits.summaryInterval), [NODE.summarize, END])
     .addEdge(NODE.summarize, END);
 }
 
-/** The compiled graph with its persistence (both optional where a host, like Studio, injects them). */
-export function compileGraph(deps: GraphDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}) {
-  return buildGraph(deps).compile({ checkpointer: persistence.checkpointer, store: persistence.store, name: "memory_graph" });
+/**
+ * The compiled graph with its persistence (both optional where a host, like Studio, injects them).
+ * `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
+ * there): the caller has its result before upkeep, and resuming the run (`invoke(null)`) makes the
+ * summary when one is due. A run that is never resumed loses nothing: the summary stays due and
+ * the session's next turn makes it.
+ */
+export function compileGraph(deps: GraphDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}, options: { replyFirst?: boolean } = {}) {
+  return buildGraph(deps).compile({
+    checkpointer: persistence.checkpointer,
+    store: persistence.store,
+    name: "memory_graph",
+    ...(options.replyFirst ? { interruptAfter: [NODE.buildCandidate] } : {}),
+  });
 }
 
 export type MemoryGraphApp = ReturnType<typeof compileGraph>;

@@ -28,20 +28,49 @@ const TRANSCRIPT_CHARS = 12_000;
 
 type StructuredRunnable = Runnable<BaseMessage[], Record<string, unknown>>;
 
-function structuredRunnable(model: BaseChatModel): StructuredRunnable | undefined {
+/**
+ * Side calls (classification, summaries) never reach a caller's token stream: LangGraph's
+ * "messages" stream mode skips runs with this tag (tracing still sees them).
+ */
+const SIDE_CALL = { tags: ["langsmith:nostream"] };
+
+const structuredRunnables = new WeakMap<BaseChatModel, StructuredRunnable | null>();
+const sideCallModels = new WeakMap<BaseChatModel, Runnable<BaseMessage[], AIMessage>>();
+
+/** The model as a side call (not streamed), made once per model. */
+function sideCall(model: BaseChatModel): Runnable<BaseMessage[], AIMessage> {
+  let runnable = sideCallModels.get(model);
+  if (!runnable) {
+    runnable = model.withConfig(SIDE_CALL) as Runnable<BaseMessage[], AIMessage>;
+    sideCallModels.set(model, runnable);
+  }
+  return runnable;
+}
+
+/** The classifier's structured-output runnable, made once per model (null: the model has none). */
+function structuredRunnable(model: BaseChatModel): StructuredRunnable | null {
+  const known = structuredRunnables.get(model);
+  if (known !== undefined) return known;
+  let runnable: StructuredRunnable | null = null;
   try {
     // Function calling works on every OpenAI-compatible server and, unlike strict JSON
     // schema, accepts the free-form `payload` record.
-    return model.withStructuredOutput(classifiedEventSchema, {
-      name: "classified_event",
-      includeRaw: true,
-      ...(model instanceof ChatOpenAI ? { method: "functionCalling" as const } : {}),
-    });
+    runnable = model
+      .withStructuredOutput(classifiedEventSchema, {
+        name: "classified_event",
+        includeRaw: true,
+        ...(model instanceof ChatOpenAI ? { method: "functionCalling" as const } : {}),
+      })
+      .withConfig(SIDE_CALL);
   } catch (error) {
     log.debug("structured_output_unavailable", { error: messageOf(error) });
-    return undefined;
   }
+  structuredRunnables.set(model, runnable);
+  return runnable;
 }
+
+/** What a provider reported a call used, handed to the caller's `onUsage`. */
+export type UsageListener = (reply: Pick<AIMessage, "usage_metadata"> | undefined) => void;
 
 function isParseFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -80,6 +109,7 @@ export async function classifyWithModel(
   model: BaseChatModel,
   text: string,
   context: ClassifyContext = {},
+  onUsage?: UsageListener,
 ): Promise<ClassifiedEvent> {
   const contextLine = JSON.stringify({
     lastIntent: context.lastIntent ?? null,
@@ -93,10 +123,13 @@ export async function classifyWithModel(
   try {
     const runnable = structuredRunnable(model);
     if (runnable) {
-      candidate = candidateOf(await runnable.invoke(messages));
+      const result = await runnable.invoke(messages);
+      onUsage?.(AIMessage.isInstance(result.raw) ? result.raw : undefined);
+      candidate = candidateOf(result);
     } else {
       const json = "Answer with one JSON object only, with exactly those fields.";
-      const reply = await model.invoke([new SystemMessage(`${CLASSIFY_PROMPT}\n${json}`), messages[1] as BaseMessage]);
+      const reply = await sideCall(model).invoke([new SystemMessage(`${CLASSIFY_PROMPT}\n${json}`), messages[1] as BaseMessage]);
+      onUsage?.(reply);
       candidate = parseJsonObject(reply.text);
     }
   } catch (error) {
@@ -149,12 +182,14 @@ export async function summarizeWithModel(
   model: BaseChatModel,
   messages: readonly SummaryMessage[],
   options: SummaryOptions = {},
+  onUsage?: UsageListener,
 ): Promise<string> {
   const bullets = options.maxBullets === undefined ? "" : `\nUse at most ${options.maxBullets} bullet points.`;
-  const reply = await forSummaries(model).invoke([
+  const reply = await sideCall(forSummaries(model)).invoke([
     new SystemMessage(`${SUMMARY_PROMPT}${bullets}`),
     new HumanMessage(`Conversation:\n${transcriptOf(messages)}`),
   ]);
+  onUsage?.(reply);
   const text = reply.text.trim();
   if (!text) {
     throw new MemoryGraphError("SUMMARIZER_EMPTY_OUTPUT", "The model returned an empty summary", { kind: "upstream" });

@@ -1,16 +1,19 @@
 import { AIMessage } from "@langchain/core/messages";
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { textOf, withMeta } from "../reducers/message-meta.js";
 import { assemblePrompt } from "../memory/context.js";
 import { EMPTY_CONTEXT } from "../memory/recall.js";
+import type { TranscriptRecord } from "../memory/records.js";
 import { requireStore } from "../memory/store-io.js";
-import { messageToRecord, saveTranscriptMessage } from "../memory/transcript.js";
+import { getTranscriptMessage, messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
+import type { MemoryScope } from "../memory/scope.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { offlineReply } from "../models/offline-responder.js";
+import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
-import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import type { MemoryState, MemoryUpdate, TurnInfo } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
 import { historyFor, humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
@@ -33,6 +36,7 @@ export function createCallModelNode(deps: GraphDeps) {
     const recalled = state.recalled ?? EMPTY_CONTEXT;
     let text: string;
     let model: string;
+    let usage: ModelUsage[] = [];
     if (deps.chatModel) {
       const chatModel = deps.chatModel;
       const prompt = assemblePrompt({
@@ -51,9 +55,11 @@ export function createCallModelNode(deps: GraphDeps) {
         });
         text = textOf(reply);
         model = deps.modelName;
+        usage = usageOfReply(NODE.callModel, reply);
       } catch (error) {
         const message = messageOf(error);
         log.error("model_error", { node: NODE.callModel, error: message });
+        await saveTranscriptMessages(store, scope, await storedUserMessage(store, scope, turn));
         return {
           status: "ERROR",
           errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
@@ -75,12 +81,21 @@ export function createCallModelNode(deps: GraphDeps) {
 
     const now = deps.now().toISOString();
     const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
-    await saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model }));
+    // The user's message (stored unindexed by ingest_prompt) is indexed with the reply: one write,
+    // one embedding call, after the reply — none of it before the first token.
+    await saveTranscriptMessages(store, scope, [...(await storedUserMessage(store, scope, turn)), messageToRecord(reply, scope.sessionId, { model })]);
     return {
+      usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),
       nodeMessages: { [NODE.callModel]: [human, reply] },
       turn: { ...turn, replyId: reply.id ?? null, model },
       session: { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 },
     };
   };
+}
+
+/** This turn's user message as stored (by ingest_prompt, unindexed), to index it now. */
+async function storedUserMessage(store: BaseStore, scope: MemoryScope, turn: TurnInfo): Promise<TranscriptRecord[]> {
+  const record = await getTranscriptMessage(store, scope, turn.messageId);
+  return record ? [record] : [];
 }

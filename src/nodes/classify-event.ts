@@ -10,6 +10,7 @@ import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
+import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
@@ -33,9 +34,10 @@ export function createClassifyEventNode(deps: GraphDeps) {
     let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
     let fallbackReason: string | null = model ? null : "no_model";
     const errors = [];
+    const usage: ModelUsage[] = [];
     if (model) {
       try {
-        classified = await withRetry(() => classifyWithModel(model, turn.text, context), {
+        classified = await withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
           ...retryOptions(deps),
           isRetryable: isTransientError,
         });
@@ -84,6 +86,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
     return {
       event,
       errors,
+      usage,
       nodeMessages: { [NODE.classifyEvent]: [humanForNode(state), answer] },
       session: {
         lastIntent: classified.intent || state.session.lastIntent,

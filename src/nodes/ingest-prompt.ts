@@ -48,7 +48,8 @@ export function createIngestPromptNode(deps: GraphDeps) {
       human = thread[thread.length - 1] ?? recordToMessage(parent);
     } else {
       human = humanMessage(input, text, deps.newId(), parent?.id ?? state.session.lastMessageId, now);
-      await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
+      // Kept at once, indexed for recall by call_model with the reply (no embedding before the reply).
+      await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { indexed: false });
     }
 
     const replaceWindow = expired || thread !== null;

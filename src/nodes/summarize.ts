@@ -8,6 +8,7 @@ import { walkThread } from "../memory/transcript.js";
 import { summarizeByRules } from "../models/rule-summarizer.js";
 import { summarizeWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
+import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
@@ -40,9 +41,11 @@ export function createSummarizeNode(deps: GraphDeps) {
     const lines = since.map((m) => ({ id: m.id, role: m.role, text: m.text }));
     let modelText: string | null = null;
     const errors = [];
+    const usage: ModelUsage[] = [];
     if (model) {
       try {
-        modelText = await withRetry(() => summarizeWithModel(model, lines), { ...retryOptions(deps), isRetryable: isTransientError });
+        const onUsage = (reply: Parameters<typeof usageOfReply>[1]) => usage.push(...usageOfReply(NODE.summarize, reply));
+        modelText = await withRetry(() => summarizeWithModel(model, lines, {}, onUsage), { ...retryOptions(deps), isRetryable: isTransientError });
       } catch (error) {
         errors.push({ node: NODE.summarize, code: "SUMMARY_FALLBACK", message: messageOf(error), turnId: state.turn?.id });
         log.warn("summary_fallback", { error: messageOf(error) });
@@ -61,6 +64,6 @@ export function createSummarizeNode(deps: GraphDeps) {
       createdAt: deps.now().toISOString(),
     };
     await saveSummary(store, scope, summary);
-    return { errors, session: { pairsSinceSummary: 0, summarizedThroughId: last.id } };
+    return { errors, usage, session: { pairsSinceSummary: 0, summarizedThroughId: last.id } };
   };
 }

@@ -84,7 +84,7 @@ describe("a turn with a prompt of 32,000 characters (SQLite file, offline models
     setImmediate(tick);
     await graph.runTurn({ ...scope, message: longPrompt(4) });
     running = false;
-    // One chance per node at least (ingest_prompt, recall, classify_event, call_model, build_candidate).
-    expect(ticks).toBeGreaterThanOrEqual(5);
+    // One chance per step at least (ingest_prompt, recall, call_model beside classify_event, build_candidate).
+    expect(ticks).toBeGreaterThanOrEqual(4);
   });
 });

@@ -10,7 +10,6 @@ import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
 import { postgresTurnLock } from "../../src/app/turn-lock.js";
 import { setLogLevel } from "../../src/logger.js";
 import { PostgresStore } from "../../src/memory/backends/postgres-store.js";
-import { threadIdOf } from "../../src/memory/scope.js";
 
 export const SCOPE = { tenantId: "acme", userId: "u1", sessionId: "double-text" };
 
@@ -20,14 +19,15 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? "postgr
 const checkpointer = new PostgresCheckpointer(pool, { schema });
 const store = new PostgresStore(pool, { schema });
 await Promise.all([checkpointer.setup(), store.setup()]);
-const graph = await createMemoryGraph({ persistence: { checkpointer, store }, chatModel: null });
-// TURN_LOCK=none shows what the lock prevents (the test must then fail).
-const lock = process.env.TURN_LOCK === "none" ? { run: <T>(_: string, work: () => Promise<T>) => work() } : postgresTurnLock(pool);
+// TURN_LOCK=none shows what the lock prevents (the test must then fail). The graph holds its lock
+// through the turn's upkeep (a summary after the reply), so the lock is the graph's, not a wrapper.
+const turnLock = process.env.TURN_LOCK === "none" ? { run: <T>(_: string, work: () => Promise<T>) => work() } : postgresTurnLock(pool);
+const graph = await createMemoryGraph({ persistence: { checkpointer, store, turnLock }, chatModel: null });
 
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now())));
 const results = await Promise.all(
   Array.from({ length: Number(turns) }, (_, i) =>
-    lock.run(threadIdOf(SCOPE), () => graph.runTurn({ ...SCOPE, message: `question ${tag}-${i}` })),
+    graph.runTurn({ ...SCOPE, message: `question ${tag}-${i}` }),
   ),
 );
 process.stdout.write(JSON.stringify({ done: results.filter((r) => r.status === "OK").length }));
