@@ -62,6 +62,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
       ...window,
       input,
       scope,
+      usage: null,
       nodeMessages: thread ? restrictNodeMemory(state.nodeMessages, new Set(thread.map((m) => m.id ?? ""))) : expired ? clearNodeMemory(state.nodeMessages) : {},
       status: "OK",
       candidate: null,

@@ -35,6 +35,15 @@ export const turnResponseSchema = z
       .nullable(),
     message_ids: z.object({ user: z.string().nullable(), assistant: z.string().nullable() }).strict(),
     errors: z.array(z.object({ node: z.string(), code: z.string(), message: z.string() }).strict()),
+    usage: z
+      .object({
+        input_tokens: z.number(),
+        output_tokens: z.number(),
+        total_tokens: z.number(),
+        calls: z.array(z.object({ node: z.string(), input_tokens: z.number(), output_tokens: z.number() }).strict()),
+      })
+      .strict()
+      .meta({ description: "Tokens this turn's model calls used, as the provider reported them (a summary made after the reply is logged, not counted here)." }),
     replayed: z.boolean(),
   })
   .strict()
@@ -122,6 +131,7 @@ export function turnResponseOf(result: TurnResult): TurnResponse {
     trim: result.trim ? snakeKeys(result.trim) : null,
     message_ids: { user: result.messageIds.user, assistant: result.messageIds.assistant },
     errors: result.errors.map((error) => ({ node: error.node, code: error.code, message: error.message })),
+    usage: snakeKeys(result.usage),
     replayed: result.replayed,
   });
 }

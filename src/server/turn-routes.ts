@@ -61,8 +61,10 @@ export function turnHandlers(deps: RouteDeps): Pick<RouteHandlers, "createTurn" 
   return { createTurn, streamTurn };
 }
 
-/** Trim stats and fallbacks at debug; never the message text. */
+/** Token usage at info, trim stats and fallbacks at debug; never the message text. */
 function logTurn(requestId: string, result: TurnResult): void {
+  // What memory costs: the tokens of this turn's model calls, on every turn.
+  log.info("turn.usage", { request_id: requestId, status: result.status, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens });
   log.debug("turn.done", {
     request_id: requestId,
     status: result.status,

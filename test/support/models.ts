@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 
 /** A fake chat model that records every prompt it is given and answers from a list. */
@@ -66,5 +67,16 @@ export class SlowChatModel extends FakeListChatModel {
     this.calls += 1;
     await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     return super._generate(messages, options);
+  }
+
+  // LangChain streams a call (instead of `_generate`) when a stream handler listens, as in a graph run.
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    this.calls += 1;
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    yield* super._streamResponseChunks(messages, options, runManager);
   }
 }
