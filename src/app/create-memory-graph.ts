@@ -7,6 +7,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, resolveLogger, withLogger, type LoggerOption } from "../logger.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
+import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP, type GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
@@ -90,6 +91,10 @@ export interface MemoryGraph {
    * build_candidate is done, and a due summary is made after it, with the session still locked.
    */
   settled(): Promise<void>;
+  /** Forgets a user (every layer, every session) once the upkeep of answered turns has finished. */
+  forgetUser(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<ForgetCounts>;
+  /** Forgets one session and what was learned in it, holding the session's turn lock (so after its upkeep). */
+  forgetSession(scope: MemoryScope): Promise<SessionForgetCounts>;
   /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
@@ -183,6 +188,9 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
 
   /** Turns whose reply is out but whose upkeep (a due summary, pruning) still runs. */
   const upkeep = new Set<Promise<void>>();
+  const settled = async () => {
+    while (upkeep.size > 0) await Promise.all(upkeep);
+  };
 
   /** Resumes a run stopped after build_candidate: summarize makes the summary that is due. */
   async function makeDueSummary(config: TurnConfig): Promise<void> {
@@ -273,14 +281,23 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         refuseWhenClosed();
         return stateOf(threadIdOf(validateScope(scope)));
       }),
-    settled: async () => {
-      while (upkeep.size > 0) await Promise.all(upkeep);
-    },
+    settled,
+    forgetUser: (user) =>
+      scoped(async () => {
+        refuseWhenClosed();
+        await settled();
+        return forgetUser(persistence, user);
+      }),
+    forgetSession: (scope) =>
+      scoped(() => {
+        refuseWhenClosed();
+        return persistence.turnLock.run(threadIdOf(validateScope(scope)), () => forgetSession(persistence, scope));
+      }),
     close: () =>
       scoped(async () => {
         closed = true;
         // Upkeep of answered turns (a summary being made) finishes before storage closes.
-        while (upkeep.size > 0) await Promise.all(upkeep);
+        await settled();
         // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.
         await awaitAllCallbacks();
         await persistence.close();

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { importantEvents } from "../memory/events.js";
 import { loadFacts } from "../memory/facts.js";
-import { forgetSession, forgetUser } from "../memory/forget.js";
 import { latestSummaries } from "../memory/summaries.js";
 import { loadThread } from "../memory/transcript.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
@@ -46,14 +45,14 @@ export function memoryHandlers(deps: RouteDeps): Pick<RouteHandlers, "listSessio
   const forgetUserRoute = async (c: Context<ServerEnv>) => {
     const userId = pathId(c, "user_id");
     parseRequest(emptyQuerySchema, queryOf(c), "query");
-    const deleted = await forgetUser(memory.persistence, { tenantId: c.get("tenantId"), userId });
+    const deleted = await memory.forgetUser({ tenantId: c.get("tenantId"), userId });
     return c.json(forgetResponseSchema.parse({ user_id: userId, deleted }), 200);
   };
 
   const forgetSessionRoute = async (c: Context<ServerEnv>) => {
     const sessionId = pathId(c, "session_id");
     const { user_id: userId } = parseRequest(userQuerySchema, queryOf(c), "query");
-    const { restoredFacts, ...deleted } = await forgetSession(memory.persistence, { tenantId: c.get("tenantId"), userId, sessionId });
+    const { restoredFacts, ...deleted } = await memory.forgetSession({ tenantId: c.get("tenantId"), userId, sessionId });
     return c.json(forgetResponseSchema.parse({ user_id: userId, session_id: sessionId, deleted, restored: { facts: restoredFacts } }), 200);
   };
 

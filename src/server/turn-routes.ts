@@ -64,7 +64,7 @@ export function turnHandlers(deps: RouteDeps): Pick<RouteHandlers, "createTurn" 
 /** Token usage at info, trim stats and fallbacks at debug; never the message text. */
 function logTurn(requestId: string, result: TurnResult): void {
   // What memory costs: the tokens of this turn's model calls, on every turn.
-  log.info("turn.usage", { request_id: requestId, status: result.status, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens });
+  log.info("turn.usage", { request_id: requestId, input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens, calls: result.usage.calls.length });
   log.debug("turn.done", {
     request_id: requestId,
     status: result.status,

@@ -33,6 +33,7 @@ async function seed(graph: MemoryGraph): Promise<void> {
   await graph.runTurn({ ...scopeOf("u1", "s1"), message: "I want to cancel my order 42 now" });
   await graph.runTurn({ ...scopeOf("u1", "s2"), message: "My name is Anong" });
   await graph.runTurn({ ...scopeOf("u10", "s1"), message: "My email is other@example.com" });
+  await graph.settled(); // the summaries made after the replies are memory too
 }
 
 const backends: [string, () => Promise<MemoryGraphOptions & { cleanup?: () => Promise<void> | void }>][] = [
@@ -146,7 +147,8 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     await graph.runTurn({ ...scopeOf("u2", "s1"), message: "I want to cancel my order 77 to Zanzibar now" });
     const before = (await store.search(namespaces.facts(user), { limit: 10 })).map((f) => f.value as { value: string; validTo: string | null });
     expect(before.find((f) => f.value === "old@example.com")?.validTo).not.toBeNull();
-    const counts = await forgetSession(graph.persistence, scopeOf("u2", "s1"));
+    // After the session's upkeep (its summary), under its turn lock.
+    const counts = await graph.forgetSession(scopeOf("u2", "s1"));
     expect(counts).toMatchObject({ sessions: 1, threads: 1, messages: 4, facts: 1, restoredFacts: 1 });
     expect(counts.events).toBeGreaterThan(0);
     const left = await itemsOf(store, "u2");

@@ -23,7 +23,7 @@ describe("npm start (src/cli/start.ts)", () => {
       server.child.kill("SIGTERM");
       expect(await server.exited).toBe(0);
       const lines = server.output().split("\n").filter((line) => line.startsWith("{"));
-      const request = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.request_id === "start-test-1");
+      const request = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.request_id === "start-test-1" && l.event === "http.request");
       expect(request).toMatchObject({ severity: "INFO", status: 200, route: "/v1/turns", tenant: "default" });
       expect(typeof request?.latency_ms).toBe("number");
       expect(server.output()).not.toContain("pineapple");
