@@ -125,7 +125,11 @@ function itemsOf(list: string): string[] {
         .replace(/[,.!?]+$/, "")
         .trim(),
     )
-    .filter((item) => item && !NOT_ITEMS.test(item) && item.split(/\s+/).length <= 4 && !languageOf(item));
+    .filter((item, index, all) => {
+      // "I like your service, thanks": a list that starts with something of ours is not a taste.
+      if (NOT_ITEMS.test(all[0] ?? "")) return false;
+      return item && !/^(thanks|thank you|thx)$/i.test(item) && item.split(/\s+/).length <= 4 && !languageOf(item);
+    });
 }
 
 function tasteFacts(clause: string): Found[] {
