@@ -12,9 +12,17 @@ import { listAll, valuesOf } from "./store-io.js";
  * store so that recall can search it and a regeneration can rebuild its thread.
  */
 
-/** Saves one message (an upsert by id: sending the same message id twice stores it once). */
+/**
+ * Saves one message (an upsert by id: sending the same message id twice stores it once). A
+ * record with `recall: false` is stored unindexed, so no search finds it.
+ */
 export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord): Promise<void> {
-  await store.put(namespaces.transcript(scope), record.id, { ...record });
+  await store.put(namespaces.transcript(scope), record.id, { ...record }, record.recall === false ? false : undefined);
+}
+
+/** Whether recall may return this stored message (everything but `recall: false` records). */
+export function isRecallable(value: unknown): boolean {
+  return (value as Partial<TranscriptRecord> | null)?.recall !== false;
 }
 
 export async function getTranscriptMessage(store: BaseStore, scope: MemoryScope, id: string): Promise<TranscriptRecord | null> {
@@ -70,7 +78,7 @@ export function recordToMessage(record: TranscriptRecord): BaseMessage {
 export function messageToRecord(
   message: BaseMessage,
   sessionId: string,
-  extra: { model?: string; speaker?: string } = {},
+  extra: { model?: string; speaker?: string; recall?: false } = {},
 ): TranscriptRecord {
   const meta = metaOf(message);
   const record: TranscriptRecord = {
@@ -84,5 +92,6 @@ export function messageToRecord(
   if (meta.files && meta.files.length > 0) record.files = meta.files;
   if (extra.model) record.model = extra.model;
   if (extra.speaker) record.speaker = extra.speaker;
+  if (extra.recall === false) record.recall = false;
   return record;
 }

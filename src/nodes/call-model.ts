@@ -75,7 +75,9 @@ export function createCallModelNode(deps: GraphDeps) {
 
     const now = deps.now().toISOString();
     const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
-    await saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model }));
+    // An offline reply is kept in the transcript but is not conversation to remember.
+    const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
+    await saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }));
     return {
       ...windowUpdate(state.messages, [reply], deps.limits.window),
       nodeMessages: { [NODE.callModel]: [human, reply] },
