@@ -68,7 +68,9 @@ export function createCallModelNode(deps: GraphDeps) {
           facts: recalled.facts.map((f) => f.text),
           similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
           events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+          known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
         },
+        now: deps.now(),
       });
       model = OFFLINE_MODEL;
     }
