@@ -94,7 +94,7 @@ describe("memory without a model (offline responder, keyword classifier, rule su
     expect(result.llmText).toMatch(/no language model is configured/i);
     expect(result.llmText).toContain("bakery");
     expect(result.llmText.split("\n").filter((line) => line.startsWith("  - ")).length).toBeLessThanOrEqual(3);
-    expect(result.llmText).not.toMatch(/Earlier conversation summaries|Similar past messages/);
+    expect(result.llmText).not.toMatch(/Facts I remember about you|Earlier conversation summaries|Important events|Similar past messages|You said/);
     await graph.close();
   });
 });
