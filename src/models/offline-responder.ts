@@ -1,13 +1,9 @@
 import { clip } from "../memory/clip.js";
+import { type KnownFact, answerFromFacts, labelOf } from "./fact-answer.js";
 import { askedFactKey } from "./fact-question.js";
-import { latinWords } from "./text-signals.js";
+import { detectLanguage, latinWords } from "./text-signals.js";
 
-/** A current fact as the offline responder sees it: key, value and since when it is known. */
-export interface KnownFact {
-  key: string;
-  value: string;
-  validFrom: string;
-}
+export type { KnownFact } from "./fact-answer.js";
 
 /** What memory recalled for this turn, as plain strings (and the current facts, structured). */
 export interface RecalledForReply {
@@ -20,52 +16,9 @@ export interface RecalledForReply {
 
 const SHOWN = 3;
 const ITEM_CHARS = 160;
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const LABELS: Record<string, string> = {
-  name: "name", phone: "phone number", email: "email", line_id: "LINE ID", whatsapp: "WhatsApp", "location.city": "city",
-  "location.country": "country", occupation: "occupation", business: "business", timezone: "time zone",
-  birthday: "birthday", anniversary: "anniversary", languages: "languages", "preference.language": "preferred language",
-  "preference.contact": "preferred way to be contacted",
-};
 const NO_MODEL =
   "No language model is configured, so this reply comes from the offline responder. " +
   "Set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server) to get real answers.";
-
-function toldOn(iso: string, now: Date): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "earlier";
-  const day = `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]}`;
-  return date.getUTCFullYear() === now.getUTCFullYear() ? day : `${day} ${date.getUTCFullYear()}`;
-}
-
-/** "03-14" → "14 March", "1990-07-02" → "2 July 1990"; anything else as it is. */
-function readableDay(value: string): string {
-  const m = /^(?:(\d{4})-)?(\d{2})-(\d{2})$/.exec(value);
-  const month = m ? MONTH_NAMES[Number(m[2]) - 1] : undefined;
-  if (!m || !month) return value;
-  return `${Number(m[3])} ${month}${m[1] ? ` ${m[1]}` : ""}`;
-}
-
-function listed(values: readonly string[]): string {
-  return values.length <= 1 ? (values[0] ?? "") : `${values.slice(0, -1).join(", ")} and ${values[values.length - 1]}`;
-}
-
-/** One sentence stating what memory holds for `asked`, or undefined when it holds nothing. */
-function statement(asked: string, known: readonly KnownFact[], now: Date): string | undefined {
-  const matches = known.filter((fact) => (asked === "likes" || asked === "dislikes" ? fact.key.startsWith(`${asked}.`) : fact.key === asked));
-  const newest = [...matches].sort((a, b) => b.validFrom.localeCompare(a.validFrom))[0];
-  if (!newest) return undefined;
-  const source = `you told me on ${toldOn(newest.validFrom, now)}`;
-  const value = asked === "birthday" || asked === "anniversary" ? readableDay(newest.value) : newest.value;
-  if (asked === "likes" || asked === "dislikes") {
-    return `You ${asked === "likes" ? "like" : "dislike"} ${listed(matches.map((f) => f.value))} — ${source}.`;
-  }
-  if (asked === "family.children") return `You have ${value} children — ${source}.`;
-  if (asked.startsWith("family.")) return `Your ${asked.slice("family.".length)} is ${value} — ${source}.`;
-  if (asked === "languages") return `You speak ${value} — ${source}.`;
-  return `Your ${LABELS[asked] ?? asked.replace(/[._]/g, " ")} is ${value} — ${source}.`;
-}
 
 /** Up to three recalled memories that share the most words with the message (facts first on ties). */
 function mostRelevant(message: string, recalled: RecalledForReply): string[] {
@@ -90,7 +43,8 @@ function mostRelevant(message: string, recalled: RecalledForReply): string[] {
 
 /**
  * The reply when no language model is configured. A question about a stored fact ("What is my
- * phone number?") gets that fact in one sentence with when the user said it; anything else gets
+ * phone number?") gets that fact in one sentence with when the user said it, in the language
+ * of the question; anything else gets
  * a plain note that no model is configured (and how to configure one) and the few recalled
  * memories most relevant to the message, or that nothing was recalled. `now` only decides
  * whether the year is shown.
@@ -99,10 +53,10 @@ export function offlineReply(input: { message: string; recalled: RecalledForRepl
   const { recalled } = input;
   const now = input.now ?? new Date();
   const asked = askedFactKey(input.message);
-  const answer = asked ? statement(asked, recalled.known ?? [], now) : undefined;
+  const answer = asked ? answerFromFacts(asked, recalled.known ?? [], now, detectLanguage(input.message)) : undefined;
   if (answer) return answer;
   const lead = asked
-    ? `I don't have your ${LABELS[asked] ?? asked.replace(/^family\./, "").replace(/[._]/g, " ")} in memory yet. ${NO_MODEL}`
+    ? `I don't have your ${labelOf(asked)} in memory yet. ${NO_MODEL}`
     : NO_MODEL;
   const memories = mostRelevant(input.message, recalled);
   const body = memories.length > 0 ? ["The most relevant things I remember:", ...memories.map((m) => `  - ${m}`)] : ["Memory recalled nothing for this message yet."];

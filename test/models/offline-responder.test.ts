@@ -22,8 +22,8 @@ describe("offlineReply", () => {
 
   it.each([
     { message: "What is my phone number?", answer: "Your phone number is 555-0199 — you told me on 23 Nov." },
-    { message: "เบอร์โทรของฉันคืออะไร", answer: "Your phone number is 555-0199 — you told me on 23 Nov." },
-    { message: "mera naam kya hai?", answer: "Your name is Somchai — you told me on 20 Nov." },
+    { message: "เบอร์โทรของฉันคืออะไร", answer: "เบอร์โทรของคุณคือ 555-0199 — คุณบอกไว้เมื่อ 23 พ.ย." },
+    { message: "mera naam kya hai?", answer: "Aapka name Somchai hai — aapne 20 Nov ko bataya tha." },
     { message: "What do I like?", answer: "You like jazz and spicy noodles — you told me on 21 Nov." },
     { message: "When is my birthday?", answer: "Your birthday is 14 March — you told me on 1 Feb 2024." },
   ])("answers $message from memory in one sentence", ({ message, answer }) => {
