@@ -21,6 +21,12 @@ export function normalizeFactKey(key: string): string {
   return key.trim().toLowerCase().replace(/[^\p{L}\p{N}.]+/gu, "_").replace(/^_+|_+$/g, "");
 }
 
+/** How a fact reads in memory: "phone: 555-0100", "location city: Chiang Mai", "likes: jazz". */
+export function factText(key: string, value: string): string {
+  const label = /^(likes|dislikes)\./.test(key) ? key.split(".")[0] ?? key : key.replace(/[._]/g, " ");
+  return `${label}: ${value}`;
+}
+
 /**
  * Pure: what to write so that `updates` become the current facts. An unchanged value writes
  * nothing; a changed value closes the current record (validTo = now) and opens a new one.
@@ -45,7 +51,7 @@ export function upsertFacts(
       id: `${key}@${source.messageId}`,
       key,
       value,
-      text: `${key.replace(/[._]/g, " ")}: ${value}`,
+      text: factText(key, value),
       validFrom: source.now,
       validTo: null,
       sourceMessageIds: [source.messageId],

@@ -10,6 +10,7 @@ import type { MemoryScope } from "./scope.js";
 import { searchSimilar, type SimilarMessage } from "./similar.js";
 import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
+import { isRecallable } from "./transcript.js";
 
 /**
  * Most characters of a recalled message's or event's text that recall hands on (longer ones are
@@ -87,7 +88,8 @@ async function recentStoredTurns(
   excludeIds: ReadonlySet<string>,
   limits: RecallLimits,
 ): Promise<TranscriptRecord[]> {
-  const items = await newestItems(store, namespaces.sessions(scope), { limit: limits.recentTurns + excludeIds.size });
-  const turns = valuesOf<TranscriptRecord>(items).filter((turn) => !excludeIds.has(turn.id));
+  // Offline replies are stored but not recalled; read twice as many so that they do not crowd out turns.
+  const items = await newestItems(store, namespaces.sessions(scope), { limit: 2 * limits.recentTurns + excludeIds.size });
+  const turns = valuesOf<TranscriptRecord>(items.filter((item) => isRecallable(item.value))).filter((turn) => !excludeIds.has(turn.id));
   return newestFirst(turns, (t) => t.createdAt).slice(0, limits.recentTurns);
 }

@@ -18,6 +18,12 @@ export interface TranscriptRecord {
   createdAt: string;
   files?: FileRef[];
   model?: string;
+  /**
+   * `false` for a message that is kept in the transcript (the window and the session history
+   * show it) but is not conversation to remember: the offline responder's replies. Such a
+   * message is stored unindexed and recall never returns it.
+   */
+  recall?: false;
 }
 
 export interface EntityRef {

@@ -4,6 +4,7 @@ import { embedOrSkip } from "./embed-or-skip.js";
 import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, tokenize, type LexicalSource } from "./ranking/index.js";
 import type { TranscriptRecord } from "./records.js";
 import { isRankingStore, listAll, type RankedItem } from "./store-io.js";
+import { isRecallable } from "./transcript.js";
 
 /** Why a message was chosen: normalised lexical score, neighbour context, cosine similarity, fused score. */
 export interface SimilarRanking {
@@ -47,9 +48,9 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   const wanted = search.limit + search.excludeIds.size;
   const hits = isRankingStore(store)
     ? ((await store.search(prefix, { query: search.query, limit: wanted })) as RankedItem[])
-    : await rankHere(await listAll(store, prefix, { cap: search.maxCandidates }), search);
+    : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search);
   return hits
-    .filter((item) => !search.excludeIds.has(item.key))
+    .filter((item) => !search.excludeIds.has(item.key) && isRecallable(item.value))
     .slice(0, search.limit)
     .map((item) => toSimilar(item));
 }

@@ -13,19 +13,26 @@ import { listAll, valuesOf } from "./store-io.js";
  */
 
 /**
- * Saves one message (an upsert by id: sending the same message id twice stores it once). With
- * `indexed: false` it is stored but not yet indexed for recall (no embedding is computed): a
- * turn keeps its user message at once and indexes it with the reply, in one batch.
+ * Saves one message (an upsert by id: sending the same message id twice stores it once). A
+ * record with `recall: false` is stored unindexed, so no search finds it; with `indexed: false`
+ * any message is stored but not yet indexed (no embedding is computed): a turn keeps its user
+ * message at once and indexes it with the reply, in one batch.
  */
 export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean } = {}): Promise<void> {
-  await store.put(namespaces.transcript(scope), record.id, { ...record }, options.indexed === false ? false : undefined);
+  const indexed = options.indexed !== false && record.recall !== false;
+  await store.put(namespaces.transcript(scope), record.id, { ...record }, indexed ? undefined : false);
 }
 
-/** Saves (and indexes) several messages in one batch: one write, one embedding call on our stores. */
+/** Saves several messages in one batch (indexing those recall may return): one write, one embedding call on our stores. */
 export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScope, records: readonly TranscriptRecord[]): Promise<void> {
   if (records.length === 0) return;
   const namespace = namespaces.transcript(scope);
-  await store.batch(records.map((record) => ({ namespace, key: record.id, value: { ...record } })));
+  await store.batch(records.map((record) => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) })));
+}
+
+/** Whether recall may return this stored message (everything but `recall: false` records). */
+export function isRecallable(value: unknown): boolean {
+  return (value as Partial<TranscriptRecord> | null)?.recall !== false;
 }
 
 export async function getTranscriptMessage(store: BaseStore, scope: MemoryScope, id: string): Promise<TranscriptRecord | null> {
@@ -81,7 +88,7 @@ export function recordToMessage(record: TranscriptRecord): BaseMessage {
 export function messageToRecord(
   message: BaseMessage,
   sessionId: string,
-  extra: { model?: string; speaker?: string } = {},
+  extra: { model?: string; speaker?: string; recall?: false } = {},
 ): TranscriptRecord {
   const meta = metaOf(message);
   const record: TranscriptRecord = {
@@ -95,5 +102,6 @@ export function messageToRecord(
   if (meta.files && meta.files.length > 0) record.files = meta.files;
   if (extra.model) record.model = extra.model;
   if (extra.speaker) record.speaker = extra.speaker;
+  if (extra.recall === false) record.recall = false;
   return record;
 }

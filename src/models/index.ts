@@ -16,7 +16,7 @@ export {
 } from "./event-schema.js";
 export { createEmbeddings, type EmbeddingsSettings } from "./embeddings.js";
 export { classifyByKeywords } from "./keyword-classifier.js";
-export { offlineReply, type RecalledForReply } from "./offline-responder.js";
+export { offlineReply, type KnownFact, type RecalledForReply } from "./offline-responder.js";
 export { summarizeByRules, type RuleSummary, type SummaryMessage, type SummaryOptions } from "./rule-summarizer.js";
 export { classifyWithModel, summarizeWithModel } from "./structured.js";
 export { detectLanguage } from "./text-signals.js";

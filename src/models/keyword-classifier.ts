@@ -4,6 +4,7 @@ import { KEYWORD_RULES, type KeywordRule, URGENT_PATTERN, typeOfIntent } from ".
 import { detectLanguage, extractAmount, extractEntities, hasPronoun } from "./text-signals.js";
 
 const PROFILE_IMPORTANCE = 0.7;
+const QUESTION_END = /\?\s*$/;
 
 /**
  * How much of a long message the keyword classifier reads: its first `HEAD_CHARS` and last
@@ -80,12 +81,23 @@ export function classifyByKeywords(text: string, context: ClassifyContext = {}):
     importance = KEYWORD_RULES.find((r) => r.intent === intent)?.importance ?? importance;
   }
   if (attributeUpdates.length > 0) {
-    // A message that mostly states facts about the user is information worth keeping.
-    if (!rule || rule.weight < 3) {
+    // A stated fact is information worth keeping; a request that only sets how to be answered
+    // ("please reply in Thai") stays a request, and is kept all the same.
+    const onlyPreferences = attributeUpdates.every((update) => update.key.startsWith("preference."));
+    const asksForLanguage = attributeUpdates.some((update) => update.key === "preference.language");
+    if (onlyPreferences && (rule?.type === "REQUEST" || asksForLanguage)) {
+      type = "REQUEST";
+      intent = "preference_update";
+    } else if (!rule || rule.weight < 3) {
       type = "INFORMATION";
       intent = "profile_update";
     }
     importance = Math.max(importance, PROFILE_IMPORTANCE);
+  } else if (!rule && !followUp && amount && !QUESTION_END.test(message)) {
+    // "Budget for the new shop is 40000 pounds": a stated figure is information.
+    type = "INFORMATION";
+    intent = "share_information";
+    importance = KEYWORD_RULES.find((r) => r.intent === intent)?.importance ?? importance;
   }
   if (URGENT_PATTERN.test(message)) {
     payload.urgent = true;

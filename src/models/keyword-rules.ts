@@ -156,7 +156,7 @@ export const KEYWORD_RULES: readonly KeywordRule[] = [
     importance: 0.55,
     weight: 2.5,
     pattern:
-      /\b(please|pls|send me|i need|i want|i'd like|could you|can you|give me|show me|chahiye|dijiye|kar do|karo)\b|ขอ(?!บคุณ|โทษ)|กรุณา|รบกวน/i,
+      /\b(please|pls|send me|i need|i want|i'd like|could you|can you|give me|show me|looking for|chahiye|dijiye|kar do|karo)\b|ขอ(?!บคุณ|โทษ|ง)|ช่วย(?!ด้วย)|กรุณา|รบกวน/i,
   },
   {
     type: "INQUIRY",

@@ -1,40 +1,64 @@
 import { clip } from "../memory/clip.js";
+import { type KnownFact, answerFromFacts, labelOf } from "./fact-answer.js";
+import { askedFactKey } from "./fact-question.js";
+import { detectLanguage, latinWords } from "./text-signals.js";
 
-/** What memory recalled for this turn, as plain strings. */
+export type { KnownFact } from "./fact-answer.js";
+
+/** What memory recalled for this turn, as plain strings (and the current facts, structured). */
 export interface RecalledForReply {
   summaries: string[];
   facts: string[];
   similar: string[];
   events: string[];
+  known?: KnownFact[];
 }
 
-const PER_SECTION = 3;
+const SHOWN = 3;
 const ITEM_CHARS = 160;
+const NO_MODEL =
+  "No language model is configured, so this reply comes from the offline responder. " +
+  "Set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server) to get real answers.";
 
-function section(title: string, items: readonly string[]): string[] {
-  const shown = items.map((item) => item.trim()).filter(Boolean);
-  if (shown.length === 0) return [];
-  const lines = shown.slice(0, PER_SECTION).map((item) => `  - ${clip(item, ITEM_CHARS)}`);
-  if (shown.length > PER_SECTION) lines.push(`  - …and ${shown.length - PER_SECTION} more`);
-  return [`${title}:`, ...lines];
+/** Up to three recalled memories that share the most words with the message (facts first on ties). */
+function mostRelevant(message: string, recalled: RecalledForReply): string[] {
+  const words = new Set(latinWords(message).filter((w) => w.length > 2));
+  const thai = message.match(/[\u0E00-\u0E7F]{2,}/g) ?? [];
+  const overlap = (item: string): number =>
+    latinWords(item).filter((w) => words.has(w)).length + thai.filter((t) => item.includes(t)).length;
+  const pool = [
+    ...recalled.facts.map((text, i) => ({ text, rank: 3, order: i })),
+    ...recalled.similar.map((text, i) => ({ text, rank: 2, order: i })),
+    ...recalled.events.map((text, i) => ({ text, rank: 1, order: i })),
+    ...recalled.summaries.slice(0, 1).map((text, i) => ({ text, rank: 0, order: i })),
+  ].filter((item) => item.text.trim());
+  const scored = pool.map((item) => ({ ...item, score: overlap(item.text) }));
+  const relevant = scored.filter((item) => item.score > 0);
+  // The similar-message search already ranks by relevance; with no word in common, trust it.
+  const chosen = (relevant.length > 0 ? relevant : scored.filter((item) => item.rank === 2))
+    .sort((a, b) => b.score - a.score || b.rank - a.rank || a.order - b.order)
+    .slice(0, SHOWN);
+  return chosen.map((item) => clip(item.text.trim(), ITEM_CHARS));
 }
 
 /**
- * The reply when no language model is configured: says so plainly (and how to configure
- * one), then lists briefly what memory recalled for the message, or that nothing was.
+ * The reply when no language model is configured. A question about a stored fact ("What is my
+ * phone number?") gets that fact in one sentence with when the user said it, in the language
+ * of the question; anything else gets
+ * a plain note that no model is configured (and how to configure one) and the few recalled
+ * memories most relevant to the message, or that nothing was recalled. `now` only decides
+ * whether the year is shown.
  */
-export function offlineReply(input: { message: string; recalled: RecalledForReply }): string {
+export function offlineReply(input: { message: string; recalled: RecalledForReply; now?: Date }): string {
   const { recalled } = input;
-  const head =
-    "No language model is configured, so this reply comes from the offline responder. " +
-    "Set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server) to get real answers.";
-  const asked = input.message.trim() ? `You said: "${clip(input.message, 120)}"` : "";
-  const body = [
-    ...section("Facts I remember about you", recalled.facts),
-    ...section("Earlier conversation summaries", recalled.summaries),
-    ...section("Important events", recalled.events),
-    ...section("Similar past messages", recalled.similar),
-  ];
-  const memory = body.length > 0 ? ["Here is what memory recalled:", ...body] : ["Memory recalled nothing for this message yet."];
-  return [head, asked, ...memory].filter(Boolean).join("\n");
+  const now = input.now ?? new Date();
+  const asked = askedFactKey(input.message);
+  const answer = asked ? answerFromFacts(asked, recalled.known ?? [], now, detectLanguage(input.message)) : undefined;
+  if (answer) return answer;
+  const lead = asked
+    ? `I don't have your ${labelOf(asked)} in memory yet. ${NO_MODEL}`
+    : NO_MODEL;
+  const memories = mostRelevant(input.message, recalled);
+  const body = memories.length > 0 ? ["The most relevant things I remember:", ...memories.map((m) => `  - ${m}`)] : ["Memory recalled nothing for this message yet."];
+  return [lead, ...body].join("\n");
 }

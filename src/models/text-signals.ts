@@ -1,4 +1,7 @@
+import nlp from "compromise";
 import type { EventEntity } from "./event-schema.js";
+import { THAI_PLACES } from "./facts/lexicon.js";
+import { isKnownPlace } from "./facts/places.js";
 
 const THAI_SCRIPT = /[\u0E00-\u0E7F]/;
 const DEVANAGARI = /[\u0900-\u097F]/;
@@ -10,6 +13,8 @@ const HINDI_STRONG = new Set([
   "unka", "mera", "meri", "mere", "kya", "kyun", "kaise", "kahan", "nahi", "nahin", "mujhe", "chahiye",
   "batao", "bataiye", "dijiye", "bhejo", "naam", "haan", "accha", "achha", "theek", "thik", "shukriya",
   "dhanyavad", "dhanyawad", "paisa", "paise", "aap", "aapka", "tumhara", "hamara", "woh", "raha", "rahi",
+  "hoon", "hun", "rehta", "rehti", "rahta", "rahti", "karta", "karti", "bolta", "bolti", "chalata", "chalati", "pasand",
+  "bachche", "humari", "hamari", "naya", "nayi", "janamdin", "dukaan", "mausam", "kripya", "bahut", "lekin",
 ]);
 const HINDI_WEAK = new Set(["ka", "ki", "ke", "ko", "se", "ye", "yeh", "wo", "tum", "hum", "mein", "aur", "bhi", "kab", "kaun"]);
 
@@ -60,6 +65,15 @@ const NOT_POSSESSORS = new Set([
   "kal", "is", "us", "iss", "uss", "mera", "meri", "tera", "aap", "sab", "paise", "paisa", "item", "price",
 ]);
 
+/** "place" for a known or compromise-tagged place, "organization" for an organisation, else "person". */
+function entityTypeOf(name: string): string {
+  if (isKnownPlace(name)) return "place";
+  const doc = nlp(name);
+  if (doc.has("#Place") && !doc.has("#Person")) return "place";
+  if (doc.has("#Organization")) return "organization";
+  return "person";
+}
+
 function addEntity(list: EventEntity[], entity: EventEntity): void {
   if (!list.some((e) => e.type === entity.type && e.value.toLowerCase() === entity.value.toLowerCase())) {
     list.push(entity);
@@ -68,7 +82,7 @@ function addEntity(list: EventEntity[], entity: EventEntity): void {
 
 /**
  * Named entities found by surface rules: capitalised words not at a sentence start (runs of
- * them become one name), any word before a romanised-Hindi possessive ("Bharat ka"), language
+ * them become one name, typed as a place, an organisation or a person), Thai place names, any word before a romanised-Hindi possessive ("Bharat ka"), language
  * names, and order numbers. `exclude` drops values such as the user's own name.
  */
 export function extractEntities(text: string, exclude: readonly string[] = []): EventEntity[] {
@@ -84,7 +98,7 @@ export function extractEntities(text: string, exclude: readonly string[] = []): 
     const tokens = sentence.trim().split(/[\s,()"]+/).filter(Boolean);
     let run: string[] = [];
     const flush = (): void => {
-      if (run.length > 0) addEntity(found, { type: "person", value: run.join(" ") });
+      if (run.length > 0) addEntity(found, { type: entityTypeOf(run.join(" ")), value: run.join(" ") });
       run = [];
     };
     tokens.forEach((token, index) => {
@@ -92,13 +106,16 @@ export function extractEntities(text: string, exclude: readonly string[] = []): 
       if (LANGUAGE_NAMES.has(word)) {
         flush();
         addEntity(found, { type: "language", value: word });
-      } else if (index > 0 && /^[A-Z][a-z]+(?:-[A-Z][a-z]+)?$/.test(word) && !NOT_NAMES.has(word)) {
+      } else if ((index > 0 || isKnownPlace(word)) && /^[A-Z][a-z]+(?:-[A-Z][a-z]+)?$/.test(word) && !NOT_NAMES.has(word)) {
         run.push(word);
       } else {
         flush();
       }
     });
     flush();
+  }
+  for (const place of THAI_PLACES) {
+    if (text.includes(place.name) && !found.some((e) => e.value.includes(place.name))) addEntity(found, { type: "place", value: place.name });
   }
   for (const m of text.matchAll(/(?:\border\s*(?:no\.?|number|#)?\s*|#)([A-Z0-9-]*\d[A-Z0-9-]{3,})\b/gi)) {
     addEntity(found, { type: "order_id", value: m[1] ?? "" });

@@ -74,16 +74,20 @@ export function createCallModelNode(deps: GraphDeps) {
           facts: recalled.facts.map((f) => f.text),
           similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
           events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+          known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
         },
+        now: deps.now(),
       });
       model = OFFLINE_MODEL;
     }
 
     const now = deps.now().toISOString();
     const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
-    // The user's message (stored unindexed by ingest_prompt) is indexed with the reply: one write,
-    // one embedding call, after the reply — none of it before the first token.
-    await saveTranscriptMessages(store, scope, [...(await storedUserMessage(store, scope, turn)), messageToRecord(reply, scope.sessionId, { model })]);
+    // An offline reply is kept in the transcript but is not conversation to remember. The user's
+    // message (stored unindexed by ingest_prompt) is indexed with the reply: one write, one
+    // embedding call, after the reply — none of it before the first token.
+    const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
+    await saveTranscriptMessages(store, scope, [...(await storedUserMessage(store, scope, turn)), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
     return {
       usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),

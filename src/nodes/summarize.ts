@@ -38,7 +38,8 @@ export function createSummarizeNode(deps: GraphDeps) {
     const last = since[since.length - 1];
     if (!first || !last) return { session: { pairsSinceSummary: 0 } };
 
-    const lines = since.map((m) => ({ id: m.id, role: m.role, text: m.text }));
+    // The offline responder's replies are kept in the transcript but are not conversation.
+    const lines = since.filter((m) => m.recall !== false).map((m) => ({ id: m.id, role: m.role, text: m.text }));
     let modelText: string | null = null;
     const errors = [];
     const usage: ModelUsage[] = [];

@@ -91,7 +91,7 @@ describe("attribute updates", () => {
     { text: "Mera naam Rahul hai", key: "name", value: "Rahul" },
     { text: "I prefer Thai", key: "preference.language", value: "Thai" },
     { text: "Please reply in Hindi", key: "preference.language", value: "Hindi" },
-    { text: "I like window seats", key: "preference", value: "window seats" },
+    { text: "I like window seats", key: "likes.window_seats", value: "window seats" },
   ])("$text → $key=$value", ({ text, key, value }) => {
     const event = classifyByKeywords(text);
     expect(event.attributeUpdates).toContainEqual({ key, value });

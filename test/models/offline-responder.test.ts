@@ -1,6 +1,15 @@
 import { offlineReply } from "../../src/models/offline-responder.js";
+import { askedFactKey } from "../../src/models/fact-question.js";
 
 const empty = { summaries: [], facts: [], similar: [], events: [] };
+const now = new Date("2025-12-01T00:00:00Z");
+const known = [
+  { key: "phone", value: "555-0199", validFrom: "2025-11-23T10:00:00Z" },
+  { key: "name", value: "Somchai", validFrom: "2025-11-20T10:00:00Z" },
+  { key: "likes.jazz", value: "jazz", validFrom: "2025-11-21T10:00:00Z" },
+  { key: "likes.spicy_noodles", value: "spicy noodles", validFrom: "2025-11-21T10:00:00Z" },
+  { key: "birthday", value: "03-14", validFrom: "2024-02-01T10:00:00Z" },
+];
 
 describe("offlineReply", () => {
   it("says no model is configured and how to configure one", () => {
@@ -11,30 +20,51 @@ describe("offlineReply", () => {
     expect(reply).toMatch(/recalled nothing/i);
   });
 
-  it("lists the recalled facts, summaries and events, clipped", () => {
-    const long = `Prefers window seats ${"and more ".repeat(60)}`;
+  it.each([
+    { message: "What is my phone number?", answer: "Your phone number is 555-0199 — you told me on 23 Nov." },
+    { message: "เบอร์โทรของฉันคืออะไร", answer: "เบอร์โทรของคุณคือ 555-0199 — คุณบอกไว้เมื่อ 23 พ.ย." },
+    { message: "mera naam kya hai?", answer: "Aapka name Somchai hai — aapne 20 Nov ko bataya tha." },
+    { message: "What do I like?", answer: "You like jazz and spicy noodles — you told me on 21 Nov." },
+    { message: "When is my birthday?", answer: "Your birthday is 14 March — you told me on 1 Feb 2024." },
+  ])("answers $message from memory in one sentence", ({ message, answer }) => {
+    expect(offlineReply({ message, recalled: { ...empty, facts: ["phone: 555-0199"], known }, now })).toBe(answer);
+  });
+
+  it("shows the few most relevant memories, not every section", () => {
     const reply = offlineReply({
-      message: "What do you know about me?",
+      message: "Did we talk about the premium plan price?",
       recalled: {
-        facts: ["phone: +66 81 234 5678", "name: Somchai", long],
+        facts: ["phone: +66 81 234 5678", "name: Somchai"],
         summaries: ["- Asked about the premium plan (990 baht)"],
-        similar: [],
+        similar: ["user: how much is the premium plan?", "user: my charger broke", "user: hello", "user: thanks"],
         events: ["COMPLAINT: broken charger, refund asked"],
       },
     });
-    expect(reply).toContain("+66 81 234 5678");
-    expect(reply).toContain("Somchai");
+    expect(reply).toMatch(/no language model is configured/i);
+    expect(reply).toContain("premium plan?");
     expect(reply).toContain("990 baht");
-    expect(reply).toContain("refund asked");
-    expect(reply).not.toContain(long.trim());
-    expect(reply).not.toMatch(/recalled nothing/i);
+    expect(reply).not.toContain("+66 81 234 5678");
+    expect(reply).not.toContain("refund asked");
+    expect(reply.split("\n").filter((line) => line.startsWith("  - ")).length).toBeLessThanOrEqual(3);
   });
 
-  it("shows at most three items per section", () => {
-    const facts = ["f1", "f2", "f3", "f4", "f5"];
-    const reply = offlineReply({ message: "x", recalled: { ...empty, facts } });
-    expect(reply).toContain("f3");
-    expect(reply).not.toContain("f4");
-    expect(reply).toContain("2 more");
+  it("says plainly when an asked fact is not in memory", () => {
+    const reply = offlineReply({ message: "What is my email?", recalled: { ...empty, known }, now });
+    expect(reply).toMatch(/don't have your email/);
+    expect(reply).toMatch(/no language model is configured/i);
+  });
+});
+
+describe("askedFactKey", () => {
+  it.each([
+    ["What's my WhatsApp number?", "whatsapp"],
+    ["Where do I live?", "location.city"],
+    ["what is my wife's name?", "family.wife"],
+    ["ฉันชอบอะไร", "likes"],
+    ["mera birthday kab hai?", "birthday"],
+    ["I live in Bangkok", undefined],
+    ["What is the price?", undefined],
+  ])("%s → %s", (text, key) => {
+    expect(askedFactKey(text)).toBe(key);
   });
 });
