@@ -60,7 +60,8 @@ describe("memory without a model (offline responder, keyword classifier, rule su
       clock.advance(60_000);
     }
 
-    // The summary after 20 pairs holds the stated facts and none of the offline boilerplate.
+    // The summary after 20 pairs (made after the 20th reply) holds the stated facts and none of the offline boilerplate.
+    await graph.settled();
     const [summary, ...more] = await values<SummaryRecord>(store, namespaces.summaries(scope));
     expect(more).toHaveLength(0);
     expect(summary?.method).toBe("rules");
