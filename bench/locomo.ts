@@ -67,7 +67,6 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
     }
     const plain = new PlainBm25();
     for (const turn of conv.turns) plain.add(turn.id, `${turn.speaker}: ${turn.text}`);
-    const textOf = new Map(conv.turns.map((t) => [t.id, t.text]));
     // The question arrives in a new session, so recall searches all of the user's sessions.
     const askScope = scopeOf("question");
     const prefix = namespaces.sessions(askScope);
@@ -92,7 +91,7 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
       const recalled = await recallContext(store, { scope: askScope, query: qa.question, excludeIds: new Set(), limits, embeddings });
       const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
       out.contextTokens.push(rendered.tokens);
-      if (qa.evidence.length > 0) out.inContext.push({ category: qa.category, fraction: evidenceShown(rendered, qa.evidence, textOf) });
+      if (qa.evidence.length > 0) out.inContext.push({ category: qa.category, fraction: evidenceShown(rendered, qa.evidence) });
     }
   } finally {
     store.close();

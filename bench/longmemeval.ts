@@ -82,8 +82,7 @@ async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: 
     const recalled = await recallContext(store, { scope: askScope, query: q.question, excludeIds: new Set(), limits, embeddings });
     const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
     out.contextTokens.push(rendered.tokens);
-    const texts = new Map(q.turns.map((t) => [t.id, t.text]));
-    out.inContext.push(evidenceShown(rendered, [...evidence], texts));
+    out.inContext.push(evidenceShown(rendered, [...evidence]));
   } finally {
     store.close();
     rmSync(file, { force: true });
