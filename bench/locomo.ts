@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     options: {
       data: { type: "string" },
       json: { type: "string" },
-      embeddings: { type: "string", default: "local" },
+      embeddings: { type: "string", default: "none" },
       "per-question": { type: "string" },
       baseline: { type: "string" },
       hybrid: { type: "string" },
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   });
   if (!values.data) {
     process.stderr.write(
-      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings local|none] [--per-question <out>] [--baseline <per-question>]\n",
+      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>]\n",
     );
     process.exit(2);
   }

@@ -1,6 +1,6 @@
 /**
  * LongMemEval retrieval benchmark:
- * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings local|none]`.
+ * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]`.
  * For each question, a fresh SQLite store (temp file) holds only that question's haystack, every
  * turn written through the graph's own write path (`saveTranscriptMessage`, with its session's
  * date); then the question is asked through `searchSimilar` (turn metrics, latency: the first query
@@ -106,14 +106,14 @@ async function main(): Promise<void> {
       baseline: { type: "string" },
       hybrid: { type: "string" },
       every: { type: "string", default: "1" },
-      embeddings: { type: "string", default: "local" },
+      embeddings: { type: "string", default: "none" },
     },
     strict: true,
   });
   const every = Number(values.every);
   if (!values.data || !Number.isInteger(every) || every < 1 || !["local", "none"].includes(values.embeddings)) {
     process.stderr.write(
-      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings local|none]\n",
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]\n",
     );
     process.exit(2);
   }
