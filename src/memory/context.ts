@@ -4,6 +4,7 @@ import { estimateTokens } from "../reducers/window.js";
 import { clip } from "./clip.js";
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { MemoryContext } from "./recall.js";
+import { annotateRelativeDates } from "./relative-dates.js";
 
 /**
  * Context assembly: the prompt in a fixed order — system prompt, recent history, summaries, user
@@ -29,7 +30,10 @@ function lines(items: readonly string[], limit: SectionLimit): string[] {
 
 const day = (iso: string): string => iso.slice(0, 10);
 
-/** Renders the memory sections within their limits and the token budget. Pure. */
+/**
+ * Renders the memory sections within their limits and the token budget; a similar message's
+ * relative dates ("yesterday") carry the date they meant when said. Pure.
+ */
 export function renderMemoryContext(context: MemoryContext, limits: ContextLimits): RenderedContext {
   const recentIds = new Set(context.recentTurns.map((turn) => turn.id));
   const similar = context.similar.filter((m) => !recentIds.has(m.id));
@@ -44,7 +48,7 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
     [
       "similar",
       "Related things said before",
-      lines(similar.map((m) => `(${day(m.createdAt)}) ${m.speaker ?? m.role}: ${m.text}`), limits.similar),
+      lines(similar.map((m) => `(${day(m.createdAt)}) ${m.speaker ?? m.role}: ${annotateRelativeDates(m.text, m.createdAt)}`), limits.similar),
     ],
     ["recentTurns", "Most recent earlier turns", lines(context.recentTurns.map((t) => `(${day(t.createdAt)}) ${t.speaker ?? t.role}: ${t.text}`), limits.recentTurns)],
   ];
