@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { clip } from "../src/memory/clip.js";
 import { renderMemoryContext } from "../src/memory/context.js";
 import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
 import { DEFAULT_LIMITS } from "../src/memory/limits.js";
@@ -19,15 +18,25 @@ import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
 import { recallContext } from "../src/memory/recall.js";
 import type { TranscriptRecord } from "../src/memory/records.js";
 import type { MemoryScope } from "../src/memory/scope.js";
+import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
 import { searchSimilar } from "../src/memory/similar.js";
 import { saveTranscriptMessage } from "../src/memory/transcript.js";
+import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLocomo, type LocomoConversation } from "./lib/locomo-data.js";
-import { mean, percentile, round, summarize, type QuestionResult } from "./lib/metrics.js";
+import { mean, percentile, recallAt, round, summarize, type QuestionResult } from "./lib/metrics.js";
+import { compareWithFile, pairedComparison, type PerQuestion } from "./lib/paired.js";
+import { PlainBm25 } from "./lib/plain-bm25.js";
 
 const TOP = 50;
 
+/** `--hybrid <json>`: ranking options (see `HybridOptions`) to try instead of the defaults. */
+let tuning: HybridOptions | undefined;
+
 interface Measured {
   results: QuestionResult[];
+  /** Plain Okapi BM25 over "speaker: text" on the same questions. */
+  bm25: QuestionResult[];
+  ids: string[];
   ingestMs: number[];
   queryMs: number[];
   contextTokens: number[];
@@ -37,7 +46,7 @@ interface Measured {
 
 async function runConversation(conv: LocomoConversation, dir: string, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
-  const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings });
+  const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings, hybrid: tuning });
   const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: conv.sampleId, sessionId: session });
   try {
     let parentId: string | null = null;
@@ -56,12 +65,15 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
       out.ingestMs.push(performance.now() - started);
       parentId = turn.id;
     }
-    const textOf = new Map(conv.turns.map((t) => [t.id, t.text]));
+    const plain = new PlainBm25();
+    for (const turn of conv.turns) plain.add(turn.id, `${turn.speaker}: ${turn.text}`);
     // The question arrives in a new session, so recall searches all of the user's sessions.
     const askScope = scopeOf("question");
     const prefix = namespaces.sessions(askScope);
     const limits = DEFAULT_LIMITS.recall;
-    for (const qa of conv.questions) {
+    for (const [i, qa] of conv.questions.entries()) {
+      out.ids.push(`${conv.sampleId}#${i}`);
+      out.bm25.push({ category: qa.category, evidence: qa.evidence, retrieved: plain.search(qa.question, TOP).map((id) => [id]) });
       const started = performance.now();
       const hits = await searchSimilar(store, prefix, {
         query: qa.question,
@@ -79,14 +91,7 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
       const recalled = await recallContext(store, { scope: askScope, query: qa.question, excludeIds: new Set(), limits, embeddings });
       const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
       out.contextTokens.push(rendered.tokens);
-      if (qa.evidence.length > 0) {
-        const chars = DEFAULT_LIMITS.context.similar.chars;
-        const found = qa.evidence.filter((id) => {
-          const text = textOf.get(id);
-          return text !== undefined && rendered.text.includes(clip(text, chars).replace(/…$/, ""));
-        });
-        out.inContext.push({ category: qa.category, fraction: found.length / qa.evidence.length });
-      }
+      if (qa.evidence.length > 0) out.inContext.push({ category: qa.category, fraction: evidenceShown(rendered, qa.evidence) });
     }
   } finally {
     store.close();
@@ -95,15 +100,26 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { data: { type: "string" }, json: { type: "string" }, embeddings: { type: "string", default: "local" } },
+    options: {
+      data: { type: "string" },
+      json: { type: "string" },
+      embeddings: { type: "string", default: "none" },
+      "per-question": { type: "string" },
+      baseline: { type: "string" },
+      hybrid: { type: "string" },
+    },
+    strict: true,
   });
   if (!values.data) {
-    process.stderr.write("usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings local|none]\n");
+    process.stderr.write(
+      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>]\n",
+    );
     process.exit(2);
   }
   const conversations = loadLocomo(values.data);
+  if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   const dir = mkdtempSync(join(tmpdir(), "locomo-"));
-  const measured: Measured = { results: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
+  const measured: Measured = { results: [], bm25: [], ids: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {
     for (const conv of conversations) await runConversation(conv, dir, measured, values.embeddings !== "none");
   } finally {
@@ -115,6 +131,10 @@ async function main(): Promise<void> {
   for (const category of [...new Set(results.map((r) => r.category))].sort()) {
     byCategory[String(category)] = summarize(results.filter((r) => r.category === category));
   }
+  const perQuestion = (list: readonly QuestionResult[]): PerQuestion =>
+    Object.fromEntries(list.map((r, i) => [measured.ids[i] ?? String(i), { "recall@5": recallAt(r, 5), "recall@10": recallAt(r, 10) }]));
+  const ours = perQuestion(results);
+  const metrics = ["recall@5", "recall@10"];
   const inContext = (list: { fraction: number }[]): number => round(100 * mean(list.map((x) => x.fraction)));
   const report = {
     data: values.data,
@@ -124,6 +144,9 @@ async function main(): Promise<void> {
     all: summarize(results),
     main: summarize(main),
     by_category: byCategory,
+    plain_bm25: { all: summarize(measured.bm25), main: summarize(measured.bm25.filter((r) => r.category >= 1 && r.category <= 4 && r.evidence.length > 0)) },
+    paired_vs_plain_bm25: Object.fromEntries(metrics.map((m) => [m, pairedComparison(ours, perQuestion(measured.bm25), m)])),
+    ...(values.baseline ? { paired_vs_baseline: compareWithFile(ours, values.baseline, metrics) } : {}),
     latency_ms: {
       ingest_per_turn_p50: round(percentile(measured.ingestMs, 50), 3),
       query_p50: round(percentile(measured.queryMs, 50), 3),
@@ -143,6 +166,7 @@ async function main(): Promise<void> {
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);
   if (values.json) writeFileSync(values.json, `${text}\n`);
+  if (values["per-question"]) writeFileSync(values["per-question"], `${JSON.stringify(ours)}\n`);
 }
 
 await main();

@@ -17,7 +17,6 @@ import {
   sqliteOpenFailed,
   unreachable,
 } from "./startup-checks.js";
-import { HashedNgramEmbeddings } from "../memory/ranking/index.js";
 import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
 
 export type BackendKind = "memory" | "sqlite" | "postgres" | "redis";
@@ -100,9 +99,9 @@ export async function openPersistence(options: BackendOptions): Promise<Persiste
   }
 }
 
-/** The embedder a store gets: the one given, the local hashed one by default, none for `null`. */
+/** The embedder a store gets: the one given, none by default (lexical ranking; see `createEmbeddings`). */
 function storeEmbeddings(embeddings: EmbeddingsInterface | null | undefined): EmbeddingsInterface | undefined {
-  return embeddings === undefined ? new HashedNgramEmbeddings() : (embeddings ?? undefined);
+  return embeddings ?? undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { estimateTokens } from "../reducers/window.js";
 import { clip } from "./clip.js";
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { MemoryContext } from "./recall.js";
+import { annotateRelativeDates } from "./relative-dates.js";
 
 /**
  * Context assembly: the prompt in a fixed order — system prompt, recent history, summaries, user
@@ -19,6 +20,8 @@ export interface RenderedContext {
   sections: Record<string, string[]>;
   /** Lines left out because the token budget was reached. */
   droppedForBudget: number;
+  /** Ids of the stored messages the context shows (similar messages and recent turns that fit). */
+  shownIds?: string[];
 }
 
 function lines(items: readonly string[], limit: SectionLimit): string[] {
@@ -27,9 +30,17 @@ function lines(items: readonly string[], limit: SectionLimit): string[] {
 
 const day = (iso: string): string => iso.slice(0, 10);
 
-/** Renders the memory sections within their limits and the token budget. Pure. */
+/**
+ * Renders the memory sections within their limits and the token budget; a similar message's
+ * relative dates ("yesterday") carry the date they meant when said. Pure.
+ */
 export function renderMemoryContext(context: MemoryContext, limits: ContextLimits): RenderedContext {
   const recentIds = new Set(context.recentTurns.map((turn) => turn.id));
+  const similar = context.similar.filter((m) => !recentIds.has(m.id));
+  const idsOf: Record<string, readonly string[]> = {
+    similar: similar.slice(0, limits.similar.items).map((m) => m.id),
+    recentTurns: context.recentTurns.slice(0, limits.recentTurns.items).map((t) => t.id),
+  };
   const candidates: [name: string, title: string, lines: string[]][] = [
     ["summaries", "Summaries of earlier conversations", lines(context.summaries.map((s) => s.text), limits.summaries)],
     ["facts", "What we know about the user", lines(context.facts.map((f) => f.text), limits.facts)],
@@ -37,7 +48,7 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
     [
       "similar",
       "Related things said before",
-      lines(context.similar.filter((m) => !recentIds.has(m.id)).map((m) => `(${day(m.createdAt)}) ${m.speaker ?? m.role}: ${m.text}`), limits.similar),
+      lines(similar.map((m) => `(${day(m.createdAt)}) ${m.speaker ?? m.role}: ${annotateRelativeDates(m.text, m.createdAt)}`), limits.similar),
     ],
     ["recentTurns", "Most recent earlier turns", lines(context.recentTurns.map((t) => `(${day(t.createdAt)}) ${t.speaker ?? t.role}: ${t.text}`), limits.recentTurns)],
   ];
@@ -45,9 +56,10 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
   const blocks: string[] = [];
   let tokens = 0;
   let droppedForBudget = 0;
+  const shownIds: string[] = [];
   for (const [name, title, sectionLines] of candidates) {
     const kept: string[] = [];
-    for (const line of sectionLines) {
+    for (const [i, line] of sectionLines.entries()) {
       const cost = estimateTokens(line) + 1 + (kept.length === 0 ? estimateTokens(title) + 2 : 0);
       if (tokens + cost > limits.tokenBudget) {
         droppedForBudget += 1;
@@ -55,11 +67,13 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
       }
       tokens += cost;
       kept.push(line);
+      const id = idsOf[name]?.[i];
+      if (id !== undefined) shownIds.push(id);
     }
     sections[name] = kept;
     if (kept.length > 0) blocks.push(`## ${title}\n${kept.map((line) => `- ${line}`).join("\n")}`);
   }
-  return { text: blocks.join("\n\n"), tokens, sections, droppedForBudget };
+  return { text: blocks.join("\n\n"), tokens, sections, droppedForBudget, shownIds };
 }
 
 export interface PromptParts {

@@ -69,7 +69,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     summaries: { items: 3, chars: 240 },
     facts: { items: 5, chars: 200 },
     events: { items: 5, chars: 200 },
-    similar: { items: 4, chars: 200 },
+    similar: { items: 8, chars: 300 },
     recentTurns: { items: 6, chars: 180 },
     tokenBudget: 2000,
   },

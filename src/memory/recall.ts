@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
+import { excerpt } from "./excerpt.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
@@ -72,7 +73,8 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     summaries,
     facts,
     events: events.map(withBoundedText),
-    similar: similar.map(withBoundedText),
+    // A long message is shown by the part that matches the query, not by its first characters.
+    similar: similar.map((m) => (m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: excerpt(m.text, request.query, RECALLED_TEXT_CHARS) })),
     searchedScope,
   };
 }

@@ -76,6 +76,7 @@ function localSource(candidates: readonly Item[], texts: readonly string[]): Lex
     documentShare: (term) => (index.size === 0 ? 0 : index.documentFrequency(term) / index.size),
     termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
     neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
+    lengthsOf: (ids) => new Map(ids.map((id) => [id, index.termsOf(id)?.length ?? 0])),
   };
 }
 

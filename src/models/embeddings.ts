@@ -1,6 +1,5 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { OpenAIEmbeddings } from "@langchain/openai";
-import { HashedNgramEmbeddings } from "../memory/ranking/index.js";
 
 export interface EmbeddingsSettings {
   apiKey?: string;
@@ -11,12 +10,14 @@ export interface EmbeddingsSettings {
 
 /**
  * OpenAI embeddings (or any OpenAI-compatible server) when a key or base URL is configured;
- * otherwise the local hashed character n-gram embedder, which needs no download. The client does
- * not retry: a failed call falls back at once to lexical ranking (see `embedOrSkip`), where the
- * client's own retries would hold a turn for a minute behind a provider that is down.
+ * otherwise none: recall then ranks lexically only. The local hashed n-gram embedder
+ * (`HashedNgramEmbeddings`) stays available to pass in by hand, but measured on LoCoMo and
+ * LongMemEval it adds nothing over lexical ranking, so the default does not compute it. The client
+ * does not retry: a failed call falls back at once to lexical ranking (see `embedOrSkip`), where
+ * the client's own retries would hold a turn for a minute behind a provider that is down.
  */
-export function createEmbeddings(settings: EmbeddingsSettings): EmbeddingsInterface {
-  if (!settings.apiKey && !settings.baseUrl) return new HashedNgramEmbeddings();
+export function createEmbeddings(settings: EmbeddingsSettings): EmbeddingsInterface | undefined {
+  if (!settings.apiKey && !settings.baseUrl) return undefined;
   return new OpenAIEmbeddings({
     apiKey: settings.apiKey ?? "not-needed",
     model: settings.model,

@@ -7,7 +7,6 @@ import { createMemoryGraph, graphDepsOf } from "../../src/app/create-memory-grap
 import { optionsFromEnv } from "../../src/app/options-from-env.js";
 import { loadEnv, logLevelFromEnv } from "../../src/config.js";
 import { setLogger, setLogLevel, setLogSink, type Logger, type LogFields } from "../../src/logger.js";
-import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
 
 /** A logger that keeps what it is given. */
 function collecting(): Logger & { lines: (LogFields & { event: string })[] } {
@@ -87,11 +86,11 @@ describe("the library's logger option", () => {
 });
 
 describe("the library's defaults are the service's", () => {
-  it("embeds with the local hashed embedder when no model is configured, as the service does", () => {
+  it("computes no vectors when no model is configured (lexical recall), as the service does", () => {
     const library = graphDepsOf({}).embeddings;
     const service = graphDepsOf(optionsFromEnv(loadEnv({}))).embeddings;
-    expect(library).toBeInstanceOf(HashedNgramEmbeddings);
-    expect(service).toBeInstanceOf(HashedNgramEmbeddings);
+    expect(library).toBeUndefined();
+    expect(service).toBeUndefined();
   });
 
   it("embeds with OpenAI's text-embedding-3-small when OpenAI is configured, as the service does", () => {

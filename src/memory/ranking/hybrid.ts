@@ -17,6 +17,8 @@ export interface LexicalSource {
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]>;
   /** The share (0..1) of documents holding `term`, when the source knows it. */
   documentShare?(term: string): number;
+  /** The number of indexed terms of each id, when the source knows it (absent ids may be left out). */
+  lengthsOf?(ids: readonly string[]): Map<string, number>;
 }
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
@@ -29,8 +31,15 @@ export interface HybridOptions {
   feedbackMaxShare?: number;
   /** Weight of the expansion terms' BM25 score against the query's; default 0.2. */
   feedbackWeight?: number;
-  /** Share of each neighbour's lexical score a document receives; 0 turns it off. Default 0.4. */
+  /** Share of each neighbour's lexical score a document receives (see `contextHalfLength`); 0 turns it off. Default 0.5. */
   neighbourWeight?: number;
+  /**
+   * A document of this many terms receives half of `neighbourWeight`, one of n terms
+   * `contextHalfLength / (contextHalfLength + n)` of it: a short turn ("Yes, last Tuesday!") means
+   * what its neighbours say, a long one stands alone. Needs the source's `lengthsOf`; 0 gives every
+   * document the whole weight. Default 60 (chosen on LoCoMo and LongMemEval development sets together).
+   */
+  contextHalfLength?: number;
   /**
    * Whether a document found only as a neighbour (no lexical or vector match of its own) is
    * returned; default true. A store whose search must return only matches sets it false: context
@@ -62,7 +71,8 @@ const DEFAULTS: Required<HybridOptions> = {
   feedbackTerms: 5,
   feedbackWeight: 0.2,
   feedbackMaxShare: 0.05,
-  neighbourWeight: 0.4,
+  neighbourWeight: 0.5,
+  contextHalfLength: 60,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -95,18 +105,20 @@ export function expansionTerms(
  * Adds neighbour context to lexical scores: each document gets `weight` × the sum of its
  * neighbours' scores, and a neighbour of a scored document that had no score of its own gets one
  * this way (the answer to a question is often the turn after it). Returns the smoothed scores
- * and, per id, what the neighbours added. Pure.
+ * and, per id, what the neighbours added (scaled by `receives(id)`, default 1). Pure.
  */
 export function addNeighbourContext(
   scores: ReadonlyMap<string, number>,
   neighbours: ReadonlyMap<string, readonly string[]>,
   weight: number,
+  receives: (id: string) => number = () => 1,
 ): { scores: Map<string, number>; context: Map<string, number> } {
   const context = new Map<string, number>();
   if (weight > 0) {
     for (const [id, score] of scores) {
       for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score);
     }
+    for (const [id, added] of context) context.set(id, added * receives(id));
   }
   const smoothed = new Map(scores);
   for (const [id, extra] of context) smoothed.set(id, (smoothed.get(id) ?? 0) + extra);
@@ -184,7 +196,15 @@ export function rankHybrid(
   if (o.neighbourWeight > 0 && lexical.size > 0) {
     const bestScores =
       lexical.size <= o.neighbourCandidates ? lexical : new Map(sorted(lexical, o.neighbourCandidates).map((hit) => [hit.id, hit.score]));
-    ({ scores: final, context } = addNeighbourContext(bestScores, source.neighboursOf([...bestScores.keys()]), o.neighbourWeight));
+    const neighbours = source.neighboursOf([...bestScores.keys()]);
+    let receives: ((id: string) => number) | undefined;
+    if (o.contextHalfLength > 0 && source.lengthsOf) {
+      const receivers = new Set([...neighbours.values()].flat());
+      if (!o.includeContextOnly) for (const id of receivers) if (!lexical.has(id)) receivers.delete(id);
+      const lengths = source.lengthsOf([...receivers]);
+      receives = (id) => o.contextHalfLength / (o.contextHalfLength + (lengths.get(id) ?? 0));
+    }
+    ({ scores: final, context } = addNeighbourContext(bestScores, neighbours, o.neighbourWeight, receives));
   }
   if (!o.includeContextOnly) {
     for (const id of context.keys()) if (!lexical.has(id)) final.delete(id);

@@ -223,6 +223,16 @@ export class RecallIndex {
     return out;
   }
 
+  /** The number of indexed terms of each id (absent ids are left out). */
+  lengthsOf(ids: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const id of ids) {
+      const place = this.places.get(id);
+      if (place) out.set(id, this.lengths[place.slot] as number);
+    }
+    return out;
+  }
+
   private leaveGroup(id: string, place: Place): void {
     const group = this.groups.get(place.group);
     group?.delete(id, place.order);

@@ -17,6 +17,7 @@ function sourceOf(docs: Record<string, string>, group = "g"): LexicalSource & { 
     score: (terms, limit) => index.score(terms, limit),
     termsOf: (ids) => index.termsOf(ids),
     neighboursOf: (ids) => index.neighboursOf(ids),
+    lengthsOf: (ids) => index.lengthsOf(ids),
     documentShare: (term) => index.documentShare(term),
   };
 }
@@ -126,6 +127,18 @@ describe("rankHybrid", () => {
     const results = rankHybrid(tokenize("guitar"), spy, undefined, { feedbackDocs: 1, feedbackTerms: 3, neighbourWeight: 0, feedbackMaxShare: 0.5 });
     expect(seen[1]).toEqual(["teacher", "lisbon"]);
     expect(results.map((r) => r.id)).toEqual(["d1", "d2"]);
+  });
+
+  it("gives a short turn more of its neighbour's context than a long one (contextHalfLength)", () => {
+    const filler = Array.from({ length: 60 }, (_, i) => `filler${i}`).join(" ");
+    const source = sourceOf({ long: `teacher ${filler}`, strong: "guitar teacher lessons", short: "teacher" });
+    const options = { feedbackDocs: 0, includeContextOnly: false, neighbourWeight: 0.5, contextHalfLength: 60 };
+    const results = rankHybrid(tokenize("guitar teacher"), source, undefined, options);
+    const context = (id: string): number => results.find((r) => r.id === id)?.context ?? 0;
+    expect(context("short")).toBeCloseTo((0.5 * 60) / 61 * (results.find((r) => r.id === "strong")?.lexical ?? 0), 6);
+    expect(context("long")).toBeCloseTo((context("short") * 61) / 121, 6);
+    const flat = rankHybrid(tokenize("guitar teacher"), source, undefined, { ...options, contextHalfLength: 0 });
+    expect(flat.find((r) => r.id === "long")?.context).toBeCloseTo(flat.find((r) => r.id === "short")?.context ?? -1, 9);
   });
 
   it("returns nothing for a query without terms and no vector hits, and refuses bad options", () => {

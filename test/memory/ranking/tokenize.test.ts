@@ -104,6 +104,16 @@ describe("wordsOf", () => {
     );
   });
 
+  it("splits a long run of letters that fails the plain-run test at its end in linear time", () => {
+    // A link followed by a zero-width space: every letter could be matched two ways by the plain-run
+    // pattern, which backtracked through 2^n ways before refusing the run (a turn hung for minutes).
+    const run = `resistance](https://www.example.com/en/heat-generated-through-resistance-calculator/calc-467?formulaid=467)\u200b.`;
+    const started = performance.now();
+    expect(wordsOf(run)).toEqual(segmenterWords(run));
+    expect(wordsOf(`${"a".repeat(900)}\u200b`)).toEqual(["a".repeat(900)]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it("hands Intl.Segmenter nothing for Latin-script text, and at most one window at a time", () => {
     const segment = vi.spyOn(Intl.Segmenter.prototype, "segment");
     try {

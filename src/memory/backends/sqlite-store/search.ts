@@ -132,6 +132,13 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
       ) as { id: number; terms: string }[];
       return new Map(rows.map((row) => [String(row.id), row.terms.split(" ")]));
     },
+    lengthsOf(ids) {
+      const rows = statement(
+        db,
+        "SELECT rowid AS id, length(terms) - length(replace(terms, ' ', '')) + 1 AS n FROM store_fts WHERE rowid IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(ids.map(Number))) as { id: number; n: number }[];
+      return new Map(rows.map((row) => [String(row.id), row.n]));
+    },
     neighboursOf(ids) {
       // The items written just before and just after each one in its own namespace.
       const rows = statement(
@@ -161,6 +168,7 @@ function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSourc
     score: (terms, wanted) => index.score(terms, wanted),
     termsOf: (ids) => index.termsOf(ids),
     neighboursOf: (ids) => index.neighboursOf(ids),
+    lengthsOf: (ids) => index.lengthsOf(ids),
   };
 }
 

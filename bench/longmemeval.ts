@@ -1,0 +1,158 @@
+/**
+ * LongMemEval retrieval benchmark:
+ * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]`.
+ * For each question, a fresh SQLite store (temp file) holds only that question's haystack, every
+ * turn written through the graph's own write path (`saveTranscriptMessage`, with its session's
+ * date); then the question is asked through `searchSimilar` (turn metrics, latency: the first query
+ * after the writes is the one timed) and `recallContext` + `renderMemoryContext` (what call_model
+ * would be given). A plain Okapi BM25 over "role: content" runs on the same questions. Prints JSON.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { renderMemoryContext } from "../src/memory/context.js";
+import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
+import { DEFAULT_LIMITS } from "../src/memory/limits.js";
+import { namespaces } from "../src/memory/namespaces.js";
+import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
+import { recallContext } from "../src/memory/recall.js";
+import type { MemoryScope } from "../src/memory/scope.js";
+import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
+import { searchSimilar } from "../src/memory/similar.js";
+import { saveTranscriptMessage } from "../src/memory/transcript.js";
+import { evidenceShown } from "./lib/evidence-shown.js";
+import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
+import { mean, percentile, round } from "./lib/metrics.js";
+import { compareWithFile, pairedComparison, type PerQuestion } from "./lib/paired.js";
+import { PlainBm25 } from "./lib/plain-bm25.js";
+import { perQuestion, summarizeTurns } from "./lib/turn-metrics.js";
+
+const TOP = 50;
+
+/** `--hybrid <json>`: ranking options (see `HybridOptions`) to try instead of the defaults. */
+let tuning: HybridOptions | undefined;
+const METRICS = ["turn_ndcg@10", "turn_recall@10", "turn_recall_all@10", "turn_recall_all@5"];
+
+interface Measured {
+  ours: PerQuestion;
+  bm25: PerQuestion;
+  types: Map<string, string>;
+  ingestMs: number[];
+  queryMs: number[];
+  contextTokens: number[];
+  inContext: number[];
+}
+
+async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: boolean): Promise<void> {
+  const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
+  const file = join(dir, `${q.id}.db`);
+  const store = SqliteStore.open(file, { embeddings, hybrid: tuning });
+  const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: q.id, sessionId: session });
+  const plain = new PlainBm25();
+  try {
+    const started = performance.now();
+    let parentId: string | null = null;
+    for (const turn of q.turns) {
+      const sessionId = `session-${turn.session}`;
+      await saveTranscriptMessage(store, scopeOf(sessionId), { id: turn.id, role: turn.role, text: turn.text, parentId, sessionId, createdAt: turn.createdAt });
+      parentId = turn.id;
+      plain.add(turn.id, `${turn.role}: ${turn.text}`);
+    }
+    out.ingestMs.push(performance.now() - started);
+    const askScope = scopeOf("question");
+    const limits = DEFAULT_LIMITS.recall;
+    const asked = performance.now();
+    const hits = await searchSimilar(store, namespaces.sessions(askScope), {
+      query: q.question,
+      limit: TOP,
+      maxCandidates: limits.maxCandidates,
+      minVectorScore: limits.minVectorScore,
+      excludeIds: new Set(),
+      embeddings,
+    });
+    out.queryMs.push(performance.now() - asked);
+    const evidence = new Set(q.turns.filter((t) => t.evidence).map((t) => t.id));
+    const sessionOf = (id: string): number => Number(/^s(\d+):/.exec(id)?.[1] ?? -1);
+    const base = { type: q.type, evidence, sessionOf, answerSessions: q.answerSessions };
+    out.ours[q.id] = perQuestion({ ...base, retrieved: hits.map((hit) => hit.id) });
+    out.bm25[q.id] = perQuestion({ ...base, retrieved: plain.search(q.question, TOP) });
+    out.types.set(q.id, q.type);
+    const recalled = await recallContext(store, { scope: askScope, query: q.question, excludeIds: new Set(), limits, embeddings });
+    const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
+    out.contextTokens.push(rendered.tokens);
+    out.inContext.push(evidenceShown(rendered, [...evidence]));
+  } finally {
+    store.close();
+    rmSync(file, { force: true });
+  }
+}
+
+function table(rows: PerQuestion, types: Map<string, string>): { all: Record<string, number>; by_type: Record<string, Record<string, number>> } {
+  const byType: Record<string, Record<string, number>> = {};
+  for (const type of [...new Set(types.values())].sort()) {
+    byType[type] = summarizeTurns(Object.entries(rows).filter(([id]) => types.get(id) === type).map(([, r]) => r));
+  }
+  return { all: summarizeTurns(Object.values(rows)), by_type: byType };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: "string" },
+      json: { type: "string" },
+      "per-question": { type: "string" },
+      baseline: { type: "string" },
+      hybrid: { type: "string" },
+      every: { type: "string", default: "1" },
+      embeddings: { type: "string", default: "none" },
+    },
+    strict: true,
+  });
+  const every = Number(values.every);
+  if (!values.data || !Number.isInteger(every) || every < 1 || !["local", "none"].includes(values.embeddings)) {
+    process.stderr.write(
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]\n",
+    );
+    process.exit(2);
+  }
+  const questions = loadLongMemEval(values.data).filter((_, i) => i % every === 0);
+  if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
+  const dir = mkdtempSync(join(tmpdir(), "longmemeval-"));
+  const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
+  try {
+    for (const q of questions) await runQuestion(q, dir, measured, values.embeddings === "local");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const turns = questions.reduce((s, q) => s + q.turns.length, 0);
+  const report = {
+    data: values.data,
+    embeddings: values.embeddings === "none" ? "none" : "local hashed character n-grams (HashedNgramEmbeddings)",
+    questions: questions.length,
+    turns,
+    ...table(measured.ours, measured.types),
+    plain_bm25: table(measured.bm25, measured.types),
+    paired_vs_plain_bm25: Object.fromEntries(METRICS.map((m) => [m, pairedComparison(measured.ours, measured.bm25, m)])),
+    ...(values.baseline ? { paired_vs_baseline: compareWithFile(measured.ours, values.baseline, METRICS) } : {}),
+    latency_ms: {
+      ingest_per_turn_mean: round(measured.ingestMs.reduce((s, x) => s + x, 0) / Math.max(1, turns), 3),
+      query_p50: round(percentile(measured.queryMs, 50), 3),
+      query_p95: round(percentile(measured.queryMs, 95), 3),
+    },
+    context_tokens: {
+      budget: DEFAULT_LIMITS.context.tokenBudget,
+      mean: round(mean(measured.contextTokens)),
+      p95: percentile(measured.contextTokens, 95),
+      max: Math.max(0, ...measured.contextTokens),
+    },
+    evidence_in_context: round(100 * mean(measured.inContext)),
+  };
+  const text = JSON.stringify(report, null, 2);
+  process.stdout.write(`${text}\n`);
+  if (values.json) writeFileSync(values.json, `${text}\n`);
+  if (values["per-question"]) writeFileSync(values["per-question"], `${JSON.stringify(measured.ours)}\n`);
+}
+
+await main();
