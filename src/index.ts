@@ -31,3 +31,5 @@ export {
   type LoggerOption,
   type LogLevel,
 } from "./logger.js";
+/** The local hashed n-gram embedder (no download), for `embeddings` when vectors are wanted offline. */
+export { HashedNgramEmbeddings } from "./memory/ranking/hash-embedder.js";
