@@ -1,19 +1,17 @@
 import { AIMessage } from "@langchain/core/messages";
-import type { BaseStore, LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { textOf, withMeta } from "../reducers/message-meta.js";
 import { assemblePrompt } from "../memory/context.js";
 import { EMPTY_CONTEXT } from "../memory/recall.js";
-import type { TranscriptRecord } from "../memory/records.js";
 import { requireStore } from "../memory/store-io.js";
-import { getTranscriptMessage, messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
-import type { MemoryScope } from "../memory/scope.js";
+import { messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { offlineReply } from "../models/offline-responder.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
-import type { MemoryState, MemoryUpdate, TurnInfo } from "../state/state.js";
+import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
 import { historyFor, humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
@@ -59,7 +57,7 @@ export function createCallModelNode(deps: GraphDeps) {
       } catch (error) {
         const message = messageOf(error);
         log.error("model_error", { node: NODE.callModel, error: message });
-        await saveTranscriptMessages(store, scope, await storedUserMessage(store, scope, turn));
+        await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId)]);
         return {
           status: "ERROR",
           errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
@@ -87,7 +85,7 @@ export function createCallModelNode(deps: GraphDeps) {
     // message (stored unindexed by ingest_prompt) is indexed with the reply: one write, one
     // embedding call, after the reply — none of it before the first token.
     const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
-    await saveTranscriptMessages(store, scope, [...(await storedUserMessage(store, scope, turn)), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
+    await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
     return {
       usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),
@@ -96,10 +94,4 @@ export function createCallModelNode(deps: GraphDeps) {
       session: { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 },
     };
   };
-}
-
-/** This turn's user message as stored (by ingest_prompt, unindexed), to index it now. */
-async function storedUserMessage(store: BaseStore, scope: MemoryScope, turn: TurnInfo): Promise<TranscriptRecord[]> {
-  const record = await getTranscriptMessage(store, scope, turn.messageId);
-  return record ? [record] : [];
 }
