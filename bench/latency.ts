@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
@@ -20,6 +19,7 @@ import { AIMessageChunk, HumanMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { flagsOrExit } from "../src/cli/args.js";
 import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
+import { freePort } from "./lib/free-port.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
@@ -41,15 +41,6 @@ function stats(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
   return { p50: round(at(0.5)), p95: round(at(0.95)), max: round(sorted.at(-1) ?? 0) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function startService(baseUrl: string, dir: string): Promise<{ child: ChildProcess; url: string }> {

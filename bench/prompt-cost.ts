@@ -13,7 +13,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createMemoryGraph } from "../src/app/create-memory-graph.js";
@@ -22,6 +21,7 @@ import { flagsOrExit } from "../src/cli/args.js";
 import { loadEnv } from "../src/config.js";
 import { setLogLevel } from "../src/logger.js";
 import { longPrompt } from "./lib/long-prompts.js";
+import { freePort } from "./lib/free-port.js";
 
 const args = flagsOrExit(process.argv.slice(2), { warmup: { type: "string" }, turns: { type: "string" }, seconds: { type: "string" } }, "usage: npm run bench:prompt-cost -- [--warmup N] [--turns N] [--seconds S]");
 const warmup = Number(args.warmup ?? 3);
@@ -57,15 +57,6 @@ async function cpuPerTurn(dir: string) {
     await graph.close();
   }
   return report;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** /healthz latencies (sorted) of one probe every 25 ms for `forSeconds`. */

@@ -9,11 +9,11 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { flagsOrExit } from "../src/cli/args.js";
+import { freePort } from "./lib/free-port.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
@@ -25,15 +25,6 @@ const connections = Number(args.connections ?? 32);
 const warmupSeconds = Number(args.warmup ?? 3);
 const workers = Number(args.workers ?? os.availableParallelism());
 const viaTsx = args.tsx === true;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-service-"));
 const port = await freePort();
