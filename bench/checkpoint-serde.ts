@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { CompactSerializer } from "../src/memory/backends/checkpoint-serde.js";
+import { CompactSerializer } from "../src/storage/shared/checkpoint-serde.js";
 
 const { values: args } = parseArgs({
   options: { rounds: { type: "string", default: "300" }, warmup: { type: "string", default: "50" } },

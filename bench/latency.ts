@@ -1,6 +1,7 @@
 /**
  * `npm run bench:latency`: what a user waits for with a real model's pacing. A local
- * OpenAI-compatible stand-in (300 ms to the first token, then 20 tokens 15 ms apart; embeddings
+ * OpenAI-compatible stand-in (300 ms to the first token, then 20 tokens 15 ms apart; a non-streamed
+ * answer, such as the classification, after its own tokens at that pace; embeddings
  * after 0 ms, then 150 ms) serves both sides of one run:
  * - ours: the memory-graph service (SQLite, the model and embeddings from the stand-in) over its
  *   streaming route, POST /v1/turns/stream;
@@ -126,6 +127,11 @@ async function run(embeddingsMs: number, pacing: Omit<Pacing, "embeddingsMs">) {
       theirs.push(await bare("s1", text(i)));
     }
     const oursTurnStats = stats(ours.map((t) => t.turn));
+    // How long the stand-in's own calls took, by kind (both sides' replies; our side calls).
+    const callKinds = ["reply", "tool_call", "text", "embeddings"] as const;
+    const providerMs = Object.fromEntries(
+      callKinds.map((kind) => [kind, stats(provider.calls.filter((call) => call.kind === kind).map((call) => call.ms))]),
+    );
     const bareStats = { ttft_ms: stats(theirs.map((t) => t.ttft)), turn_ms: stats(theirs.map((t) => t.turn)) };
     const oursStats = { ttft_ms: stats(ours.map((t) => t.ttft)), turn_ms: oursTurnStats };
     // Turn i (0-based) completes pair i + 1: every SUMMARY_INTERVAL-th pair makes a summary.
@@ -136,6 +142,8 @@ async function run(embeddingsMs: number, pacing: Omit<Pacing, "embeddingsMs">) {
       bare: bareStats,
       ratio_ttft_p95: ratio(oursStats.ttft_ms.p95, bareStats.ttft_ms.p95),
       ratio_turn_p95: ratio(oursStats.turn_ms.p95, bareStats.turn_ms.p95),
+      // The reply stream, the classification (a tool call), the summary (text), embeddings.
+      provider_call_ms: providerMs,
       summary_turns: summaryTurns,
       summary_turn_vs_median: ratio(Math.max(0, ...summaryTurns.map((t) => t.turn_ms)), oursTurnStats.p50),
       slowest_turns: ours

@@ -1,26 +1,19 @@
 /**
  * LoCoMo retrieval benchmark: `npm run bench:locomo -- --data <file> [--json <out>]`.
- * For each conversation, a fresh SQLite store (temp file) is filled through the graph's own write
- * path (`saveTranscriptMessage`, one message per turn, with its speaker and its session's date);
- * then every question is asked through `searchSimilar` (ranking metrics, latency) and
- * `recallContext` + `renderMemoryContext` (what call_model would be given). Prints JSON.
+ * For each conversation, a fresh SQLite memory (temp file) is filled through the public API only:
+ * `memory.importSessions`, one call per session (each turn with its speaker and its session's
+ * date); then every question is asked through `memory.search` (ranking metrics, latency) and
+ * `memory.search` with `withContext` (the memory block call_model would be given). Prints JSON.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { renderMemoryContext } from "../src/memory/context.js";
-import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
-import { DEFAULT_LIMITS } from "../src/memory/limits.js";
-import { namespaces } from "../src/memory/namespaces.js";
-import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
-import { recallContext } from "../src/memory/recall.js";
-import type { TranscriptRecord } from "../src/memory/records.js";
-import type { MemoryScope } from "../src/memory/scope.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
+import { SqliteStore } from "../src/entries/sqlite.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
-import { searchSimilar } from "../src/memory/similar.js";
-import { saveTranscriptMessage } from "../src/memory/transcript.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLocomo, type LocomoConversation } from "./lib/locomo-data.js";
 import { mean, percentile, recallAt, round, summarize, type QuestionResult } from "./lib/metrics.js";
@@ -47,55 +40,48 @@ interface Measured {
 async function runConversation(conv: LocomoConversation, dir: string, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings, hybrid: tuning });
-  const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: conv.sampleId, sessionId: session });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
+  const user = { tenantId: "bench", userId: conv.sampleId };
   try {
-    let parentId: string | null = null;
-    for (const turn of conv.turns) {
-      const record: TranscriptRecord = {
-        id: turn.id,
-        role: turn.speaker === conv.speakers[0] ? "user" : "assistant",
-        text: turn.text,
-        speaker: turn.speaker,
-        parentId,
-        sessionId: `session-${turn.session}`,
-        createdAt: turn.createdAt,
-      };
+    for (const session of sessionsOf(conv)) {
       const started = performance.now();
-      await saveTranscriptMessage(store, scopeOf(record.sessionId), record);
-      out.ingestMs.push(performance.now() - started);
-      parentId = turn.id;
+      await memory.importSessions(user, [session]);
+      const perTurn = (performance.now() - started) / session.messages.length;
+      out.ingestMs.push(...session.messages.map(() => perTurn));
     }
     const plain = new PlainBm25();
     for (const turn of conv.turns) plain.add(turn.id, `${turn.speaker}: ${turn.text}`);
-    // The question arrives in a new session, so recall searches all of the user's sessions.
-    const askScope = scopeOf("question");
-    const prefix = namespaces.sessions(askScope);
-    const limits = DEFAULT_LIMITS.recall;
+    // The question is not part of any session: search covers all of the user's sessions.
     for (const [i, qa] of conv.questions.entries()) {
       out.ids.push(`${conv.sampleId}#${i}`);
       out.bm25.push({ category: qa.category, evidence: qa.evidence, retrieved: plain.search(qa.question, TOP).map((id) => [id]) });
       const started = performance.now();
-      const hits = await searchSimilar(store, prefix, {
-        query: qa.question,
-        limit: TOP,
-        maxCandidates: limits.maxCandidates,
-        minVectorScore: limits.minVectorScore,
-        excludeIds: new Set(),
-        embeddings,
-      });
+      const { hits } = await memory.search({ ...user, query: qa.question, limit: TOP });
       out.queryMs.push(performance.now() - started);
-      out.results.push({ category: qa.category, evidence: qa.evidence, retrieved: hits.map((hit) => hit.turnIds) });
+      out.results.push({ category: qa.category, evidence: qa.evidence, retrieved: hits.map((hit) => [hit.id]) });
     }
     // What call_model would be given, in a second pass so its reads do not disturb the timings above.
     for (const qa of conv.questions) {
-      const recalled = await recallContext(store, { scope: askScope, query: qa.question, excludeIds: new Set(), limits, embeddings });
-      const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
-      out.contextTokens.push(rendered.tokens);
-      if (qa.evidence.length > 0) out.inContext.push({ category: qa.category, fraction: evidenceShown(rendered, qa.evidence) });
+      const { memoryContext } = await memory.search({ ...user, query: qa.question, limit: 1, withContext: true });
+      out.contextTokens.push(memoryContext?.tokens ?? 0);
+      if (qa.evidence.length > 0) out.inContext.push({ category: qa.category, fraction: evidenceShown(memoryContext?.shownIds ?? [], qa.evidence) });
     }
   } finally {
+    await memory.close();
     store.close();
   }
+}
+
+/** The conversation's turns as sessions to import, in order: the first speaker is the user. */
+function sessionsOf(conv: LocomoConversation): ImportSession[] {
+  const sessions = new Map<number, ImportSession>();
+  for (const turn of conv.turns) {
+    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
+    const role = turn.speaker === conv.speakers[0] ? "user" : "assistant";
+    session.messages.push({ id: turn.id, role, text: turn.text, speaker: turn.speaker, createdAt: turn.createdAt });
+    sessions.set(turn.session, session);
+  }
+  return [...sessions.values()];
 }
 
 async function main(): Promise<void> {

@@ -1,27 +1,22 @@
 /**
  * LongMemEval retrieval benchmark:
  * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]`.
- * For each question, a fresh SQLite store (temp file) holds only that question's haystack, every
- * turn written through the graph's own write path (`saveTranscriptMessage`, with its session's
- * date); then the question is asked through `searchSimilar` (turn metrics, latency: the first query
- * after the writes is the one timed) and `recallContext` + `renderMemoryContext` (what call_model
- * would be given). A plain Okapi BM25 over "role: content" runs on the same questions. Prints JSON.
+ * For each question, a fresh SQLite memory (temp file) holds only that question's haystack, filled
+ * through the public API only: `memory.importSessions`, one call per session (each turn with its
+ * session's date); then the question is asked through `memory.search` (turn metrics, latency: the
+ * first query after the writes is the one timed) and `memory.search` with `withContext` (the memory
+ * block call_model would be given). A plain Okapi BM25 over "role: content" runs on the same
+ * questions. Prints JSON.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { renderMemoryContext } from "../src/memory/context.js";
-import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
-import { DEFAULT_LIMITS } from "../src/memory/limits.js";
-import { namespaces } from "../src/memory/namespaces.js";
-import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
-import { recallContext } from "../src/memory/recall.js";
-import type { MemoryScope } from "../src/memory/scope.js";
+import { MemorySaver } from "@langchain/langgraph";
+import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
+import { SqliteStore } from "../src/entries/sqlite.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
-import { searchSimilar } from "../src/memory/similar.js";
-import { saveTranscriptMessage } from "../src/memory/transcript.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
 import { mean, percentile, round } from "./lib/metrics.js";
@@ -49,29 +44,16 @@ async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: 
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const file = join(dir, `${q.id}.db`);
   const store = SqliteStore.open(file, { embeddings, hybrid: tuning });
-  const scopeOf = (session: string): MemoryScope => ({ tenantId: "bench", userId: q.id, sessionId: session });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
+  const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
   try {
     const started = performance.now();
-    let parentId: string | null = null;
-    for (const turn of q.turns) {
-      const sessionId = `session-${turn.session}`;
-      await saveTranscriptMessage(store, scopeOf(sessionId), { id: turn.id, role: turn.role, text: turn.text, parentId, sessionId, createdAt: turn.createdAt });
-      parentId = turn.id;
-      plain.add(turn.id, `${turn.role}: ${turn.text}`);
-    }
+    for (const session of sessionsOf(q)) await memory.importSessions(user, [session]);
     out.ingestMs.push(performance.now() - started);
-    const askScope = scopeOf("question");
-    const limits = DEFAULT_LIMITS.recall;
+    for (const turn of q.turns) plain.add(turn.id, `${turn.role}: ${turn.text}`);
     const asked = performance.now();
-    const hits = await searchSimilar(store, namespaces.sessions(askScope), {
-      query: q.question,
-      limit: TOP,
-      maxCandidates: limits.maxCandidates,
-      minVectorScore: limits.minVectorScore,
-      excludeIds: new Set(),
-      embeddings,
-    });
+    const { hits } = await memory.search({ ...user, query: q.question, limit: TOP });
     out.queryMs.push(performance.now() - asked);
     const evidence = new Set(q.turns.filter((t) => t.evidence).map((t) => t.id));
     const sessionOf = (id: string): number => Number(/^s(\d+):/.exec(id)?.[1] ?? -1);
@@ -79,14 +61,25 @@ async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: 
     out.ours[q.id] = perQuestion({ ...base, retrieved: hits.map((hit) => hit.id) });
     out.bm25[q.id] = perQuestion({ ...base, retrieved: plain.search(q.question, TOP) });
     out.types.set(q.id, q.type);
-    const recalled = await recallContext(store, { scope: askScope, query: q.question, excludeIds: new Set(), limits, embeddings });
-    const rendered = renderMemoryContext(recalled, DEFAULT_LIMITS.context);
-    out.contextTokens.push(rendered.tokens);
-    out.inContext.push(evidenceShown(rendered, [...evidence]));
+    const { memoryContext } = await memory.search({ ...user, query: q.question, limit: 1, withContext: true });
+    out.contextTokens.push(memoryContext?.tokens ?? 0);
+    out.inContext.push(evidenceShown(memoryContext?.shownIds ?? [], [...evidence]));
   } finally {
+    await memory.close();
     store.close();
     rmSync(file, { force: true });
   }
+}
+
+/** The haystack's turns as sessions to import, in order. */
+function sessionsOf(q: LmeQuestion): ImportSession[] {
+  const sessions = new Map<number, ImportSession>();
+  for (const turn of q.turns) {
+    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
+    session.messages.push({ id: turn.id, role: turn.role, text: turn.text, createdAt: turn.createdAt });
+    sessions.set(turn.session, session);
+  }
+  return [...sessions.values()];
 }
 
 function table(rows: PerQuestion, types: Map<string, string>): { all: Record<string, number>; by_type: Record<string, Record<string, number>> } {

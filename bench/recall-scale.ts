@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
-import { SqliteStore } from "../src/memory/backends/sqlite-store.js";
+import { SqliteStore } from "../src/storage/sqlite/store.js";
 import { DEFAULT_LIMITS } from "../src/memory/limits.js";
 import { namespaces } from "../src/memory/namespaces.js";
 import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";

@@ -2,7 +2,9 @@
  * `npm run bench:storage`: 1,000 turns on one session with a fixed fake model, our SQLite backend
  * against a bare LangGraph graph (MessagesAnnotation + the official SqliteSaver) doing the same
  * turns, in one run; then ours on Postgres when DATABASE_URL (or --postgres URL) answers.
- * Prints one JSON object: {"ours": {...}, "bare": {...}, "ours_postgres": {...}, "targets": {...}}.
+ * Then ours (SQLite) again with vectors: 1,536-dimension embeddings from a local OpenAI-compatible
+ * stand-in, through the OpenAI client (`ours_embeddings`, with the bytes its vectors take).
+ * Prints one JSON object: {"ours": {...}, "bare": {...}, "ours_embeddings": {...}, "ours_postgres": {...}, "targets": {...}}.
  * Options: --turns N (default 1000; the windows are turns 1–100 and the last 100).
  */
 import fs from "node:fs";
@@ -15,13 +17,16 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { flagsOrExit } from "../src/cli/args.js";
 import { createMemoryGraph, type MemoryGraphOptions } from "../src/app/create-memory-graph.js";
+import { createEmbeddings } from "../src/models/embeddings.js";
 import { setLogLevel } from "../src/logger.js";
-import { PostgresCheckpointer } from "../src/memory/backends/postgres-checkpointer.js";
-import { PostgresStore } from "../src/memory/backends/postgres-store.js";
-import { postgresGcTarget } from "../src/memory/gc.js";
+import { PostgresCheckpointer } from "../src/storage/postgres/checkpointer.js";
+import { PostgresStore } from "../src/storage/postgres/store.js";
+import { postgresGcTarget } from "../src/storage/postgres/gc-target.js";
+import { startPacedProvider } from "./lib/paced-provider.js";
 
 const args = flagsOrExit(process.argv.slice(2), { turns: { type: "string" }, postgres: { type: "string" } }, "usage: npm run bench:storage -- [--turns N] [--postgres URL]");
 const TURNS = Number(args.turns ?? 1000);
+const EMBEDDING_DIMENSIONS = 1536;
 const REPLY = "Thanks for asking. Your order is being prepared and should ship within two business days; I will keep you posted.";
 const scope = { tenantId: "bench", userId: "u1", sessionId: "s1" };
 const prompt = (i: number) => `Turn ${i}: could you tell me when order ${1000 + i} ships and what the delivery costs to Chiang Mai?`;
@@ -85,6 +90,24 @@ async function ours(dir: string): Promise<Figures> {
   }
 }
 
+/** Ours with 1,536-dimension vectors from the stand-in provider (answering at once): what the vectors cost on disk. */
+async function oursWithEmbeddings(dir: string): Promise<Figures & { vectors: number; vector_bytes: number }> {
+  const file = path.join(dir, "ours-embeddings.db");
+  const provider = await startPacedProvider({ ttftMs: 0, tokens: 1, tokenGapMs: 0, embeddingsMs: 0, dimensions: EMBEDDING_DIMENSIONS });
+  const embeddings = createEmbeddings({ baseUrl: provider.baseUrl, apiKey: "bench", model: "text-embedding-3-small", timeoutMs: 10_000 });
+  const graph = await createMemoryGraph({ ...ourOptions, chatModel: fakeModel(), embeddings, backend: "sqlite", sqlitePath: file });
+  try {
+    const figures = await measure((i) => graph.runTurn({ ...scope, message: prompt(i) }), async () => sqliteBytes(file));
+    await graph.close();
+    const db = new Database(file, { readonly: true });
+    const row = db.prepare("SELECT count(*) AS n, COALESCE(sum(length(vector)), 0) AS bytes FROM store_vectors").get() as { n: number; bytes: number };
+    db.close();
+    return { ...figures, vectors: row.n, vector_bytes: row.bytes };
+  } finally {
+    await provider.close();
+  }
+}
+
 async function bare(dir: string): Promise<Figures> {
   const file = path.join(dir, "bare.db");
   const model = fakeModel();
@@ -128,7 +151,7 @@ async function oursOnPostgres(url: string): Promise<Figures & { schema: string }
 setLogLevel("silent");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-storage-"));
 try {
-  const result: Record<string, unknown> = { turns: TURNS, ours: await ours(dir), bare: await bare(dir) };
+  const result: Record<string, unknown> = { turns: TURNS, ours: await ours(dir), bare: await bare(dir), ours_embeddings: await oursWithEmbeddings(dir) };
   const url = args.postgres ?? process.env.DATABASE_URL;
   if (url) {
     try {
@@ -139,7 +162,9 @@ try {
   }
   const o = result.ours as Figures;
   const b = result.bare as Figures;
+  const e = result.ours_embeddings as Figures;
   result.targets = {
+    ours_embeddings_at_most_10_mb: e.db_bytes_at_1000 <= 10_000_000,
     db_ratio_bare_over_ours_at_1000: Math.round((b.db_bytes_at_1000 / o.db_bytes_at_1000) * 10) / 10,
     ours_at_most_1_20th_of_bare: o.db_bytes_at_1000 * 20 <= b.db_bytes_at_1000,
     ours_p50_growth: Math.round((o.p50_ms_turns_901_1000 / o.p50_ms_turns_1_100) * 100) / 100,

@@ -22,7 +22,7 @@ import { createMemoryGraph } from "../src/app/create-memory-graph.js";
 import { optionsFromEnv } from "../src/app/options-from-env.js";
 import { loadEnv } from "../src/config.js";
 import { flagsOrExit } from "../src/cli/args.js";
-import { SqliteCheckpointer } from "../src/memory/backends/sqlite-checkpointer.js";
+import { SqliteCheckpointer } from "../src/storage/sqlite/checkpointer.js";
 import { createStateAnnotation } from "../src/state/state.js";
 
 const args = flagsOrExit(

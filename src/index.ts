@@ -19,7 +19,10 @@ export * from "./reducers/index.js";
 export { DEFAULT_LIMITS, resolveLimits, type MemoryLimits, type LimitsInput } from "./memory/limits.js";
 export type { MemoryContext } from "./memory/recall.js";
 export type { MemoryScope } from "./memory/scope.js";
-export { MemoryGraphError, type ErrorKind } from "./errors.js";
+export type { ImportOptions, ImportResult } from "./app/memory-api.js";
+export type { ImportInput, ImportMessage, ImportSession, UserMemoryExport } from "./memory/import-schema.js";
+export type { MemoryHit, MemorySearchRequest, MemorySearchResult } from "./memory/search.js";
+export { ERROR_CODES, MemoryGraphError, type ErrorCode, type ErrorKind, type StorageDependency } from "./errors.js";
 export {
   jsonLogger,
   setLogger,

@@ -3,8 +3,12 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A local OpenAI-compatible provider paced like a real model: `ttftMs` before the first token,
- * then `tokens` pieces `tokenGapMs` apart (a non-streamed answer arrives after all of them), and
- * embeddings that answer after `embeddingsMs`. Chat answers report usage, as providers do.
+ * then one token every `tokenGapMs`. A reply is `tokens` pieces, streamed or not. A non-streamed
+ * answer arrives when its last token would have: `ttftMs + (n − 1) × tokenGapMs` for an answer of
+ * n tokens — a tool call's arguments counted at four characters a token (OpenAI's rule of thumb;
+ * the classification below is 120 characters, 30 tokens, where o200k_base counts 32), not priced
+ * as a reply of `tokens`. Embeddings answer after `embeddingsMs`. Answers report usage, as
+ * providers do, with the completion tokens they were paced by.
  */
 export interface Pacing {
   ttftMs: number;
@@ -14,9 +18,14 @@ export interface Pacing {
   dimensions: number;
 }
 
+/** What a call was: a streamed reply, a non-streamed tool call (classification) or text (summary), embeddings. */
+export type CallKind = "reply" | "tool_call" | "text" | "embeddings";
+
 export interface PacedProvider {
   baseUrl: string;
   pacing: Pacing;
+  /** How long each call took, from its request to its last byte, by kind. */
+  calls: { kind: CallKind; ms: number }[];
   close(): Promise<void>;
 }
 
@@ -36,9 +45,12 @@ function vectorOf(text: string, dims: number): number[] {
 }
 
 const EVENT = { type: "INQUIRY", importance: 0.6, intent: "question", entities: [], language: "en", payload: {}, attributeUpdates: [] };
-const usage = { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140 };
+const PROMPT_TOKENS = 120;
+const usageOf = (completion: number) => ({ prompt_tokens: PROMPT_TOKENS, completion_tokens: completion, total_tokens: PROMPT_TOKENS + completion });
+/** Tokens of generated JSON or text by OpenAI's rule of thumb: about four characters a token. */
+const tokensOf = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<void> {
+async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<CallKind> {
   const tools = body.tools as { function: { name: string } }[] | undefined;
   const pieces = Array.from({ length: pacing.tokens }, (_, i) => `w${i} `);
   if (body.stream === true && !tools?.length) {
@@ -49,30 +61,42 @@ async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: 
       const delta = i === 0 ? { role: "assistant", content: piece } : { content: piece };
       res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
     }
-    res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: usageOf(pieces.length) })}\n\n`);
     res.end("data: [DONE]\n\n");
-    return;
+    return "reply";
   }
-  await sleep(pacing.ttftMs + (pacing.tokens - 1) * pacing.tokenGapMs);
+  const args = JSON.stringify(EVENT);
+  const completion = tools?.length ? tokensOf(args) : pieces.length;
+  await sleep(pacing.ttftMs + (completion - 1) * pacing.tokenGapMs);
   const message = tools?.length
-    ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: JSON.stringify(EVENT) } }] }
+    ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: args } }] }
     : { role: "assistant", content: pieces.join("") };
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "paced", choices: [{ index: 0, message, finish_reason: "stop" }], usage }));
+  res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "paced", choices: [{ index: 0, message, finish_reason: "stop" }], usage: usageOf(completion) }));
+  return tools?.length ? "tool_call" : "text";
 }
 
 export async function startPacedProvider(pacing: Pacing): Promise<PacedProvider> {
-  const provider: PacedProvider = { baseUrl: "", pacing, close: async () => undefined };
+  const provider: PacedProvider = { baseUrl: "", pacing, calls: [], close: async () => undefined };
   const server = createServer((req, res) => {
+    const started = performance.now();
     void bodyOf(req).then(async (body) => {
       if ((req.url ?? "").endsWith("/embeddings")) {
         await sleep(provider.pacing.embeddingsMs);
         const inputs = ([] as string[]).concat(body.input as string | string[]);
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ object: "list", model: "paced", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text, provider.pacing.dimensions) })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        // The OpenAI client asks for base64 (little-endian Float32) unless told otherwise, as the API sends.
+        const base64 = body.encoding_format === "base64";
+        const embeddingOf = (text: string) => {
+          const vector = vectorOf(text, provider.pacing.dimensions);
+          return base64 ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
+        };
+        res.end(JSON.stringify({ object: "list", model: "paced", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: embeddingOf(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        provider.calls.push({ kind: "embeddings", ms: performance.now() - started });
         return;
       }
-      await chat(res, body, provider.pacing);
+      const kind = await chat(res, body, provider.pacing);
+      provider.calls.push({ kind, ms: performance.now() - started });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

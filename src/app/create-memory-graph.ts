@@ -1,76 +1,39 @@
-import { randomUUID } from "node:crypto";
-import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
-import { log, resolveLogger, withLogger, type LoggerOption } from "../logger.js";
+import { log, resolveLogger, withLogger } from "../logger.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
-import { DEFAULT_CHECKPOINT_KEEP, type GcTarget } from "../memory/gc.js";
-import { resolveLimits, type LimitsInput, type MemoryLimits } from "../memory/limits.js";
+import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
+import type { MemoryLimits } from "../memory/limits.js";
+import type { TranscriptRecord } from "../memory/records.js";
 import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
-import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
-import { createEmbeddings } from "../models/embeddings.js";
-import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
+import { currentLeaf } from "../memory/session-continuity.js";
+import { reusingEmbeddings } from "../memory/vector-reuse.js";
+import type { GraphDeps } from "../nodes/deps.js";
+import { PreparedTurns } from "../nodes/prepared-turn.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
-import { skippedTurn, turnResultOf, usageOf, type TurnResult } from "../state/turn-result.js";
+import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
 import { summaryDue } from "../nodes/summarize.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
-import { openPersistence, type BackendKind, type Persistence } from "./backends.js";
-import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
+import { openPersistence, type Persistence } from "./backends.js";
+import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
+import { sessionThread, userMemory, type UserMemory } from "./memory-reads.js";
 import { prepareTurn } from "./prepare-turn.js";
-import { inProcessTurnLock, type TurnLock } from "./turn-lock.js";
+import type { DependencyStatus } from "./dependency-health.js";
+import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
+import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
+import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
+import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
+import { upkeepOf } from "./upkeep.js";
 
-export interface MemoryGraphOptions {
-  /** Where memory lives: `sqlite` (default, one file) or `memory` (tests). */
-  backend?: BackendKind;
-  sqlitePath?: string;
-  /** Bring your own persistence instead of a backend (turns are then serialised in-process). */
-  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget };
-  /** Postgres connection string (postgres backend; redis backend's long-term store). */
-  databaseUrl?: string;
-  /** Redis URL (redis backend). */
-  redisUrl?: string;
-  /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
-  chatModel?: BaseChatModel | null;
-  classifierModel?: BaseChatModel | null;
-  summaryModel?: BaseChatModel | null;
-  /** OpenAI (or compatible) settings used when `chatModel` (or `embeddings`) is omitted. */
-  openai?: ChatModelSettings & { embeddingsModel?: string };
-  /** Name reported on candidates (default: the OpenAI model name, or "custom"). */
-  modelName?: string;
-  /**
-   * Embeds stored messages and queries for recall's vector half. Default, as in the service: OpenAI
-   * embeddings (`openai.embeddingsModel`, default text-embedding-3-small) when `openai` has a key or
-   * base URL, else the local hashed n-gram embedder (no download, no key). `null`: lexical recall only.
-   */
-  embeddings?: EmbeddingsInterface | null;
-  limits?: LimitsInput;
-  memoryMode?: MemoryMode;
-  systemPrompt?: string;
-  retry?: { retries: number; baseDelayMs: number };
-  /**
-   * Checkpoints kept per session (default 20; never the newest). Older ones are pruned as turns
-   * end, once `PRUNE_SLACK` more have gathered, so a session holds at most keep + 10 and storage
-   * grows with the transcript, not with checkpoint history.
-   */
-  checkpointKeep?: number;
-  now?: () => Date;
-  newId?: () => string;
-  /**
-   * Where this graph's log events go: a logger (pino, bunyan, `console`, or any
-   * `{ debug, info, warn, error }(fields, event)`), a level of our JSON lines on stdout, or `false`
-   * for none. Default: the process-wide logger (JSON at `setLogLevel`'s level, or `setLogger`'s).
-   */
-  logger?: LoggerOption;
-}
+export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
+export type { UserMemory } from "./memory-reads.js";
 
-/** A compiled memory graph with its persistence, ready to take turns. */
-export interface MemoryGraph {
+/** A compiled memory graph with its persistence, ready to take turns; its memory can be searched, imported and exported. */
+export interface MemoryGraph extends MemoryApi {
   app: MemoryGraphApp;
   persistence: Persistence;
   limits: MemoryLimits;
@@ -91,12 +54,29 @@ export interface MemoryGraph {
    * build_candidate is done, and a due summary is made after it, with the session still locked.
    */
   settled(): Promise<void>;
+  /**
+   * Makes what an answered turn of the thread left undone: the summary it found due, when the
+   * process stopped (or its CPU was throttled) before making it. Takes no lock: the caller holds
+   * the thread's turn lock (`collectGarbage` does, and `npm run gc` passes this as its `upkeep`).
+   * True when a summary was made.
+   */
+  finishUpkeep(this: void, threadId: string): Promise<boolean>;
   /** Forgets a user (every layer, every session) once the upkeep of answered turns has finished. */
   forgetUser(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<ForgetCounts>;
   /** Forgets one session and what was learned in it, holding the session's turn lock (so after its upkeep). */
   forgetSession(scope: MemoryScope): Promise<SessionForgetCounts>;
   /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
   sessionState(scope: MemoryScope): Promise<MemoryState | null>;
+  /** The session's current thread (its messages from the root to the newest), or null when it has none. */
+  sessionMessages(scope: MemoryScope): Promise<TranscriptRecord[] | null>;
+  /** A user's long-term memory: events, facts (with validity) and summaries, newest first. */
+  userMemory(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<UserMemory>;
+  /** Resolves when storage answers (readiness); throws when it does not. */
+  ping(): Promise<void>;
+  /** What this process knows of each storage dependency: up or down since when, outages, degraded and refused turns. */
+  health(): DependencyStatus[];
+  /** Pings every storage dependency at once, each within `timeoutMs` (default 800), and reports the same. */
+  checkHealth(timeoutMs?: number): Promise<DependencyStatus[]>;
   /** Refuses further turns, sends traces still queued (LangSmith, when on), closes storage. */
   close(): Promise<void>;
 }
@@ -119,49 +99,16 @@ const INTERRUPT = "__interrupt__";
 /** Checkpoints a session may gather beyond `checkpointKeep` before a turn prunes it back. */
 export const PRUNE_SLACK = 10;
 
-/** The run config every turn shares: its thread, checkpointed once at the end. */
-type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
-
-/**
- * What the nodes get from the options: the models (an OpenAI-compatible one from `openai` when no
- * chat model is given; nodes do the retrying, so its client does not), limits and defaults.
- */
-export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
-  return {
-    chatModel: options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null,
-    classifierModel: options.classifierModel,
-    summaryModel: options.summaryModel,
-    modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
-    embeddings: embeddingsOf(options),
-    limits: resolveLimits(options.limits),
-    memoryMode: options.memoryMode ?? "conversation",
-    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-    retry: options.retry ?? { retries: 2, baseDelayMs: 250 },
-    now: options.now ?? (() => new Date()),
-    newId: options.newId ?? randomUUID,
-  };
-}
-
-/** The embeddings the options name, or the service's default (see `MemoryGraphOptions.embeddings`). */
-function embeddingsOf(options: MemoryGraphOptions): EmbeddingsInterface | undefined {
-  if (options.embeddings !== undefined) return options.embeddings ?? undefined;
-  const openai = options.openai;
-  return createEmbeddings({
-    apiKey: openai?.apiKey,
-    baseUrl: openai?.baseUrl,
-    model: openai?.embeddingsModel ?? DEFAULT_EMBEDDINGS_MODEL,
-    timeoutMs: openai?.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
-  });
-}
-
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
   const logger = options.logger === undefined ? undefined : resolveLogger(options.logger);
   // What the graph logs, in any call of it, goes to its own logger when it has one.
   const scoped = <T>(work: () => T): T => (logger ? withLogger(logger, work) : work());
-  const deps = scoped(() => graphDepsOf(options));
+  const plainDeps = scoped(() => graphDepsOf(options));
+  // One embedder for the nodes and the store opened here: a message's vector is computed once.
+  const deps: GraphDeps = { ...plainDeps, embeddings: reusingEmbeddings(plainDeps.embeddings) };
   const limits = deps.limits;
-  const persistence: Persistence = options.persistence
+  const opened: Persistence = options.persistence
     ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
     : await scoped(() =>
         openPersistence({
@@ -173,8 +120,14 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           embeddings: deps.embeddings ?? null,
         }),
       );
-  const app = compileGraph(deps, persistence, { replyFirst: true });
+  // ingest_prompt takes the verdict of `prepareTurn` on the facade's own runs instead of checking again.
+  const preparedTurns = new PreparedTurns();
+  // Every storage call bounded and watched; without the session store, turns run on `sessionless`.
+  const { persistence, health } = makeResilient(opened, options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
+  const app = compileGraph({ ...deps, preparedTurns }, persistence, { replyFirst: true });
+  const sessionless = sessionlessTurns({ ...deps, preparedTurns }, persistence.store, health);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
+  const api = memoryApi(persistence.store, deps);
   let closed = false;
 
   const refuseWhenClosed = () => {
@@ -192,13 +145,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     while (upkeep.size > 0) await Promise.all(upkeep);
   };
 
-  /** Resumes a run stopped after build_candidate: summarize makes the summary that is due. */
-  async function makeDueSummary(config: TurnConfig): Promise<void> {
-    const started = performance.now();
-    const final = await app.invoke(null, config);
-    const summary = final.usage.filter((call) => call.node === NODE.summarize);
-    log.info("turn.upkeep", { summary_ms: Math.round(performance.now() - started), usage: usageOf(summary) });
-  }
+  const { makeDueSummary, finishUpkeep } = upkeepOf(app);
 
   /**
    * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
@@ -207,41 +154,51 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
    * then, the session still locked, make the summary when one is due and prune old checkpoints.
    * No reply waits for upkeep; `settled()` and `close()` do.
    */
-  async function turn(raw: unknown, options: TurnOptions, run: (input: TurnInput, config: TurnConfig) => Promise<MemoryState>): Promise<TurnResult> {
+  async function turn(
+    raw: unknown,
+    options: TurnOptions,
+    run: (input: TurnInput, config: TurnConfig, graph: MemoryGraphApp) => Promise<MemoryState>,
+  ): Promise<TurnResult> {
     refuseWhenClosed();
     const input = parseTurnInput(raw, limits.maxPromptChars);
     if (!promptText(input) && !input.parentMessageId) return skippedTurn();
     const threadId = options.threadId ?? threadIdOf(input);
-    // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
-    const config: TurnConfig = { configurable: { thread_id: threadId }, durability: "exit" };
     return await new Promise<TurnResult>((resolve, reject) => {
       let answered = false;
       const answer = (result: TurnResult) => {
         answered = true;
         resolve(result);
       };
+      const outcome = newTurnOutcome();
       const work = scoped(() =>
-        persistence.turnLock.run(threadId, async () => {
-          const plan = await prepareTurn(persistence.store, input, () => stateOf(threadId));
+        persistence.turnLock.run(threadId, () => withTurnOutcome(outcome, async () => {
+          // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
+          // Without the session store it runs on a session rebuilt from long-term memory.
+          const session = sessionless.begin(threadId, input, outcome, () => stateOf(threadId));
+          const plan = await prepareTurn(persistence.store, input, session.lastState);
           options.onStart?.({ replayed: plan.kind === "replay" });
           if (plan.kind === "replay") return answer(plan.result);
-          const state = await run(plan.input, config);
-          const result = turnResultOf(state);
+          const ticket = preparedTurns.ticketFor({ input: plan.input, parent: plan.parent });
+          const state = await session.run(app, (graph, config) => run(plan.input, { ...config, configurable: { ...config.configurable, ...ticket } }, graph));
+          const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
           // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
           if (plan.key !== null && result.status !== "ERROR") {
             const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
             await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
           }
           answer(result);
-          if (summaryDue(state, limits.summaryInterval)) await makeDueSummary(config);
+          // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
+          if (result.degraded.length > 0) return;
+          if (summaryDue(state, limits.summaryInterval)) await makeDueSummary(session.config);
           if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
-        }),
+        })),
       );
       const done = work.catch((error: unknown) => {
+        if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
         if (!answered) return reject(error);
         // The reply is out; the summary stays due and the session's next turn makes it.
-        scoped(() => log.error("turn.upkeep_failed", { error: messageOf(error) }));
+        scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
       });
       upkeep.add(done);
       void done.finally(() => upkeep.delete(done));
@@ -252,10 +209,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config) => app.invoke(input, { ...config, signal: runOptions.signal })),
+    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config, graph) => graph.invoke(input, { ...config, signal: runOptions.signal })),
     streamTurn: (raw, onToken, runOptions = {}) =>
-      replayTokens(onToken, turn(raw, runOptions, async (input, config) => {
-        const stream = await app.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
+      replayTokens(onToken, turn(raw, runOptions, async (input, config, graph) => {
+        const stream = await graph.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
         for await (const [mode, payload] of stream) {
@@ -281,7 +238,33 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         refuseWhenClosed();
         return stateOf(threadIdOf(validateScope(scope)));
       }),
+    sessionMessages: (scope) =>
+      scoped(async () => {
+        refuseWhenClosed();
+        const valid = validateScope(scope);
+        // Turns answered without the session store are on the thread too (their mark names its end).
+        const state = await stateOf(threadIdOf(valid)).catch((error: unknown) => {
+          if (isSessionStoreDown(error)) return null;
+          throw error;
+        });
+        const leaf = await currentLeaf(persistence.store, valid, state?.session ?? null);
+        return leaf ? sessionThread(persistence.store, valid, leaf) : null;
+      }),
+    userMemory: (user) =>
+      scoped(() => {
+        refuseWhenClosed();
+        return userMemory(persistence.store, user);
+      }),
+    ping: () => persistence.ping(),
+    health: () => health.statuses(),
+    checkHealth: (timeoutMs = 800) => health.check(timeoutMs),
     settled,
+    finishUpkeep: (threadId) =>
+      scoped(() => {
+        refuseWhenClosed();
+        return finishUpkeep(threadId);
+      }),
+    ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
     forgetUser: (user) =>
       scoped(async () => {
         refuseWhenClosed();

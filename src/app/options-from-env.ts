@@ -25,6 +25,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
     chatModel: openaiConfigured ? undefined : null,
     memoryMode: env.MEMORY_MODE,
     checkpointKeep: env.CHECKPOINT_KEEP,
+    storageTimeoutMs: env.STORAGE_TIMEOUT_MS,
     systemPrompt: env.SYSTEM_PROMPT,
     limits: {
       window: { maxMessages: env.MEMORY_MAX_MESSAGES, maxChars: env.MEMORY_MAX_CHARS, maxTokens: env.MEMORY_MAX_TOKENS },
@@ -32,6 +33,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
       summaryInterval: env.SUMMARY_INTERVAL,
       importanceThreshold: env.IMPORTANCE_THRESHOLD,
       retention: { maxEventsPerUser: env.MAX_EVENTS_PER_USER, eventRetentionDays: env.EVENT_RETENTION_DAYS },
+      recall: { vectorWaitMs: env.RECALL_VECTOR_WAIT_MS },
       context: { tokenBudget: env.CONTEXT_TOKEN_BUDGET },
       maxPromptChars: env.MAX_PROMPT_CHARS,
     },

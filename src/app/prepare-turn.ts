@@ -11,11 +11,12 @@ import { turnResultOf, type TurnResult } from "../state/turn-result.js";
 /**
  * What to do with a validated turn, decided under the session's turn lock:
  * - `run` the graph on `input` (for a retry whose message is stored but was never answered, a
- *   re-answer of that message, so it is not stored twice); `key` is the idempotency key to record
- *   the result under, when the client sent one;
+ *   re-answer of that message, so it is not stored twice); `parent` is the checked parent (null
+ *   without one), and a `messageId` left in `input` names no stored message; `key` is the
+ *   idempotency key to record the result under, when the client sent one;
  * - `replay` the result an earlier request with the same `messageId` got (nothing runs or is written).
  */
-export type TurnPlan = { kind: "run"; input: TurnInput; key: string | null } | { kind: "replay"; result: TurnResult };
+export type TurnPlan = { kind: "run"; input: TurnInput; parent: TranscriptRecord | null; key: string | null } | { kind: "replay"; result: TurnResult };
 
 /**
  * A client `messageId` is an idempotency key, scoped to tenant + user + session:
@@ -30,21 +31,16 @@ export type TurnPlan = { kind: "run"; input: TurnInput; key: string | null } | {
  */
 export async function prepareTurn(store: BaseStore, input: TurnInput, lastState: () => Promise<MemoryState | null>): Promise<TurnPlan> {
   const key = input.messageId ?? null;
-  if (key === null) {
-    await resolveParent(store, input);
-    return { kind: "run", input, key };
-  }
+  if (key === null) return { kind: "run", input, parent: await resolveParent(store, input), key };
   const text = promptText(input);
   const record = await getTurnRecord<TurnResult>(store, input, key);
   if (record) {
     if (!sameRequest(record, text, input.parentMessageId)) throw conflict(key, "was first sent with another message or parent");
-    return { kind: "replay", result: { ...record.result, replayed: true } };
+    // A result stored before `degraded` existed had none.
+    return { kind: "replay", result: { ...record.result, degraded: record.result.degraded ?? [], replayed: true } };
   }
   const stored = await getTranscriptMessage(store, input, key);
-  if (!stored) {
-    await resolveParent(store, input);
-    return { kind: "run", input, key };
-  }
+  if (!stored) return { kind: "run", input, parent: await resolveParent(store, input), key };
   checkRetryOf(stored, input, text);
   // The turn may have finished with its record not yet written (the process died in between).
   const state = await lastState();
@@ -52,7 +48,7 @@ export async function prepareTurn(store: BaseStore, input: TurnInput, lastState:
     return { kind: "replay", result: { ...turnResultOf(state), replayed: true } };
   }
   const { messageId: _key, ...rest } = input;
-  return { kind: "run", input: { ...rest, parentMessageId: key }, key };
+  return { kind: "run", input: { ...rest, parentMessageId: key }, parent: stored, key };
 }
 
 /** A stored message may only be retried by the request that stored it: a user message, same text, same parent. */

@@ -1,6 +1,7 @@
 import "dotenv/config";
 import fs from "node:fs";
-import { openPersistence } from "../app/backends.js";
+import { createMemoryGraph } from "../app/create-memory-graph.js";
+import { optionsFromEnv } from "../app/options-from-env.js";
 import { loadEnv, type Env } from "../config.js";
 import { setLogLevel, setLogSink } from "../logger.js";
 import { collectGarbage } from "../memory/gc.js";
@@ -8,7 +9,9 @@ import { flagsOrExit } from "./args.js";
 import { exitOnStartFailure } from "./fail.js";
 
 /**
- * `npm run gc [-- --keep 20]`: expires idle sessions' windows, prunes checkpoints to the newest
+ * `npm run gc [-- --keep 20]`: makes the summaries answered turns left due (a process that died
+ * or was throttled after the reply; with the configured model, else by rules), expires idle
+ * sessions' windows, prunes checkpoints to the newest
  * `--keep` (default CHECKPOINT_KEEP) per thread, applies event retention and removes orphaned
  * index rows on the configured backend, then prints the counts as one JSON line. Idempotent and
  * safe while the service runs: each thread is collected under the same turn lock as turns.
@@ -28,16 +31,13 @@ const base = { backend, keep: env.CHECKPOINT_KEEP };
 if (backend === "memory" || (backend === "sqlite" && !fs.existsSync(env.SQLITE_PATH))) {
   console.log(JSON.stringify({ ...base, note: `nothing to collect: no ${backend === "memory" ? "stored memory" : `file at ${env.SQLITE_PATH}`}` }));
 } else {
-  const persistence = await openPersistence({
-    backend,
-    sqlitePath: env.SQLITE_PATH,
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    sessionTtlSeconds: env.SESSION_TTL_SECONDS,
-  }).catch((error: unknown) => exitOnStartFailure("gc.start_failed", error));
+  // The memory graph as the service builds it: a due summary is made as its turn would have made it.
+  const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure("gc.start_failed", error));
+  const persistence = memory.persistence;
   try {
     const counts = persistence.gc
       ? await collectGarbage(persistence.gc, {
+          upkeep: (threadId) => memory.finishUpkeep(threadId),
           now: new Date(),
           sessionTtlSeconds: env.SESSION_TTL_SECONDS,
           checkpointKeep: env.CHECKPOINT_KEEP,
@@ -46,6 +46,6 @@ if (backend === "memory" || (backend === "sqlite" && !fs.existsSync(env.SQLITE_P
       : { note: `nothing to collect on the ${backend} backend` };
     console.log(JSON.stringify({ ...base, ...counts }));
   } finally {
-    await persistence.close();
+    await memory.close();
   }
 }

@@ -5,8 +5,10 @@ import "./env-log-level.js";
  * serializer and pruning) and store (full-text, and vectors where pgvector is installed), and an
  * advisory-lock turn lock. `openPostgres({ url })` opens all three together.
  */
-export { openPostgres, type PostgresPersistence } from "../app/backends.js";
-export { postgresTurnLock, type TurnLock, type TurnLockOptions } from "../app/turn-lock.js";
-export { PostgresCheckpointer } from "../memory/backends/postgres-checkpointer.js";
-export { PostgresStore, type PostgresStoreOptions } from "../memory/backends/postgres-store.js";
-export { postgresGcTarget } from "../memory/gc.js";
+export type { TurnLock } from "../memory/ports/persistence.js";
+export type { TurnLockOptions } from "../storage/shared/lease-lock.js";
+export { openPostgres, type PostgresPersistence } from "../storage/postgres/open.js";
+export { postgresTurnLock } from "../storage/postgres/turn-lock.js";
+export { PostgresCheckpointer } from "../storage/postgres/checkpointer.js";
+export { PostgresStore, type PostgresStoreOptions } from "../storage/postgres/store.js";
+export { postgresGcTarget } from "../storage/postgres/gc-target.js";

@@ -5,8 +5,10 @@ import "./env-log-level.js";
  * that keeps one writer per thread across the processes sharing the file. `openSqlite({ path })`
  * opens all three together.
  */
-export { openSqlite, type SqlitePersistence } from "../app/backends.js";
-export { sqliteTurnLock, type LeaseLockOptions, type TurnLock } from "../app/turn-lock.js";
-export { SqliteCheckpointer } from "../memory/backends/sqlite-checkpointer.js";
-export { SqliteStore, type SqliteStoreOptions } from "../memory/backends/sqlite-store.js";
-export { sqliteGcTarget } from "../memory/gc.js";
+export type { TurnLock } from "../memory/ports/persistence.js";
+export type { LeaseLockOptions } from "../storage/shared/lease-lock.js";
+export { openSqlite, type SqlitePersistence } from "../storage/sqlite/open.js";
+export { sqliteTurnLock } from "../storage/sqlite/turn-lock.js";
+export { SqliteCheckpointer } from "../storage/sqlite/checkpointer.js";
+export { SqliteStore, type SqliteStoreOptions } from "../storage/sqlite/store.js";
+export { sqliteGcTarget } from "../storage/sqlite/gc-target.js";

@@ -32,7 +32,8 @@ export async function saveEvent(
   retention: RetentionPolicy,
   now: Date,
 ): Promise<number> {
-  await store.put(namespaces.events(scope), event.id, { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) });
+  // Unindexed: events are read by recency, never searched by text (no full-text row, no vector).
+  await store.put(namespaces.events(scope), event.id, { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) }, false);
   const beyond = await hasStoredAtLeast(store, namespaces.events(scope), retention.maxEventsPerUser + 1);
   return beyond ? applyRetention(store, scope, retention, now) : 0;
 }

@@ -82,7 +82,8 @@ export async function saveFacts(
 ): Promise<FactRecord[]> {
   if (updates.length === 0) return [];
   const writes = upsertFacts(await loadFacts(store, scope), updates, source);
-  await Promise.all(writes.map((fact) => store.put(namespaces.facts(scope), fact.id, { ...fact })));
+  // Unindexed: facts are read whole, never searched by text (no full-text row, no vector).
+  await Promise.all(writes.map((fact) => store.put(namespaces.facts(scope), fact.id, { ...fact }, false)));
   return writes;
 }
 

@@ -1,10 +1,10 @@
 import type { BaseCheckpointSaver, BaseStore, Item, Operation } from "@langchain/langgraph-checkpoint";
 import { log } from "../logger.js";
 import { restoreSuperseded } from "./facts.js";
-import { namespaces } from "./namespaces.js";
+import { decodeLabel, namespaces } from "./namespaces.js";
 import type { FactRecord } from "./records.js";
 import { threadIdOf, validateId, validateScope, type MemoryScope } from "./scope.js";
-import { writeAll } from "./store-io.js";
+import { capable, supportsOf } from "./store-io.js";
 
 /**
  * Forgetting: deletes a user's (or one session's) memory from every layer — store items (with
@@ -38,11 +38,6 @@ export interface SessionForgetCounts extends ForgetCounts {
 }
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
-
-/** A store that deletes a whole namespace prefix itself (our SQLite store). */
-interface PrefixDeletingStore {
-  deleteNamespacePrefix(prefix: string[]): number | Promise<number>;
-}
 
 const PAGE = 500;
 
@@ -91,10 +86,11 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
     new Set(facts.map((item) => item.key)),
   );
   // One batch: on our stores the learned records go, and the facts they superseded come back, together.
-  await writeAll(store, [
+  const learned: Operation[] = [
     ...[...summaries, ...events, ...facts].map((item): Operation => ({ namespace: item.namespace, key: item.key, value: null })),
-    ...restored.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact } })),
-  ]);
+    ...restored.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact }, index: false })),
+  ];
+  if (learned.length > 0) await store.batch(learned);
   const messages = await deletePrefix(store, namespaces.session(scope));
   const turnRecords = await deletePrefix(store, namespaces.turns(scope));
   const threads = (await deleteThread(target.checkpointer, threadIdOf(scope))) ? 1 : 0;
@@ -114,8 +110,8 @@ async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stor
   const prefix = namespaces.sessions(user);
   const candidates = new Set<string>();
   for (const namespace of await target.store.listNamespaces({ prefix, maxDepth: prefix.length + 1 })) {
-    const sessionId = namespace[prefix.length];
-    if (sessionId !== undefined) candidates.add(sessionId);
+    const label = namespace[prefix.length];
+    if (label !== undefined) candidates.add(decodeLabel(label)); // the id, not its label ("a.b" is stored as "a%2Eb")
   }
   // Some stores keep a namespace listed after its last item is deleted: count only non-empty ones.
   const stored = new Set<string>();
@@ -138,13 +134,9 @@ async function deleteThread(checkpointer: BaseCheckpointSaver, threadId: string)
   return existed;
 }
 
-function hasPrefixDelete(store: BaseStore): store is BaseStore & PrefixDeletingStore {
-  return typeof (store as Partial<PrefixDeletingStore>).deleteNamespacePrefix === "function";
-}
-
-/** Deletes every item under `prefix`; returns how many were deleted. */
+/** Deletes every item under `prefix` (in one transaction where the store supports prefix deletion); returns how many were deleted. */
 async function deletePrefix(store: BaseStore, prefix: string[]): Promise<number> {
-  if (hasPrefixDelete(store)) return store.deleteNamespacePrefix(prefix);
+  if (supportsOf(store).prefixDeletion) return capable(store, "prefixDeletion").deleteNamespacePrefix(prefix);
   let deleted = 0;
   // Each round deletes the page it read, so the next round reads from the start again.
   for (;;) {

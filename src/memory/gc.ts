@@ -1,36 +1,16 @@
-import type Database from "better-sqlite3";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import type { RetentionPolicy } from "../reducers/retention.js";
-import type { PostgresCheckpointer } from "./backends/postgres-checkpointer.js";
-import type { PostgresStore } from "./backends/postgres-store.js";
-import type { SqliteCheckpointer } from "./backends/sqlite-checkpointer.js";
-import type { SqliteStore } from "./backends/sqlite-store.js";
 import { applyRetention } from "./events.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { decodeLabel } from "./namespaces.js";
+import type { GcTarget } from "./ports/persistence.js";
+
+export type { GcTarget } from "./ports/persistence.js";
 
 /** Checkpoints kept per thread by default (`CHECKPOINT_KEEP`). */
 export const DEFAULT_CHECKPOINT_KEEP = 20;
-
-/** What garbage collection works on: a checkpointer and a store, plus what only the backend knows. */
-export interface GcTarget {
-  checkpointer: BaseCheckpointSaver;
-  store: BaseStore;
-  listThreadIds(): Promise<string[]>;
-  /**
-   * Keeps the newest `keep` checkpoints of the thread (never fewer than one); returns how many
-   * went. With `slack`, a thread holding at most `keep + slack` is left as it is.
-   */
-  pruneThread(threadId: string, keep: number, slack?: number): Promise<number>;
-  /** The tenant labels the store holds items of. */
-  listTenants(): Promise<string[]>;
-  /** Deletes full-text and vector rows whose item is gone; returns how many. */
-  removeOrphanedIndexRows(): Promise<number>;
-  /** The turn lock of the service, so a thread is never collected while a turn writes it. */
-  lock?: { run<T>(threadId: string, work: () => Promise<T>): Promise<T> };
-}
 
 /** How to collect; each option left out takes the default of `DEFAULT_LIMITS` (as `CHECKPOINT_KEEP` and the service do). */
 export interface GcOptions {
@@ -42,6 +22,12 @@ export interface GcOptions {
   checkpointKeep?: number;
   /** Event retention (default 365 days, 1,000 events per user). */
   retention?: RetentionPolicy;
+  /**
+   * Makes what an answered turn of the thread left undone (a due summary, when the process
+   * stopped or was throttled before making it); true when it made something. Called under the
+   * thread's turn lock, before the thread can expire. A memory graph's `finishUpkeep`.
+   */
+  upkeep?: (threadId: string) => Promise<boolean>;
 }
 
 /** What one collection did (snake_case: printed as JSON by `npm run gc`). */
@@ -51,6 +37,8 @@ export interface GcCounts {
   checkpoints_pruned: number;
   events_dropped: number;
   orphaned_index_rows: number;
+  /** Threads whose due summary this collection made (present when `upkeep` was given). */
+  summaries_made?: number;
 }
 
 const PAGE = 100;
@@ -75,6 +63,8 @@ async function eventNamespaces(store: BaseStore, tenant: string): Promise<string
 /**
  * Garbage collection, idempotent and safe while the service runs (each thread is handled under
  * the turn lock when one is given, and re-checked there):
+ * 0. with `upkeep`, a summary an answered turn left due (the process died or was throttled after
+ *    the reply) is made;
  * 1. a session idle past its TTL loses its checkpoint thread (window, session variables,
  *    node-scoped memory); its transcript, summaries, events and facts stay in the store, and its
  *    next turn rebuilds the window from them;
@@ -96,11 +86,15 @@ export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, o
   const keep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const cutoff = now.getTime() - (options.sessionTtlSeconds ?? DEFAULT_LIMITS.sessionTtlSeconds) * 1000;
   const counts: GcCounts = { threads_scanned: 0, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0 };
+  const upkeep = options.upkeep;
+  if (upkeep) counts.summaries_made = 0;
   const locked = <T>(threadId: string, work: () => Promise<T>) => (target.lock ? target.lock.run(threadId, work) : work());
 
   for (const threadId of await target.listThreadIds()) {
     counts.threads_scanned += 1;
     await locked(threadId, async () => {
+      // A summary left due is made first: an idle session's thread is about to go.
+      if (upkeep && (await upkeep(threadId))) counts.summaries_made = (counts.summaries_made ?? 0) + 1;
       const at = await lastActiveAt(target.checkpointer, threadId);
       if (at !== undefined && at < cutoff) {
         await target.checkpointer.deleteThread(threadId);
@@ -119,43 +113,4 @@ export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, o
   counts.orphaned_index_rows = await target.removeOrphanedIndexRows();
   log.info("memory.gc", { ...counts });
   return counts;
-}
-
-/** The GC target of the sqlite backend: checkpointer and store sharing the database `db`. */
-export function sqliteGcTarget(db: Database.Database, checkpointer: SqliteCheckpointer, store: SqliteStore, lock?: GcTarget["lock"]): GcTarget {
-  store.setup();
-  const hasCheckpoints = () => db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'checkpoint_checkpoints'").get() !== undefined;
-  return {
-    checkpointer,
-    store,
-    lock,
-    listThreadIds: async () =>
-      hasCheckpoints()
-        ? (db.prepare("SELECT DISTINCT thread_id FROM checkpoint_checkpoints").all() as { thread_id: string }[]).map((r) => r.thread_id)
-        : [],
-    pruneThread: async (threadId, keep, slack) => checkpointer.pruneThread(threadId, keep, slack),
-    listTenants: async () =>
-      (db.prepare("SELECT DISTINCT substr(ns_path, 1, instr(ns_path, char(31)) - 1) AS tenant FROM store_items").all() as { tenant: string }[]).map(
-        (r) => r.tenant,
-      ),
-    removeOrphanedIndexRows: async () =>
-      db.transaction(
-        () =>
-          db.prepare("DELETE FROM store_fts WHERE rowid NOT IN (SELECT id FROM store_items)").run().changes +
-          db.prepare("DELETE FROM store_vectors WHERE item_id NOT IN (SELECT id FROM store_items)").run().changes,
-      ).immediate(),
-  };
-}
-
-/** The GC target of the postgres backend. */
-export function postgresGcTarget(checkpointer: PostgresCheckpointer, store: PostgresStore, lock?: GcTarget["lock"]): GcTarget {
-  return {
-    checkpointer,
-    store,
-    lock,
-    listThreadIds: () => checkpointer.listThreadIds(),
-    pruneThread: (threadId, keep, slack) => checkpointer.pruneThread(threadId, keep, slack),
-    listTenants: () => store.listTenants(),
-    removeOrphanedIndexRows: () => store.removeOrphanedIndexRows(),
-  };
 }

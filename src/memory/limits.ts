@@ -15,6 +15,11 @@ export interface RecallLimits {
   importantEvents: number;
   importantMinScore: number;
   recentTurns: number;
+  /**
+   * Most milliseconds recall waits for the new message's vector before it ranks lexically (the
+   * vector is still computed and stored with the message).
+   */
+  vectorWaitMs: number;
 }
 
 /** Item and character limits of one prompt section. */
@@ -63,6 +68,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     importantEvents: 5,
     importantMinScore: 0.7,
     recentTurns: 6,
+    vectorWaitMs: 25,
   },
   context: {
     history: { items: 10, chars: 200 },

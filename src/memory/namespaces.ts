@@ -41,9 +41,3 @@ export const namespaces = {
    */
   turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
 };
-
-/** Reads the session id back out of a transcript namespace. */
-export function sessionIdOfTranscript(namespace: readonly string[]): string | undefined {
-  const label = namespace[3] === "sessions" ? namespace[4] : undefined;
-  return label === undefined ? undefined : decodeLabel(label);
-}

@@ -2,13 +2,14 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
-import { excerpt } from "./excerpt.js";
+import { excerpter } from "./excerpt.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { searchSimilar, type SimilarMessage } from "./similar.js";
+import { queryVectorWithin, type VectorSearch } from "./query-vector.js";
 import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
 import { isRecallable } from "./transcript.js";
@@ -32,17 +33,28 @@ export interface MemoryContext {
   similar: SimilarMessage[];
   /** Whether similar messages were searched in this session only or in all the user's sessions. */
   searchedScope: "session" | "user";
+  /** Whether the similar-message search had the query's vector (see `VectorSearch`); absent: not searched. */
+  vectorSearch?: VectorSearch;
 }
 
 export const EMPTY_CONTEXT: MemoryContext = { recentTurns: [], summaries: [], facts: [], events: [], similar: [], searchedScope: "session" };
 
 export interface RecallRequest {
-  scope: MemoryScope;
+  /** Whose memory; without a session, recall is that of a new session (every session of the user searched). */
+  scope: Pick<MemoryScope, "tenantId" | "userId"> & { sessionId?: string };
   query: string;
   /** Ids already in the window (and the new message): not recalled again. */
   excludeIds: ReadonlySet<string>;
   limits: RecallLimits;
   embeddings?: EmbeddingsInterface;
+  /**
+   * The new message's vector, being computed (resolving to undefined when that failed): waited for
+   * at most `limits.vectorWaitMs`, after which recall ranks lexically (see `queryVectorWithin`).
+   * Left out, the query is embedded with `embeddings` and waited for.
+   */
+  pendingVector?: Promise<number[] | undefined>;
+  /** The embeddings provider's typical round trip, ms: over the wait, recall does not wait. */
+  typicalVectorMs?: number;
 }
 
 /**
@@ -51,31 +63,45 @@ export interface RecallRequest {
  */
 export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
   const { scope, limits } = request;
-  const thin = !(await hasStoredAtLeast(store, namespaces.transcript(scope), limits.thinSessionMessages));
+  const sessionId = scope.sessionId;
+  const thin = sessionId === undefined || !(await hasStoredAtLeast(store, namespaces.transcript({ ...scope, sessionId }), limits.thinSessionMessages));
+  const prefix = thin ? namespaces.sessions(scope) : namespaces.transcript({ ...scope, sessionId });
   const searchedScope = thin ? "user" : "session";
-  const prefix = searchedScope === "user" ? namespaces.sessions(scope) : namespaces.transcript(scope);
+  let vectorSearch: VectorSearch | undefined;
+  const similarMessages = async () => {
+    if (!request.pendingVector) {
+      if (!request.embeddings) vectorSearch = "off";
+      return searchSimilar(store, prefix, similarSearch);
+    }
+    const found = await queryVectorWithin(request.pendingVector, limits.vectorWaitMs, request.typicalVectorMs);
+    vectorSearch = found.search;
+    return searchSimilar(store, prefix, { ...similarSearch, queryVector: found.vector ?? null });
+  };
+  const similarSearch = {
+    query: request.query,
+    limit: limits.similarTopK,
+    maxCandidates: limits.maxCandidates,
+    minVectorScore: limits.minVectorScore,
+    excludeIds: request.excludeIds,
+    embeddings: request.embeddings,
+  };
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
     recentStoredTurns(store, scope, request.excludeIds, limits),
     latestSummaries(store, scope, limits.summaries),
     loadFacts(store, scope).then(currentFacts),
     importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates }),
-    searchSimilar(store, prefix, {
-      query: request.query,
-      limit: limits.similarTopK,
-      maxCandidates: limits.maxCandidates,
-      minVectorScore: limits.minVectorScore,
-      excludeIds: request.excludeIds,
-      embeddings: request.embeddings,
-    }),
+    similarMessages(),
   ]);
+  const cut = similar.some((m) => m.text.length > RECALLED_TEXT_CHARS) ? excerpter(request.query) : undefined;
   return {
     recentTurns: recentTurns.map(withBoundedText),
     summaries,
     facts,
     events: events.map(withBoundedText),
     // A long message is shown by the part that matches the query, not by its first characters.
-    similar: similar.map((m) => (m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: excerpt(m.text, request.query, RECALLED_TEXT_CHARS) })),
+    similar: similar.map((m) => (cut === undefined || m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: cut(m.text, RECALLED_TEXT_CHARS) })),
     searchedScope,
+    ...(vectorSearch && request.query.trim() ? { vectorSearch } : {}),
   };
 }
 
@@ -86,7 +112,7 @@ function withBoundedText<T extends { text: string }>(item: T): T {
 
 async function recentStoredTurns(
   store: BaseStore,
-  scope: MemoryScope,
+  scope: Pick<MemoryScope, "tenantId" | "userId">,
   excludeIds: ReadonlySet<string>,
   limits: RecallLimits,
 ): Promise<TranscriptRecord[]> {

@@ -16,23 +16,68 @@ function resolved(expression: string, date: Date): string {
   return dateWords(iso);
 }
 
+/** Characters a time expression reaches on either side of its relative word ("two weeks ago"). */
+const REACH = 48;
+
+/**
+ * The stretches of `text` around its relative words, `REACH` characters on either side widened to
+ * whole words, overlapping ones merged: where every relative time expression lies.
+ */
+function stretchesOf(text: string): [from: number, to: number][] {
+  const stretches: [number, number][] = [];
+  for (const m of text.matchAll(RELATIVE_WORDS)) {
+    const before = Math.max(0, m.index - REACH);
+    const from = before === 0 ? 0 : text.lastIndexOf(" ", before) + 1;
+    const after = text.indexOf(" ", Math.min(text.length, m.index + m[0].length + REACH));
+    const to = after < 0 ? text.length : after;
+    const last = stretches[stretches.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else stretches.push([from, to]);
+  }
+  return stretches;
+}
+
+const RELATIVE_WORDS = new RegExp(RELATIVE.source, "gi");
+
 /**
  * `text` with each relative time expression ("yesterday", "two weeks ago", "last Saturday", "next
  * month") followed by the date it meant when said at `saidAt` (ISO), in brackets: "yesterday
  * [7 May 2023]". Absolute dates and durations ("for 4 years") are left alone; so is a text with no
- * relative word (the parser is not even run) or an invalid `saidAt`. Pure.
+ * relative word or an invalid `saidAt`. The parser reads only the few words around each relative
+ * word (an expression reaches at most `REACH` characters from it), so the cost follows the number
+ * of relative words, not the length of the text. Pure.
  */
 export function annotateRelativeDates(text: string, saidAt: string): string {
   const instant = new Date(saidAt);
   if (Number.isNaN(instant.getTime()) || !RELATIVE.test(text)) return text;
-  const found = chrono.parse(text, { instant, timezone: 0 }, { forwardDate: false });
+  const known = annotated.get(text);
+  if (known?.saidAt === saidAt) return known.out;
+  const out = annotate(text, instant);
+  if (text.length > ANNOTATED_MAX_CHARS) return out;
+  if (annotated.size >= ANNOTATED_TEXTS) annotated.delete(annotated.keys().next().value as string);
+  annotated.set(text, { saidAt, out });
+  return out;
+}
+
+/**
+ * Texts annotated lately, with when they were said: recall brings back the same messages turn
+ * after turn, and the parser costs far more per call than its input's length suggests.
+ */
+const annotated = new Map<string, { saidAt: string; out: string }>();
+const ANNOTATED_TEXTS = 256;
+/** Longer texts are not remembered (recall hands on at most 1,000 characters of a message). */
+const ANNOTATED_MAX_CHARS = 2_000;
+
+function annotate(text: string, instant: Date): string {
   let out = "";
   let at = 0;
-  for (const result of found) {
-    if (!RELATIVE.test(result.text) || /^\s*(for|since)\b/i.test(result.text)) continue;
-    const end = result.index + result.text.length;
-    out += `${text.slice(at, end)} [${resolved(result.text, result.start.date())}]`;
-    at = end;
+  for (const [from, to] of stretchesOf(text)) {
+    for (const result of chrono.parse(text.slice(from, to), { instant, timezone: 0 }, { forwardDate: false })) {
+      if (!RELATIVE.test(result.text) || /^\s*(for|since)\b/i.test(result.text)) continue;
+      const end = from + result.index + result.text.length;
+      out += `${text.slice(at, end)} [${resolved(result.text, result.start.date())}]`;
+      at = end;
+    }
   }
   return out + text.slice(at);
 }

@@ -1,18 +1,12 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
-import { embedOrSkip } from "./embed-or-skip.js";
-import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, tokenize, type LexicalSource } from "./ranking/index.js";
+import { embedOrSkip } from "./ranking/embed-or-skip.js";
+import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize, type LexicalSource } from "./ranking/index.js";
 import type { TranscriptRecord } from "./records.js";
-import { isRankingStore, listAll, type RankedItem } from "./store-io.js";
+import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
+import { roleWeightsFor } from "./query-subject.js";
+import { listAll, supportsOf } from "./store-io.js";
 import { isRecallable } from "./transcript.js";
-
-/** Why a message was chosen: normalised lexical score, neighbour context, cosine similarity, fused score. */
-export interface SimilarRanking {
-  lexical?: number;
-  context?: number;
-  vector?: number;
-  fused: number;
-}
 
 /** A transcript message found for a query, with where it came from and why it was chosen. */
 export interface SimilarMessage {
@@ -25,7 +19,8 @@ export interface SimilarMessage {
   /** The transcript turns this hit stands for (its own id). */
   turnIds: string[];
   score: number;
-  ranking: SimilarRanking;
+  /** Why it was chosen. */
+  ranking: Ranking;
 }
 
 export interface SimilarSearch {
@@ -35,31 +30,48 @@ export interface SimilarSearch {
   minVectorScore: number;
   excludeIds: ReadonlySet<string>;
   embeddings?: EmbeddingsInterface;
+  /**
+   * The query's vector, computed by the caller: given, nothing is embedded for the query; `null`
+   * ranks lexically. Left out, the query is embedded with `embeddings` (by the store, or here).
+   */
+  queryVector?: readonly number[] | null;
 }
 
 /**
  * Finds stored messages under `prefix` similar to the query. A store that ranks queries itself
  * does the work; for any other store, at most `maxCandidates` items are ranked here with the same
  * hybrid ranking (`rankHybrid`: BM25 with feedback and neighbour context, fused with vector
- * similarity; vector hits below `minVectorScore` do not count).
+ * similarity; vector hits below `minVectorScore` do not count). A query about the user's own
+ * words weighs the assistant's messages down (`roleWeightsFor`).
  */
 export async function searchSimilar(store: BaseStore, prefix: string[], search: SimilarSearch): Promise<SimilarMessage[]> {
   if (!search.query.trim()) return [];
   const wanted = search.limit + search.excludeIds.size;
-  const hits = isRankingStore(store)
-    ? ((await store.search(prefix, { query: search.query, limit: wanted })) as RankedItem[])
-    : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search);
+  const labelWeights = roleWeightsFor(search.query);
+  const options: WeightedSearchOptions = { query: search.query, limit: wanted, ...(labelWeights ? { labelWeights } : {}) };
+  const hits = supportsOf(store).rankedSearch
+    ? await rankedByStore(store, prefix, search, options)
+    : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights);
   return hits
     .filter((item) => !search.excludeIds.has(item.key) && isRecallable(item.value))
     .slice(0, search.limit)
     .map((item) => toSimilar(item));
 }
 
+async function rankedByStore(store: BaseStore, prefix: string[], search: SimilarSearch, options: WeightedSearchOptions): Promise<RankedItem[]> {
+  if (search.queryVector === undefined) return store.search(prefix, options);
+  const op: VectorSearchOperation & WeightedSearch = { namespacePrefix: prefix, ...options, queryVector: search.queryVector };
+  const [hits] = await store.batch([op]);
+  return hits as RankedItem[];
+}
+
 /** Candidates as a lexical source: BM25 over their index text, neighbours by time within one namespace. */
 function localSource(candidates: readonly Item[], texts: readonly string[]): LexicalSource {
   const index = new Bm25Index();
   candidates.forEach((item, i) => index.add(item.key, tokenize(texts[i] ?? "")));
+  const roles = new Map(candidates.flatMap((item) => (typeof item.value.role === "string" ? [[item.key, item.value.role] as const] : [])));
   const neighbours = new Map<string, string[]>();
+  const answers = new Map<string, string>();
   const byNamespace = new Map<string, Item[]>();
   for (const item of candidates) {
     const ns = item.namespace.join("\u001f");
@@ -69,6 +81,8 @@ function localSource(candidates: readonly Item[], texts: readonly string[]): Lex
     const ordered = [...items].sort((a, b) => createdOf(a).localeCompare(createdOf(b)));
     ordered.forEach((item, i) => {
       neighbours.set(item.key, [ordered[i - 1]?.key, ordered[i + 1]?.key].filter((k): k is string => k !== undefined));
+      const next = ordered[i + 1]?.key;
+      if (next !== undefined && recordTraits(item.value).asks === true) answers.set(item.key, next);
     });
   }
   return {
@@ -77,6 +91,8 @@ function localSource(candidates: readonly Item[], texts: readonly string[]): Lex
     termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
     neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
     lengthsOf: (ids) => new Map(ids.map((id) => [id, index.termsOf(id)?.length ?? 0])),
+    labelsOf: (ids) => new Map([...ids].flatMap((id) => (roles.has(id) ? [[id, roles.get(id) as string] as const] : []))),
+    answersOf: (ids) => new Map([...ids].flatMap((id) => (answers.has(id) ? [[id, answers.get(id) as string] as const] : []))),
   };
 }
 
@@ -85,13 +101,14 @@ function createdOf(item: Item): string {
   return typeof created === "string" ? created : item.createdAt.toISOString();
 }
 
-async function rankHere(candidates: Item[], search: SimilarSearch): Promise<RankedItem[]> {
+async function rankHere(candidates: Item[], search: SimilarSearch, labelWeights: Record<string, number> | undefined): Promise<RankedItem[]> {
   const texts = candidates.map((item) => recordIndexText(item.value) ?? "");
   let vectorSearch: (() => { id: string; score: number }[]) | undefined;
   const embeddings = search.embeddings;
+  const given = search.queryVector;
   const vectors =
-    embeddings && candidates.length > 0
-      ? await embedOrSkip("query", () => Promise.all([embeddings.embedQuery(search.query), embeddings.embedDocuments(texts)]))
+    embeddings && candidates.length > 0 && given !== null
+      ? await embedOrSkip("query", () => Promise.all([given ? Promise.resolve([...given]) : embeddings.embedQuery(search.query), embeddings.embedDocuments(texts)]))
       : undefined;
   if (vectors) {
     const [queryVector, docVectors] = vectors;
@@ -102,13 +119,13 @@ async function rankHere(candidates: Item[], search: SimilarSearch): Promise<Rank
     vectorSearch = () => hits;
   }
   // As in our stores: neighbour context reorders matches and adds none.
-  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, { includeContextOnly: false }));
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, { includeContextOnly: false, ...(labelWeights ? { labelWeights } : {}) }));
   const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const byId = new Map(candidates.map((item) => [item.key, item]));
   return fused.flatMap((hit) => {
     const item = byId.get(hit.id);
     if (!item) return [];
-    const ranking: SimilarRanking = { fused: hit.score };
+    const ranking: Ranking = { fused: hit.score };
     if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
     if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
     if (hit.parts.vector) ranking.vector = hit.parts.vector.score;

@@ -1,5 +1,6 @@
-import { BaseStore, type Item, type Operation, type SearchItem } from "@langchain/langgraph-checkpoint";
+import { BaseStore, type Item } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
+import type { StoreCapability, StorePort, StoreSupports } from "./ports/store.js";
 
 /** Page size used when a layer reads a whole namespace. */
 const PAGE = 500;
@@ -33,18 +34,9 @@ export async function newestItems(
   prefix: string[],
   options: { limit: number; filter?: Record<string, unknown> },
 ): Promise<Item[]> {
-  if (isRankingStore(store)) return store.search(prefix, { filter: options.filter, limit: options.limit });
+  if (supportsOf(store).rankedSearch) return store.search(prefix, { filter: options.filter, limit: options.limit });
   const all = await listAll(store, prefix, { filter: options.filter });
   return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
-}
-
-/** A store that counts a namespace's items itself (our SQLite and Postgres stores). */
-interface CountingStore {
-  countNamespace(namespace: string[]): Promise<number>;
-}
-
-function isCountingStore(store: BaseStore): store is BaseStore & CountingStore {
-  return typeof (store as Partial<CountingStore>).countNamespace === "function";
 }
 
 /**
@@ -53,8 +45,16 @@ function isCountingStore(store: BaseStore): store is BaseStore & CountingStore {
  */
 export async function hasStoredAtLeast(store: BaseStore, namespace: string[], count: number): Promise<boolean> {
   if (count <= 0) return true;
-  if (isCountingStore(store)) return (await store.countNamespace(namespace)) >= count;
+  if (supportsOf(store).namespaceCounts) return (await capable(store, "namespaceCounts").countNamespace(namespace)) >= count;
   return (await store.search(namespace, { limit: 1, offset: count - 1 })).length > 0;
+}
+
+/**
+ * Has a store that keeps an in-process search index build the index of `prefix` now, after a
+ * write, rather than on the first query that needs it; nothing on any other store.
+ */
+export async function warmSearch(store: BaseStore, prefix: string[]): Promise<void> {
+  if (supportsOf(store).searchWarming) await capable(store, "searchWarming").warmSearch(prefix);
 }
 
 /** The value of each item, typed by the caller's record shape. */
@@ -67,31 +67,41 @@ export function newestFirst<T>(records: readonly T[], field: (record: T) => stri
   return [...records].sort((a, b) => field(b).localeCompare(field(a)));
 }
 
+/** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
+const PLAIN: Readonly<StoreSupports> = Object.freeze({
+  rankedSearch: false,
+  namespaceCounts: false,
+  prefixDeletion: false,
+  tenantListing: false,
+  orphanCleanup: false,
+  searchWarming: false,
+});
+
+function declaresSupports(store: BaseStore): store is StorePort {
+  const supports = (store as Partial<StorePort>).supports;
+  return typeof supports === "object" && supports !== null;
+}
+
+/** What `store` declares it can do beyond `BaseStore` (every flag false for a plain LangGraph store). */
+export function supportsOf(store: BaseStore): Readonly<StoreSupports> {
+  return declaresSupports(store) ? store.supports : PLAIN;
+}
+
 /**
- * A store that ranks text queries itself (our SQLite and Postgres stores). Recall hands such a
- * store the query; for any other `BaseStore` it ranks candidates with the same ranking module.
+ * `store` as the store port, for a capability it declares; STORE_CAPABILITY_MISSING (a system
+ * fault: the caller should have checked `supportsOf`) when it does not.
  */
-export interface RankingStore extends BaseStore {
-  readonly ranksQueries: true;
-}
-
-export function isRankingStore(store: BaseStore): store is RankingStore {
-  return (store as Partial<RankingStore>).ranksQueries === true;
-}
-
-/** A search hit with the ranking provenance our stores attach. */
-export type RankedItem = SearchItem & { ranking?: { lexical?: number; vector?: number; fused: number } };
-
-/** Runs several writes as one batch (one transaction on stores that support it). */
-export async function writeAll(store: BaseStore, operations: Operation[]): Promise<void> {
-  if (operations.length === 0) return;
-  await store.batch(operations);
+export function capable(store: BaseStore, capability: StoreCapability): StorePort {
+  if (declaresSupports(store) && store.supports[capability]) return store;
+  throw new MemoryGraphError("STORE_CAPABILITY_MISSING", `the store (${store.constructor.name}) does not support ${capability}`, {
+    kind: "system",
+  });
 }
 
 /**
  * The store of a node's config, or a clear error when the graph was compiled without one.
  * LangGraph hands nodes its store wrapped in an `AsyncBatchedStore`, which queues every call
- * for the next timer tick and hides what the wrapped store can do (`ranksQueries`); nodes get
+ * for the next timer tick and hides what the wrapped store can do (its `supports`); nodes get
  * the wrapped store itself, so each call goes straight to it and our stores rank queries.
  */
 export function requireStore(config: { store?: BaseStore } | undefined): BaseStore {

@@ -8,8 +8,9 @@ import { newestFirst, newestItems, valuesOf } from "./store-io.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
+/** Saves a summary, unindexed: summaries are read newest first, never searched by text (no full-text row, no vector). */
 export async function saveSummary(store: BaseStore, scope: UserScope, summary: SummaryRecord): Promise<void> {
-  await store.put(namespaces.summaries(scope), summary.id, { ...summary });
+  await store.put(namespaces.summaries(scope), summary.id, { ...summary }, false);
 }
 
 /** The user's newest summaries (all sessions), newest first. */

@@ -5,7 +5,7 @@ import { extractThread, threadCycle } from "../reducers/thread.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { listAll, valuesOf } from "./store-io.js";
+import { listAll, valuesOf, warmSearch } from "./store-io.js";
 
 /**
  * The transcript layer: every message of every session, every regeneration branch, kept in the
@@ -16,11 +16,13 @@ import { listAll, valuesOf } from "./store-io.js";
  * Saves one message (an upsert by id: sending the same message id twice stores it once). A
  * record with `recall: false` is stored unindexed, so no search finds it; with `indexed: false`
  * any message is stored but not yet indexed (no embedding is computed): a turn keeps its user
- * message at once and indexes it with the reply, in one batch.
+ * message at once and indexes it with the reply, in one batch. An indexed message keeps the
+ * store's search index of the user's sessions warm (`warmSearch`).
  */
 export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean } = {}): Promise<void> {
   const indexed = options.indexed !== false && record.recall !== false;
   await store.put(namespaces.transcript(scope), record.id, { ...record }, indexed ? undefined : false);
+  if (indexed) await warmSearch(store, namespaces.sessions(scope));
 }
 
 /** Saves several messages in one batch (indexing those recall may return): one write, one embedding call on our stores. */
@@ -28,6 +30,8 @@ export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScop
   if (records.length === 0) return;
   const namespace = namespaces.transcript(scope);
   await store.batch(records.map((record) => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) })));
+  // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
+  await warmSearch(store, namespaces.sessions(scope));
 }
 
 /** Whether recall may return this stored message (everything but `recall: false` records). */

@@ -65,8 +65,22 @@ const NOT_POSSESSORS = new Set([
   "kal", "is", "us", "iss", "uss", "mera", "meri", "tera", "aap", "sab", "paise", "paisa", "item", "price",
 ]);
 
+/** Types of names seen lately: the same names recur turn after turn, and tagging one is not free. */
+const typesOfNames = new Map<string, string>();
+const NAME_CACHE_SIZE = 2_000;
+
 /** "place" for a known or compromise-tagged place, "organization" for an organisation, else "person". */
 function entityTypeOf(name: string): string {
+  let type = typesOfNames.get(name);
+  if (type === undefined) {
+    type = typeOfName(name);
+    if (typesOfNames.size >= NAME_CACHE_SIZE) typesOfNames.clear();
+    typesOfNames.set(name, type);
+  }
+  return type;
+}
+
+function typeOfName(name: string): string {
   if (isKnownPlace(name)) return "place";
   const doc = nlp(name);
   if (doc.has("#Place") && !doc.has("#Person")) return "place";

@@ -1,6 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { MemoryLimits } from "../memory/limits.js";
+import type { PreparedTurns } from "./prepared-turn.js";
 
 export type MemoryMode = "conversation" | "node";
 
@@ -22,6 +23,8 @@ export interface GraphDeps {
   retry: { retries: number; baseDelayMs: number };
   now: () => Date;
   newId: () => string;
+  /** Verdicts of the facade (`createMemoryGraph`) on its own runs; without it every run is checked in full. */
+  preparedTurns?: PreparedTurns;
 }
 
 /** The retry settings model calls use (transient errors only; see `isTransientError`). */

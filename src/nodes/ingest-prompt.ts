@@ -3,14 +3,17 @@ import { REMOVE_ALL_MESSAGES, type BaseStore, type LangGraphRunnableConfig } fro
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { metaOf, withMeta } from "../reducers/message-meta.js";
+import { threadCycle } from "../reducers/thread.js";
 import { seedWindow } from "../memory/session-seed.js";
 import { requireStore } from "../memory/store-io.js";
 import { getTranscriptMessage, messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../memory/transcript.js";
+import type { TranscriptRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
 import { resolveParent } from "./resolve-parent.js";
+import { carryOver } from "./carry-over.js";
 import { bindThreadScope, runInputOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
 
@@ -23,37 +26,39 @@ import { windowUpdate } from "./window-update.js";
  */
 export function createIngestPromptNode(deps: GraphDeps) {
   return async function ingestPrompt(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
-    const input = parseTurnInput(runInputOf(state), deps.limits.maxPromptChars);
+    // A run the facade prepared was validated and checked against the store before it started.
+    const prepared = deps.preparedTurns?.verdictOf(config) ?? null;
+    const input = prepared?.input ?? parseTurnInput(runInputOf(state), deps.limits.maxPromptChars);
     const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
     const text = promptText(input);
     const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
-    const parent = await resolveParent(store, input);
-    if (input.messageId !== undefined && !(parent?.role === "user")) await refuseStoredId(store, scope, input.messageId);
+    const parent = prepared ? prepared.parent : await checkStored(store, input);
     const regenerated = parent?.role === "user";
     if (!text && !regenerated) return skip;
     const idleMs = state.session.lastActiveAt ? now.getTime() - Date.parse(state.session.lastActiveAt) : 0;
     const expired = idleMs > deps.limits.sessionTtlSeconds * 1000;
     const fresh = expired || state.messages.length === 0;
-    const seed = fresh ? await seedWindow(store, scope, now, deps.newId()) : null;
+    // A checkpoint missing or behind the transcript (the session store was down) is caught up from it.
+    const carried = expired || parent ? null : await carryOver(store, scope, state, config, deps);
+    const seed = fresh && !carried ? await seedWindow(store, scope, now, deps.newId()) : null;
 
     // The window and node memories hold at most maxMessages each: twice that much thread is plenty.
-    const thread = parent
-      ? (await walkThread(store, scope, parent.id, { max: 2 * deps.limits.window.maxMessages })).map(recordToMessage)
-      : null;
+    // The parent is in hand: the walk starts at its own parent, so no message is read twice.
+    const thread = parent ? [...(await ancestorsOf(store, scope, parent, 2 * deps.limits.window.maxMessages)), parent].map(recordToMessage) : null;
     let human: BaseMessage;
     if (regenerated && thread) {
       human = thread[thread.length - 1] ?? recordToMessage(parent);
     } else {
-      human = humanMessage(input, text, deps.newId(), parent?.id ?? state.session.lastMessageId, now);
+      human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
       // Kept at once, indexed for recall by call_model with the reply (no embedding before the reply).
       await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { indexed: false });
     }
 
     const replaceWindow = expired || thread !== null;
-    const additions = [...(seed ? [seed] : []), ...(thread ?? []), ...(regenerated ? [] : [human])];
+    const additions = [...(seed ? [seed] : []), ...(carried?.messages ?? []), ...(thread ?? []), ...(regenerated ? [] : [human])];
     const update: BaseMessage[] = replaceWindow ? [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...keepPinned(state.messages, seed), ...additions] : additions;
     const window = windowUpdate(state.messages, update, deps.limits.window);
     if (expired) log.info("session_window_rebuilt", { tenantId: scope.tenantId, sessionId: scope.sessionId, idleSeconds: Math.round(idleMs / 1000) });
@@ -90,6 +95,16 @@ export function createIngestPromptNode(deps: GraphDeps) {
 }
 
 /**
+ * The store checks of a run the facade did not prepare (Studio, a graph of your own): the parent
+ * is resolved, and a new message's id must be free.
+ */
+async function checkStored(store: BaseStore, input: TurnInput): Promise<TranscriptRecord | null> {
+  const parent = await resolveParent(store, input);
+  if (input.messageId !== undefined && !(parent?.role === "user")) await refuseStoredId(store, input, input.messageId);
+  return parent;
+}
+
+/**
  * A new message may not take the id of a stored one: an upsert would overwrite it, and a reply's
  * id given to its own follow-up would make the message its own parent. (`runTurn` turns a retry
  * of a stored message into a re-answer before the graph runs; this guards every other caller.)
@@ -103,6 +118,14 @@ function humanMessage(input: TurnInput, text: string, fallbackId: string, parent
   const files = [...(input.files ?? []), ...(input.prompts ?? []).flatMap((p) => p.files ?? [])];
   const message = new HumanMessage({ id: input.messageId ?? fallbackId, content: text });
   return withMeta(message, { parentId, createdAt: now.toISOString(), ...(files.length > 0 ? { files } : {}) });
+}
+
+/** Up to `max - 1` messages of the thread above `record`, root first (so with it, at most `max`). */
+async function ancestorsOf(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, max: number): Promise<TranscriptRecord[]> {
+  if (record.parentId === null || max <= 1) return [];
+  const above = await walkThread(store, scope, record.parentId, { max: max - 1 });
+  if (above.some((ancestor) => ancestor.id === record.id)) throw threadCycle(record.id);
+  return above;
 }
 
 /** Pinned system messages survive a window rebuild, unless a fresh seed replaces them. */

@@ -7,8 +7,9 @@ import { promptText, type TurnInput } from "../state/turn-input.js";
 /**
  * The parent a turn continues from (null without `parentMessageId`), checked: it must be a message
  * of this session, and a regeneration (a user parent) may carry no text or the parent's own.
- * ingest_prompt calls it, and so does `runTurn` before the graph runs — the graph checkpoints its
- * input before the first node, so only a check made first keeps a rejected turn from storing.
+ * `runTurn` calls it before the graph runs (the graph checkpoints its input before the first node,
+ * so only a check made first keeps a rejected turn from storing) and hands the parent to
+ * ingest_prompt; ingest_prompt calls it for runs the facade did not prepare (Studio, your own graph).
  */
 export async function resolveParent(store: BaseStore, input: TurnInput): Promise<TranscriptRecord | null> {
   if (!input.parentMessageId) return null;

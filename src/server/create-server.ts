@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
-import { messageOf } from "../errors.js";
+import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { allowedMethods } from "./allowed-methods.js";
+import { snakeKeys } from "./case.js";
 import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
 import type { ServerEnv } from "./context.js";
-import { HttpError, respondError } from "./http-error.js";
+import { respondError } from "./http-error.js";
+import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -20,6 +22,8 @@ export interface ServerOptions {
   apiKeys?: string | readonly KeyEntry[];
   /** Largest accepted request body (default 256 KiB). */
   bodyLimitBytes?: number;
+  /** Largest accepted import body (default 16 MiB): an import carries many messages. */
+  importBodyLimitBytes?: number;
   /** Requests per key per minute; 0 (default) turns the limit off. */
   rateLimitPerMinute?: number;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
@@ -31,6 +35,8 @@ export interface ServerOptions {
 export const OPEN_TENANT = "default";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** How long /readyz waits for each dependency's ping (they run at once): under the probes' usual one second. */
+const READY_PING_MS = 800;
 
 /**
  * The HTTP service as a Hono app (serve it with @hono/node-server, or call `app.request()` in
@@ -48,16 +54,18 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),
+    ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
     health: (c) => c.json({ status: "ok" }, 200),
     ready: async (c) => {
       if (options.isDraining?.()) return c.json({ error: { code: "DRAINING", message: "shutting down" } }, 503);
-      try {
-        await options.memory.persistence.ping();
-        return c.json({ status: "ready" }, 200);
-      } catch (error) {
-        log.warn("http.not_ready", { request_id: c.get("requestId"), error: messageOf(error) });
-        return c.json({ error: { code: "STORAGE_UNREACHABLE", message: "storage is not reachable" } }, 503);
-      }
+      // Every dependency is pinged at once, each given READY_PING_MS: the answer comes within a second.
+      const dependencies = await options.memory.checkHealth(READY_PING_MS);
+      const failing = dependencies.filter((dependency) => !dependency.ok);
+      if (failing.length === 0) return c.json({ status: "ready" }, 200);
+      // Losing and regaining a dependency is logged once each (dependency.lost/recovered), not per probe.
+      log.debug("http.not_ready", { request_id: c.get("requestId"), failing: failing.map((d) => d.name) });
+      const message = `not answering: ${failing.map((d) => `${d.name} (${d.engine})`).join(", ")}`;
+      return c.json({ error: { code: "STORAGE_UNREACHABLE", message }, dependencies: dependencies.map((d) => snakeKeys(d)) }, 503);
     },
     openApi: (c) => c.json(openApiDocument(), 200),
   };
@@ -67,9 +75,10 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);
-    if (allow.length === 0) return c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+    if (allow.length === 0) return respondError(c, new MemoryGraphError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`, { kind: "user" }));
+    c.header("Allow", allow.join(", "));
     const message = `${c.req.method} is not allowed on ${c.req.path}; it takes ${allow.join(", ")}`;
-    return respondError(c, new HttpError(405, "METHOD_NOT_ALLOWED", message, undefined, { Allow: allow.join(", ") }));
+    return respondError(c, new MemoryGraphError("METHOD_NOT_ALLOWED", message, { kind: "user" }));
   });
   app.onError((error, c) => respondError(c, error));
   return app;
@@ -111,7 +120,7 @@ function authenticate(keys: readonly KeyEntry[]): MiddlewareHandler<ServerEnv> {
     const match = token === null ? null : matchKey(keys, token);
     if (!match) {
       c.header("WWW-Authenticate", "Bearer");
-      throw new HttpError(401, "UNAUTHORIZED", token === null ? "missing API key (Authorization: Bearer …)" : "invalid API key");
+      throw new MemoryGraphError("UNAUTHORIZED", token === null ? "missing API key (Authorization: Bearer …)" : "invalid API key", { kind: "user" });
     }
     c.set("tenantId", match.tenantId);
     c.set("keyId", match.keyId);
@@ -123,7 +132,8 @@ function rateLimit(limiter: RateLimiter): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const retryAfter = limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
     if (retryAfter !== null) {
-      throw new HttpError(429, "RATE_LIMITED", "too many requests for this key; retry later", undefined, { "Retry-After": String(retryAfter) });
+      c.header("Retry-After", String(retryAfter));
+      throw new MemoryGraphError("RATE_LIMITED", "too many requests for this key; retry later", { kind: "user" });
     }
     return next();
   };

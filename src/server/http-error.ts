@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { MemoryGraphError, messageOf } from "../errors.js";
+import { MemoryGraphError, messageOf, type ErrorCode, type ErrorKind } from "../errors.js";
 import { log } from "../logger.js";
 import { snakeField } from "./case.js";
 
@@ -21,56 +21,73 @@ export const errorBodySchema = z
 
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-/** An error the HTTP layer answers with a given status (auth, limits, routing). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = "HttpError";
-  }
-}
+/**
+ * The one table from errors to HTTP statuses: a code listed here has its own status; any other
+ * error answers by its kind (the caller's mistake 400, a provider's failure 502, a fault of this
+ * service 500).
+ */
+const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  // The request conflicts with what is stored.
+  MESSAGE_ID_CONFLICT: 409,
+  THREAD_SCOPE_MISMATCH: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IMPORT_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  // Storage that does not answer: nothing was stored, retry after Retry-After.
+  SESSION_STORE_UNAVAILABLE: 503,
+  MEMORY_STORE_UNAVAILABLE: 503,
+  // Closing: another instance can take the request.
+  GRAPH_CLOSED: 503,
+  STORE_CLOSED: 503,
+};
+const STATUS_OF_KIND: Record<ErrorKind, ContentfulStatusCode> = { user: 400, upstream: 502, system: 500 };
 
-const SYSTEM_STATUS: Record<string, ContentfulStatusCode> = { GRAPH_CLOSED: 503, STORE_CLOSED: 503 };
-/** Callers' mistakes that are not a bad request as such: the request conflicts with what is stored. */
-const USER_STATUS: Record<string, ContentfulStatusCode> = { MESSAGE_ID_CONFLICT: 409, THREAD_SCOPE_MISMATCH: 409 };
+/** The HTTP status of an error of `code` and `kind`. */
+export function statusOf(code: ErrorCode, kind: ErrorKind): ContentfulStatusCode {
+  return STATUS_OF_CODE[code] ?? STATUS_OF_KIND[kind];
+}
 
 /**
- * Maps any thrown value to a status and body. Callers' mistakes (`kind: user`) are 400 naming the
- * snake_case field (409 for a conflict with what is stored); provider failures are 502; anything else is a real fault of this service:
- * 500 (503 while closing), logged with its cause and never echoing internals to the caller.
+ * Maps any thrown value to a status (by `statusOf`) and body. Callers' mistakes (`kind: user`)
+ * name the snake_case field; provider failures and faults of this service are logged with their
+ * cause and never echo internals to the caller; storage that does not answer (an error with a
+ * `dependency`) is 503, naming it, with Retry-After (set by `respondError`).
  */
-export function errorAnswer(error: unknown, requestId: string): { status: ContentfulStatusCode; body: ErrorBody; headers: Record<string, string> } {
-  if (error instanceof HttpError) {
-    return { status: error.status, body: bodyOf(error.code, error.message, error.field), headers: error.headers };
-  }
+export function errorAnswer(error: unknown, requestId: string): { status: ContentfulStatusCode; body: ErrorBody } {
   if (error instanceof MemoryGraphError) {
-    if (error.kind === "user") {
-      const field = error.field === undefined ? undefined : snakeField(error.field);
-      const message = error.field && field ? error.message.replace(error.field, field) : error.message;
-      return { status: USER_STATUS[error.code] ?? 400, body: bodyOf(error.code, message, field), headers: {} };
+    // `instanceof` narrows a generic class to MemoryGraphError<any>: name the code type again.
+    const { code, kind, field, message } = error as MemoryGraphError;
+    const status = statusOf(code, kind);
+    if (kind === "user") {
+      const snake = field === undefined ? undefined : snakeField(field);
+      return { status, body: bodyOf(code, field && snake ? message.replace(field, snake) : message, snake) };
     }
-    if (error.kind === "upstream") {
-      log.error("http.upstream_error", { request_id: requestId, code: error.code, error: error.message });
-      return { status: 502, body: bodyOf(error.code, "a provider this service depends on failed"), headers: {} };
+    if (error.dependency !== undefined) {
+      // A storage dependency does not answer: nothing was stored, and the caller may retry.
+      log.warn("http.unavailable", { request_id: requestId, code, dependency: error.dependency });
+      return { status, body: bodyOf(code, message) };
     }
-    const status = SYSTEM_STATUS[error.code] ?? 500;
-    log.error("http.system_error", { request_id: requestId, code: error.code, error: error.message });
-    return { status, body: bodyOf(error.code, status === 503 ? "the service is shutting down" : "internal error"), headers: {} };
+    if (kind === "upstream") {
+      log.error("http.upstream_error", { request_id: requestId, code, error: message });
+      return { status, body: bodyOf(code, "a provider this service depends on failed") };
+    }
+    log.error("http.system_error", { request_id: requestId, code, error: message });
+    return { status, body: bodyOf(code, status === 503 ? "the service is shutting down" : "internal error") };
   }
   log.error("http.unhandled_error", { request_id: requestId, error: messageOf(error), stack: error instanceof Error ? error.stack : undefined });
-  return { status: 500, body: bodyOf("INTERNAL", "internal error"), headers: {} };
+  return { status: 500, body: bodyOf("INTERNAL", "internal error") };
 }
 
-/** Answers `c` with the error's status and body. */
+/** Answers `c` with the error's status and body (headers already set on `c`, such as `Allow`, are kept). */
 export function respondError(c: Context, error: unknown): Response {
   const requestId = (c.get("requestId" as never) as string | undefined) ?? "";
-  const { status, body, headers } = errorAnswer(error, requestId);
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  const { status, body } = errorAnswer(error, requestId);
+  if (error instanceof MemoryGraphError && error.dependency !== undefined) c.header("Retry-After", String(error.retryAfterSeconds ?? 1));
   return c.json(body, status);
 }
 

@@ -1,25 +1,25 @@
 import type { Context } from "hono";
-import { HttpError } from "./http-error.js";
+import { MemoryGraphError } from "../errors.js";
 
 /**
  * Reads a request's JSON body within `limitBytes`. Order: a declared Content-Length over the
  * limit is 413 before anything is read; a content type other than application/json is 415; a
  * body (chunked or not) that grows past the limit while read is 413; bytes that are not UTF-8 or
- * text that is not JSON is 400. Never throws anything but `HttpError`.
+ * text that is not JSON is 400. Never throws anything but a user `MemoryGraphError`.
  */
 export async function readJsonBody(c: Context, limitBytes: number): Promise<unknown> {
   const declared = c.req.header("content-length");
   if (declared !== undefined && Number(declared) > limitBytes) throw tooLarge(limitBytes);
   const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") {
-    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "the body must be application/json");
+    throw new MemoryGraphError("UNSUPPORTED_MEDIA_TYPE", "the body must be application/json", { kind: "user" });
   }
   const text = await readText(c.req.raw, limitBytes);
-  if (text.trim() === "") throw new HttpError(400, "INVALID_JSON", "the body is empty; send a JSON object");
+  if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new HttpError(400, "INVALID_JSON", "the body is not valid JSON");
+    throw invalidJson("the body is not valid JSON");
   }
 }
 
@@ -47,10 +47,14 @@ async function readText(request: Request, limitBytes: number): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new HttpError(400, "INVALID_JSON", "the body is not UTF-8 text");
+    throw invalidJson("the body is not UTF-8 text");
   }
 }
 
-function tooLarge(limitBytes: number): HttpError {
-  return new HttpError(413, "PAYLOAD_TOO_LARGE", `the body is over the limit of ${limitBytes} bytes`);
+function tooLarge(limitBytes: number): MemoryGraphError {
+  return new MemoryGraphError("PAYLOAD_TOO_LARGE", `the body is over the limit of ${limitBytes} bytes`, { kind: "user" });
+}
+
+function invalidJson(message: string): MemoryGraphError {
+  return new MemoryGraphError("INVALID_JSON", message, { kind: "user" });
 }

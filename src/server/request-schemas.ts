@@ -1,8 +1,7 @@
-import { z } from "zod";
+import { z, type ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
-import { MAX_ID_LENGTH } from "../memory/scope.js";
-import { idSchema, parseTurnInput, type TurnInput } from "../state/turn-input.js";
-import { camelKeys } from "./case.js";
+import { ID_RULES, idSchema, turnInputSchema, validatedTurnInput, type TurnInput } from "../state/turn-input.js";
+import { camelKeys, toCamel, toSnake } from "./case.js";
 
 /**
  * The request schemas of the HTTP API (snake_case, strict: an unknown field is a 400). The tenant
@@ -11,27 +10,61 @@ import { camelKeys } from "./case.js";
 
 const MAX_METADATA_DEPTH = 8;
 
-/** A file reference in snake_case; its fields are checked by the turn input schema after conversion. */
-const fileJson = z.record(z.string(), z.unknown());
+/** A JSON object, as nested file references arrive (snake_case keys, checked once camel-cased). */
+const jsonObject = z.record(z.string(), z.unknown());
 
+/**
+ * A field of the core turn input as the HTTP API takes it: the same schema, with every object
+ * key in snake_case. An object of camelCase keys (a file reference) is taken as a JSON object
+ * whose keys are camel-cased and then checked by the core's own schema; arrays keep the core's
+ * bounds. So the rules are defined once, in `turnInputSchema`.
+ */
+function snakeCased(schema: ZodType): ZodType {
+  if (schema instanceof z.ZodOptional) return snakeCased(schema.unwrap() as ZodType).optional();
+  if (schema instanceof z.ZodArray) return z.array(snakeCased(schema.element as ZodType)).check(...((schema.def.checks ?? []) as z.core.$ZodCheck<unknown[]>[]));
+  if (schema instanceof z.ZodObject) {
+    const keys = Object.keys(schema.shape);
+    if (keys.some((key) => toSnake(key) !== key) || (schema.def.checks ?? []).length > 0) return jsonObject.transform(camelKeys).pipe(schema);
+    const shape = Object.fromEntries(keys.map((key) => [key, snakeCased(schema.shape[key] as ZodType)]));
+    return schema.def.catchall instanceof z.ZodNever ? z.object(shape).strict() : z.object(shape);
+  }
+  return schema;
+}
+
+/** The core field `key`, snake-cased, described for readers of the HTTP API. */
+function httpField(key: Exclude<keyof typeof turnInputSchema.shape, "tenantId">, description: string): ZodType {
+  const field = snakeCased(turnInputSchema.shape[key]);
+  return field.meta({ ...z.globalRegistry.get(field), description });
+}
+
+/** An id field of the core, keeping its rules (and their JSON Schema bounds), described for the HTTP API. */
+function httpId(key: "userId" | "sessionId" | "messageId" | "parentMessageId", description = `An id: ${ID_RULES}.`): ZodType {
+  const core = turnInputSchema.shape[key];
+  const id = (core instanceof z.ZodOptional ? core.unwrap() : core) as ZodType;
+  const described = id.meta({ ...z.globalRegistry.get(id), description });
+  return core instanceof z.ZodOptional ? described.optional() : described;
+}
+
+/** The core's metadata field, nesting at most MAX_METADATA_DEPTH levels (the service's own bound). */
+const metadataField = (turnInputSchema.shape.metadata.unwrap() as ZodType)
+  .refine((value) => depthOf(value) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
+  .optional()
+  .describe(`Caller data (nesting at most ${MAX_METADATA_DEPTH} levels), kept with the turn's input.`);
+
+/**
+ * The turn request: the core turn input (`turnInputSchema`) in snake_case, without the tenant
+ * (the API key's), its rules and bounds taken from the core schema.
+ */
 export const turnRequestSchema = z
   .object({
-    user_id: idSchema("user_id"),
-    session_id: idSchema("session_id"),
-    message: z.string().optional().describe("The user's message (or send prompts). No prompt text at all is a turn with status SKIP."),
-    prompts: z
-      .array(z.object({ text: z.string(), files: z.array(fileJson).max(20).optional() }).strict())
-      .max(50)
-      .optional()
-      .describe("Prompt annotations, joined by blank lines into the prompt (after message, if any)."),
-    message_id: idSchema("message_id", "The id of the new user message, and the turn's idempotency key within the session.").optional(),
-    parent_message_id: idSchema("parent_message_id", "The message to continue from; a user message is answered again (regeneration).").optional(),
-    files: z.array(fileJson).max(20).optional().describe("File references (type, transfer_method, upload_file_id | tool_file_id | url, belongs_to)."),
-    metadata: z
-      .record(z.string().max(MAX_ID_LENGTH), z.unknown())
-      .refine((value) => depthOf(value) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
-      .optional()
-      .describe(`Caller data (nesting at most ${MAX_METADATA_DEPTH} levels), kept with the turn's input.`),
+    user_id: httpId("userId"),
+    session_id: httpId("sessionId"),
+    message: httpField("message", "The user's message (or send prompts). No prompt text at all is a turn with status SKIP."),
+    prompts: httpField("prompts", "Prompt annotations, joined by blank lines into the prompt (after message, if any)."),
+    message_id: httpId("messageId", "The id of the new user message, and the turn's idempotency key within the session."),
+    parent_message_id: httpId("parentMessageId", "The message to continue from; a user message is answered again (regeneration)."),
+    files: httpField("files", "File references (type, transfer_method, upload_file_id | tool_file_id | url, belongs_to)."),
+    metadata: metadataField,
   })
   .strict()
   .meta({ id: "TurnRequest", description: "One user message of a session. Unknown fields are a 400." });
@@ -63,30 +96,14 @@ export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackFi
 }
 
 /**
- * The graph's input for a turn request of `tenantId`, validated by the graph's own rules too
- * (prompt length, file references), so every user error surfaces before anything runs.
+ * The graph's input for a turn request of `tenantId`. The request schema holds the core's rules,
+ * so this is the turn's one validation: the facade takes the input as validated (checking only
+ * the prompt's length against its own limit), and every user error surfaces before anything runs.
  */
 export function turnInputOf(body: unknown, tenantId: string, maxPromptChars: number): TurnInput {
-  const request = parseRequest(turnRequestSchema, body);
-  const fileRefs = (files: Record<string, unknown>[] | undefined) => files?.map(camelKeys);
-  const input = {
-    tenantId,
-    userId: request.user_id,
-    sessionId: request.session_id,
-    message: request.message,
-    prompts: request.prompts?.map((prompt) => ({ text: prompt.text, files: fileRefs(prompt.files) })),
-    messageId: request.message_id,
-    parentMessageId: request.parent_message_id,
-    files: fileRefs(request.files),
-    metadata: request.metadata,
-  };
-  const defined = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-  if (defined.prompts) defined.prompts = (defined.prompts as { text: string; files?: unknown }[]).map(dropUndefined);
-  return parseTurnInput(defined, maxPromptChars);
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as T;
+  const request = parseRequest(turnRequestSchema, body) as Record<string, unknown>;
+  const input = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined).map(([key, value]) => [toCamel(key), value]));
+  return validatedTurnInput({ tenantId, ...input } as TurnInput, maxPromptChars);
 }
 
 /** How deeply a JSON value nests (iterative, so a hostile value cannot overflow the stack). */

@@ -45,6 +45,10 @@ export const turnResponseSchema = z
       .strict()
       .meta({ description: "Tokens this turn's model calls used, as the provider reported them (a summary made after the reply is logged, not counted here)." }),
     replayed: z.boolean(),
+    degraded: z.array(z.enum(["session_store", "memory_store"])).meta({
+      description:
+        'The storage this turn ran without. `["session_store"]`: the session store did not answer; the turn ran on a session rebuilt from long-term memory, and its messages are stored all the same.',
+    }),
   })
   .strict()
   .meta({ id: "TurnResponse" });
@@ -66,7 +70,27 @@ export const turnEventSchema = z
 export type TurnEvent = z.infer<typeof turnEventSchema>;
 
 export const healthResponseSchema = z.object({ status: z.literal("ok") }).strict();
+const dependencySchema = z
+  .object({
+    name: z.enum(["session_store", "memory_store"]),
+    engine: z.string().meta({ description: "What serves it: sqlite, postgres, redis, memory." }),
+    ok: z.boolean(),
+    since: z.string().meta({ description: "When it last went down or came back (ISO 8601), or when this process began watching it." }),
+    error: z.string().nullable().meta({ description: "Why it is down (null while it answers)." }),
+    outages: z.number().int().nonnegative(),
+    degraded_turns: z.number().int().nonnegative(),
+    refused_turns: z.number().int().nonnegative(),
+  })
+  .strict()
+  .meta({ id: "Dependency" });
+
 export const readyResponseSchema = z.object({ status: z.literal("ready") }).strict();
+
+/** GET /readyz when not ready: the usual error body, with every dependency's state. */
+export const notReadyResponseSchema = z
+  .object({ error: errorBodySchema.shape.error, dependencies: z.array(dependencySchema) })
+  .strict()
+  .meta({ id: "NotReady" });
 
 const messageSchema = z.object({
   id: z.string(),
@@ -133,6 +157,7 @@ export function turnResponseOf(result: TurnResult): TurnResponse {
     errors: result.errors.map((error) => ({ node: error.node, code: error.code, message: error.message })),
     usage: snakeKeys(result.usage),
     replayed: result.replayed,
+    degraded: result.degraded,
   });
 }
 

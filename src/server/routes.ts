@@ -2,12 +2,21 @@ import type { Handler } from "hono";
 import { z, type ZodObject, type ZodType } from "zod";
 import type { ServerEnv } from "./context.js";
 import { errorBodySchema } from "./http-error.js";
+import {
+  importQuerySchema,
+  importRequestSchema,
+  importResponseSchema,
+  searchQuerySchema,
+  searchResponseSchema,
+  userMemoryDocumentSchema,
+} from "./memory-api-schemas.js";
 import { emptyQuerySchema, sessionPathSchema, turnRequestSchema, userPathSchema, userQuerySchema } from "./request-schemas.js";
 import {
   forgetResponseSchema,
   healthResponseSchema,
   memoryResponseSchema,
   messagesResponseSchema,
+  notReadyResponseSchema,
   readyResponseSchema,
   turnEventSchema,
   turnResponseSchema,
@@ -83,7 +92,18 @@ export const API_RESPONSES: Partial<Record<Status, ResponseSpec>> = {
     headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds until the next window." }) }),
   }),
   500: error("A fault of this service (INTERNAL or a system error code); no internals are shown.", { id: "InternalError" }),
-  503: error("The service is shutting down (GRAPH_CLOSED, STORE_CLOSED); retry on another instance.", { id: "ShuttingDown" }),
+  503: error(
+    "The service cannot serve this now. Shutting down (GRAPH_CLOSED, STORE_CLOSED): retry on another instance. " +
+      "Storage does not answer (MEMORY_STORE_UNAVAILABLE: the long-term memory store; SESSION_STORE_UNAVAILABLE: the session store, " +
+      "where a request cannot do without it): nothing was stored; retry after `Retry-After` seconds. A turn whose session store " +
+      "alone is down is answered (200, `degraded: [\"session_store\"]`), not refused.",
+    {
+      id: "ShuttingDown",
+      headers: z.object({
+        "Retry-After": z.string().optional().meta({ description: "Seconds to wait before retrying (sent when storage does not answer)." }),
+      }),
+    },
+  ),
 };
 
 /** What every route may answer: the path exists, the method does not. */
@@ -167,6 +187,43 @@ export const ROUTES = {
     query: emptyQuerySchema,
     responses: { 200: { description: "What was deleted.", json: forgetResponseSchema } },
   },
+  searchMemory: {
+    method: "get",
+    path: `${API_PREFIX}/users/:user_id/memory/search`,
+    tag: "memory",
+    summary: "Search a user's past messages",
+    description: "Ranked by the ranking recall uses, each message with its session, date, speaker and every score.",
+    params: userPathSchema,
+    query: searchQuerySchema,
+    responses: { 200: { description: "The best-ranked messages, best first.", json: searchResponseSchema } },
+  },
+  importSessions: {
+    method: "post",
+    path: `${API_PREFIX}/users/:user_id/sessions/import`,
+    tag: "memory",
+    summary: "Import past sessions (or an export) into a user's memory",
+    description:
+      "Stores the messages as live turns are stored (transcript and recall index). Idempotent by message id; a bad element rejects the whole request, naming its index and field, and nothing is stored.",
+    params: userPathSchema,
+    query: importQuerySchema,
+    body: importRequestSchema,
+    responses: {
+      200: { description: "What was imported.", json: importResponseSchema },
+      409: error("MESSAGE_ID_CONFLICT: a message id is stored with another role, speaker or text; nothing was imported."),
+      413: error("PAYLOAD_TOO_LARGE (the body is over the import limit) or IMPORT_TOO_LARGE (too many messages or characters): send it in parts."),
+      415: BODY_ERRORS[415],
+    },
+  },
+  exportUser: {
+    method: "get",
+    path: `${API_PREFIX}/users/:user_id/export`,
+    tag: "memory",
+    summary: "Every layer of a user's memory, as one document",
+    description: "Sessions and their messages, events, facts with validity, summaries: the import route takes it back.",
+    params: userPathSchema,
+    query: emptyQuerySchema,
+    responses: { 200: { description: "The user's memory.", json: userMemoryDocumentSchema } },
+  },
   health: {
     method: "get",
     path: "/healthz",
@@ -179,9 +236,16 @@ export const ROUTES = {
     path: "/readyz",
     tag: "health",
     summary: "Readiness: storage answers and the service is not draining",
+    description:
+      "Answers within a second, always: every storage dependency (session_store, memory_store) is pinged at once, each for at most 800 ms. " +
+      "Cloud Run and load balancers read it; GET /healthz is liveness only.",
     responses: {
-      200: { description: "Ready for traffic.", json: readyResponseSchema },
-      503: error("DRAINING (shutting down) or STORAGE_UNREACHABLE."),
+      200: { description: "Ready for traffic: every dependency answered.", json: readyResponseSchema },
+      503: {
+        description:
+          "DRAINING (shutting down), or STORAGE_UNREACHABLE: the message names each dependency that did not answer, and `dependencies` gives every one's state.",
+        json: z.union([errorBodySchema, notReadyResponseSchema]),
+      },
     },
   },
   openApi: {

@@ -52,13 +52,37 @@ export type TurnInput = z.infer<typeof turnInputSchema>;
  * field (for example `prompts.0.text`), including a prompt longer than `maxPromptChars`.
  */
 export function parseTurnInput(raw: unknown, maxPromptChars: number): TurnInput {
+  if (typeof raw === "object" && raw !== null && VALIDATED.has(raw)) return checkPromptLength(raw as TurnInput, maxPromptChars);
   const parsed = turnInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "input";
     throw new MemoryGraphError("INVALID_INPUT", `${field}: ${issue?.message ?? "invalid"}`, { kind: "user", field });
   }
-  const input = parsed.data;
+  return checkPromptLength(parsed.data, maxPromptChars);
+}
+
+/** Inputs validated already, by this schema's rules (the HTTP request schema is derived from it). */
+const VALIDATED = new WeakSet<object>();
+
+/**
+ * Marks an input validated by the rules of `turnInputSchema` (the HTTP service's request schema
+ * holds them), so that `parseTurnInput` checks only its prompt length. The input is frozen, so
+ * what was validated is what runs.
+ */
+export function validatedTurnInput(input: TurnInput, maxPromptChars: number): TurnInput {
+  const frozen = deepFreeze(checkPromptLength(input, maxPromptChars));
+  VALIDATED.add(frozen);
+  return frozen;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
+}
+
+function checkPromptLength(input: TurnInput, maxPromptChars: number): TurnInput {
   const length = promptText(input).length;
   if (length > maxPromptChars) {
     const field = input.message !== undefined ? "message" : "prompts";

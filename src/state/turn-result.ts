@@ -1,3 +1,4 @@
+import type { StorageDependency } from "../errors.js";
 import type { NodeError } from "../reducers/errors.js";
 import type { TrimReport } from "../reducers/window.js";
 import type { MemoryContext } from "../memory/recall.js";
@@ -28,6 +29,11 @@ export interface TurnResult {
   usage: TurnUsage;
   /** True when this is the stored result of an earlier request with the same `messageId` (nothing ran). */
   replayed: boolean;
+  /**
+   * The storage this turn ran without: `["session_store"]` when the checkpointer did not answer and
+   * the turn ran on a session rebuilt from long-term memory (its messages are stored all the same).
+   */
+  degraded: StorageDependency[];
 }
 
 /** Reads a turn's result out of the state the graph ended in. */
@@ -48,6 +54,7 @@ export function turnResultOf(state: MemoryState): TurnResult {
     errors: turn ? state.errors.filter((error) => error.turnId === turn.id) : [],
     usage: usageOf(turn ? state.usage : []),
     replayed: false,
+    degraded: [],
   };
 }
 
@@ -64,6 +71,7 @@ export function skippedTurn(): TurnResult {
     errors: [],
     usage: usageOf([]),
     replayed: false,
+    degraded: [],
   };
 }
 

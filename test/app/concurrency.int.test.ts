@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import pg from "pg";
-import { PostgresStore } from "../../src/memory/backends/postgres-store.js";
+import { PostgresStore } from "../../src/storage/postgres/store.js";
 import { loadTranscript } from "../../src/memory/transcript.js";
 import type { TranscriptRecord } from "../../src/memory/records.js";
 

@@ -2,11 +2,13 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
+import { collectGarbage } from "../../src/memory/gc.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { NODE } from "../../src/state/node-names.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
@@ -25,13 +27,13 @@ class MeteredModel extends FakeListChatModel {
 
 /** Embeddings that log each call with the time it was made. */
 class ClockedEmbeddings implements EmbeddingsInterface {
-  readonly calls: { at: number; kind: "documents" | "query"; count: number }[] = [];
+  readonly calls: { at: number; kind: "documents" | "query"; count: number; texts: string[] }[] = [];
   async embedDocuments(texts: string[]): Promise<number[][]> {
-    this.calls.push({ at: performance.now(), kind: "documents", count: texts.length });
+    this.calls.push({ at: performance.now(), kind: "documents", count: texts.length, texts });
     return texts.map(() => [1, 0, 0]);
   }
-  async embedQuery(): Promise<number[]> {
-    this.calls.push({ at: performance.now(), kind: "query", count: 1 });
+  async embedQuery(text: string): Promise<number[]> {
+    this.calls.push({ at: performance.now(), kind: "query", count: 1, texts: [text] });
     return [1, 0, 0];
   }
 }
@@ -94,6 +96,31 @@ describe("no reply waits for a summary", () => {
   });
 });
 
+describe("garbage collection makes a summary left due", () => {
+  it("before the idle session's window goes, and only once", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-gc-upkeep-"));
+    let now = new Date("2026-11-01T10:00:00.000Z");
+    const graph = await createMemoryGraph({ sqlitePath: path.join(dir, "m.db"), chatModel: null, limits: { summaryInterval: 2 }, now: () => now, logger: false });
+    const config = { configurable: { thread_id: `${scope.tenantId}/${scope.userId}/${scope.sessionId}` }, durability: "exit" as const };
+    await graph.runTurn({ ...scope, message: "one" });
+    // What a process that dies after the reply leaves: the turn checkpointed at build_candidate, no summary.
+    await graph.app.invoke({ ...scope, message: "two" }, config);
+    expect((await graph.app.getState(config)).next).toEqual([NODE.summarize]);
+    now = new Date(now.getTime() + 3600_000); // past the session TTL: gc expires the window
+    const gc = graph.persistence.gc;
+    if (!gc) throw new Error("sqlite has a gc target");
+    const counts = await collectGarbage(gc, { now, upkeep: graph.finishUpkeep });
+    expect(counts).toMatchObject({ summaries_made: 1, sessions_expired: 1 });
+    const summaries = await graph.persistence.store.search(namespaces.summaries(scope));
+    expect(summaries).toHaveLength(1);
+    expect((summaries[0]?.value as { messageIds: string[] }).messageIds).toHaveLength(4);
+    expect(await collectGarbage(gc, { now, upkeep: graph.finishUpkeep })).toMatchObject({ summaries_made: 0 });
+    expect(await graph.finishUpkeep("no/such/thread")).toBe(false);
+    await graph.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe("the cost of a turn", () => {
   it("records the tokens of each model call (the provider's usage) and returns them with the turn", async () => {
     const { graph } = await memoryGraphForTest({ chatModel: new MeteredModel({ responses: ["Hi"] }), classifierModel: null });
@@ -103,7 +130,7 @@ describe("the cost of a turn", () => {
     expect(next.usage.calls, JSON.stringify(next.usage)).toHaveLength(1); // per turn, not accumulated over the session
   });
 
-  it("makes at most one embedding call before the reply: the user's message is indexed with the reply, in one batch", async () => {
+  it("makes at most one embedding call before the reply, the new message's, whose vector is stored with it (computed once)", async () => {
     const embeddings = new ClockedEmbeddings();
     let replyAt = 0;
     const model = new (class extends FakeListChatModel {
@@ -111,18 +138,82 @@ describe("the cost of a turn", () => {
         replyAt = performance.now();
         return super._generate(messages, options);
       }
-    })({ responses: ["ok"] });
+    })({ responses: ["first reply", "second reply", "third reply"] });
     // A slow classifier: its event (written beside call_model) is embedded after the reply.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-embed-"));
     const graph = await createMemoryGraph({ backend: "sqlite", sqlitePath: path.join(dir, "m.db"), chatModel: model, classifierModel: new SlowChatModel(300, ["not json"]), summaryModel: null, embeddings, logger: false });
     await graph.runTurn({ ...scope, message: "first message" });
     embeddings.calls.length = 0;
     await graph.runTurn({ ...scope, message: "second message" });
+    await graph.settled();
+    const calls = JSON.stringify(embeddings.calls.map((c) => [c.kind, c.texts, Math.round(c.at - replyAt)]));
     const before = embeddings.calls.filter((call) => call.at < replyAt);
-    expect(before.length, JSON.stringify(embeddings.calls.map((c) => [c.kind, c.count, Math.round(c.at - replyAt)]))).toBeLessThanOrEqual(1);
-    expect(before.every((call) => call.kind === "query")).toBe(true);
-    expect(embeddings.calls.some((call) => call.kind === "documents" && call.count >= 2 && call.at >= replyAt)).toBe(true);
+    expect(before.length, calls).toBe(1);
+    expect(before[0]?.texts, calls).toEqual([expect.stringMatching(/^second message\n/)]);
+    // The message was stored (indexed with the reply) and its event saved, yet embedded only once.
+    const embeddedTexts = embeddings.calls.flatMap((call) => call.texts);
+    expect(embeddedTexts.filter((text) => text.startsWith("second message")), calls).toHaveLength(1);
+    expect(embeddings.calls.some((call) => call.texts.some((text) => text.startsWith("second reply")) && call.at >= replyAt), calls).toBe(true);
+    const result = await graph.runTurn({ ...scope, message: "third message" });
+    expect(result.memoryContext.recalled?.vectorSearch).toBe("used");
     await graph.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("a slow embeddings provider never holds up the reply", () => {
+  /** Embeddings that answer after `delayMs`, recording the texts of each call. */
+  class SlowEmbeddings implements EmbeddingsInterface {
+    readonly texts: string[] = [];
+    constructor(private readonly delayMs: number) {}
+    async embedDocuments(texts: string[]): Promise<number[][]> {
+      this.texts.push(...texts);
+      await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      return texts.map((text) => [1, text.length % 7, 0.5]);
+    }
+    async embedQuery(text: string): Promise<number[]> {
+      return (await this.embedDocuments([text]))[0] ?? [];
+    }
+  }
+
+  it("recall goes on lexically when the message's vector is late, and the vector is stored with the message, computed once", async () => {
+    const embeddings = new SlowEmbeddings(1000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-late-"));
+    const file = path.join(dir, "m.db");
+    const lines: string[] = [];
+    const logger = { debug: () => undefined, info: (_: unknown, event: string) => lines.push(event), warn: () => undefined, error: () => undefined };
+    const graph = await createMemoryGraph({
+      backend: "sqlite",
+      sqlitePath: file,
+      chatModel: new FakeListChatModel({ responses: ["first reply", "second reply"] }),
+      classifierModel: null,
+      summaryModel: null,
+      embeddings,
+      limits: { recall: { vectorWaitMs: 20 } },
+      logger,
+    });
+    await graph.runTurn({ ...scope, sessionId: "earlier", message: "my parcel to Chiang Mai" });
+    let firstToken = 0;
+    const started = performance.now();
+    const result = await graph.streamTurn({ ...scope, message: "where is my parcel" }, () => (firstToken ||= performance.now() - started));
+    await graph.settled();
+    expect(result.status).toBe("OK");
+    expect(result.memoryContext.recalled?.vectorSearch).toBe("late");
+    expect(lines).toContain("recall_vector_late");
+    // Ranked lexically all the same: the earlier message is found.
+    expect(result.memoryContext.recalled?.similar.map((m) => m.text)).toContain("my parcel to Chiang Mai");
+    expect(firstToken).toBeGreaterThan(0);
+    expect(firstToken).toBeLessThan(1000); // the embeddings provider alone takes 1 s
+    expect(embeddings.texts.filter((text) => text.startsWith("where is my parcel")), JSON.stringify(embeddings.texts)).toHaveLength(1);
+    await graph.close();
+    const db = new Database(file, { readonly: true });
+    // The message is stored with its vector (its event, kept under the message's id, is not indexed).
+    const stored = db
+      .prepare("SELECT i.namespace AS namespace FROM store_vectors v JOIN store_items i ON i.id = v.item_id WHERE i.key = ?")
+      .all(result.messageIds.user ?? "") as { namespace: string }[];
+    db.close();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.namespace).toContain("messages");
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,5 +1,6 @@
 import { renderMemoryContext } from "../../src/memory/context.js";
-import { excerpt } from "../../src/memory/excerpt.js";
+import { excerpt, excerpter } from "../../src/memory/excerpt.js";
+import { MAX_RANKED_CHARS } from "../../src/memory/ranking/tokenize.js";
 import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
 import { EMPTY_CONTEXT, type MemoryContext } from "../../src/memory/recall.js";
 import { annotateRelativeDates } from "../../src/memory/relative-dates.js";
@@ -15,6 +16,20 @@ describe("excerpt", () => {
     expect(part.startsWith("…")).toBe(true);
     expect(part.endsWith("…")).toBe(true);
     expect(part.length).toBeLessThanOrEqual(300);
+  });
+
+  it("cuts the same text for each query by what that query matches", () => {
+    const text = `${filler(300)} Maya adopted a greyhound named Pixel. ${filler(300)} Tom bought a red kayak in Oslo. ${filler(300)}`;
+    const cut = excerpter("Which greyhound did Maya adopt?");
+    expect(cut(text, 200)).toContain("Maya adopted a greyhound");
+    expect(excerpter("Where did Tom buy his kayak?")(text, 200)).toContain("Tom bought a red kayak in Oslo");
+    expect(cut(text, 200)).toContain("Maya adopted a greyhound");
+  });
+
+  it("looks for matches only in the part ranking reads", () => {
+    const text = `${filler(1500)} Maya adopted a greyhound named Pixel.`;
+    expect(text.length).toBeGreaterThan(MAX_RANKED_CHARS);
+    expect(excerpt(text, "Maya greyhound Pixel", 300)).toBe(excerpt(filler(1500), "Maya greyhound Pixel", 300));
   });
 
   it.each([
@@ -40,6 +55,19 @@ describe("annotateRelativeDates", () => {
 
   it("leaves a text alone when the time it was said is unknown", () => {
     expect(annotateRelativeDates("see you tomorrow", "not a date")).toBe("see you tomorrow");
+  });
+
+  it("dates each expression of a long text, wherever it stands", () => {
+    const text = `${filler(300)} I went there yesterday. ${filler(300)} We fly back next month. ${filler(300)}`;
+    const dated = annotateRelativeDates(text, said);
+    expect(dated).toContain("I went there yesterday [7 May 2023].");
+    expect(dated).toContain("We fly back next month [June 2023].");
+    expect(dated.replace(/ \[[^\]]+\]/g, "")).toBe(text);
+  });
+
+  it("dates the same text again for another time it was said", () => {
+    expect(annotateRelativeDates("I went to a support group yesterday.", said)).toContain("[7 May 2023]");
+    expect(annotateRelativeDates("I went to a support group yesterday.", "2024-01-10T09:00:00.000Z")).toContain("[9 January 2024]");
   });
 });
 

@@ -9,7 +9,7 @@ import { setLogLevel } from "../../src/logger.js";
 import { forgetSession, forgetUser } from "../../src/memory/forget.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { threadIdOf } from "../../src/memory/scope.js";
-import { isRankingStore } from "../../src/memory/store-io.js";
+import { supportsOf } from "../../src/memory/store-io.js";
 import { createTempDatabase } from "../support/postgres.js";
 
 setLogLevel("silent");
@@ -109,6 +109,19 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     });
   });
 
+  it("forgetUser finds and deletes a session whose id has a dot and a colon (stored under an escaped label)", async () => {
+    const { store, checkpointer } = await open();
+    const dotted = scopeOf("u1", "web.chat:7");
+    await graph.runTurn({ ...dotted, message: "My name is Anong" });
+    await graph.settled();
+    expect(await threadsOf(checkpointer, threadIdOf(dotted))).toBeGreaterThan(0);
+    const counts = await forgetUser(graph.persistence, { tenantId, userId: "u1" });
+    expect(counts).toMatchObject({ sessions: 3, threads: 3 });
+    expect(await threadsOf(checkpointer, threadIdOf(dotted))).toBe(0);
+    expect(await graph.sessionState(dotted)).toBeNull();
+    expect(await itemsOf(store, "u1")).toEqual([]);
+  });
+
   it("forgetSession removes the transcript, thread, summaries, events and facts of that session only", async () => {
     const { store, checkpointer } = await open();
     const user = { tenantId, userId: "u1" };
@@ -156,7 +169,7 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     const facts = (await store.search(namespaces.facts(user), { limit: 10 })).map((f) => f.value as { key: string; value: string; validTo: string | null });
     expect(facts).toEqual([expect.objectContaining({ key: "email", value: "old@example.com", validTo: null })]);
     // Nothing of the session is found by a ranked search either (index rows went with their items).
-    if (isRankingStore(store)) expect(await store.search(namespaces.user(user), { query: "zanzibar", limit: 10 })).toEqual([]);
+    if (supportsOf(store).rankedSearch) expect(await store.search(namespaces.user(user), { query: "zanzibar", limit: 10 })).toEqual([]);
   });
 
   it("refuses ids that could reach outside the scope", async () => {

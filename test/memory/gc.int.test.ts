@@ -6,11 +6,13 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
-import { PostgresCheckpointer } from "../../src/memory/backends/postgres-checkpointer.js";
-import { PostgresStore } from "../../src/memory/backends/postgres-store.js";
-import { SqliteCheckpointer } from "../../src/memory/backends/sqlite-checkpointer.js";
-import { SqliteStore } from "../../src/memory/backends/sqlite-store.js";
-import { collectGarbage, postgresGcTarget, sqliteGcTarget, type GcTarget } from "../../src/memory/gc.js";
+import { PostgresCheckpointer } from "../../src/storage/postgres/checkpointer.js";
+import { PostgresStore } from "../../src/storage/postgres/store.js";
+import { SqliteCheckpointer } from "../../src/storage/sqlite/checkpointer.js";
+import { SqliteStore } from "../../src/storage/sqlite/store.js";
+import { collectGarbage, type GcTarget } from "../../src/memory/gc.js";
+import { postgresGcTarget } from "../../src/storage/postgres/gc-target.js";
+import { sqliteGcTarget } from "../../src/storage/sqlite/gc-target.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { loadTranscript } from "../../src/memory/transcript.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
@@ -39,7 +41,7 @@ interface Backend {
 
 async function sqliteBackend(): Promise<Backend> {
   const db = new Database(join(dir, `${randomUUID()}.db`));
-  const target = sqliteGcTarget(db, new SqliteCheckpointer(db), new SqliteStore(db, { embeddings: new HashedNgramEmbeddings() }));
+  const target = sqliteGcTarget(new SqliteCheckpointer(db), new SqliteStore(db, { embeddings: new HashedNgramEmbeddings() }));
   return {
     target,
     addOrphan: async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeLabel, encodeLabel, namespaces, sessionIdOfTranscript } from "../../src/memory/namespaces.js";
+import { decodeLabel, encodeLabel, namespaces } from "../../src/memory/namespaces.js";
+import { sessionIdOfTranscript } from "../support/namespaces.js";
 import { memoryGraphForTest } from "../support/deps.js";
 
 describe("namespaces", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { InMemoryStore } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { SqliteStore } from "../../src/memory/backends/sqlite-store.js";
+import { SqliteStore } from "../../src/storage/sqlite/store.js";
 import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
 import { recallContext } from "../../src/memory/recall.js";

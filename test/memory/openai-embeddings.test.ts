@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OpenAIEmbeddings } from "@langchain/openai";
-import { SqliteStore, type RankedSearchItem } from "../../src/memory/backends/sqlite-store.js";
+import { SqliteStore } from "../../src/storage/sqlite/store.js";
+import type { RankedItem } from "../../src/memory/ports/store.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { searchSimilar } from "../../src/memory/similar.js";
 import { saveTranscriptMessage } from "../../src/memory/transcript.js";
@@ -109,7 +110,7 @@ describe("OpenAI embeddings in the SQLite store (local stub, real @langchain/ope
   it("embeds the query once per search and reads stored vectors, not the model, for items", async () => {
     const before = stub.inputs.length;
     // "cellos" stems to "cello" and matches m1 lexically too; the vector must agree.
-    const hits = (await store.search(ns, { query: "sister cellos", limit: 5 })) as RankedSearchItem[];
+    const hits = (await store.search(ns, { query: "sister cellos", limit: 5 })) as RankedItem[];
     expect(stub.inputs.slice(before)).toEqual([["sister cellos"]]);
     expect(hits[0]?.key).toBe("m1");
     expect(hits[0]?.ranking?.vector).toBeGreaterThanOrEqual(0.45);

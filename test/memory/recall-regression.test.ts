@@ -1,5 +1,5 @@
 import { InMemoryStore, type BaseStore } from "@langchain/langgraph";
-import { SqliteStore } from "../../src/memory/backends/sqlite-store.js";
+import { SqliteStore } from "../../src/storage/sqlite/store.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
 import type { TranscriptRecord } from "../../src/memory/records.js";

@@ -23,6 +23,14 @@ describe("extractFacts", () => {
     expect(extractFacts(text)).toHaveLength(facts.length);
   });
 
+  it("reads a place named after its cue late in a long message", () => {
+    const chatter = "ร้านที่ดีที่สุดที่เคยไปมา ".repeat(150);
+    expect(extractFacts(`${chatter}ตอนนี้ผมอยู่ที่เชียงใหม่ครับ`)).toContainEqual(expect.objectContaining({ key: "location.city", value: "เชียงใหม่" }));
+    expect(extractFacts(`${"The shop was busy and the staff were kind. ".repeat(60)}I live in Chiang Mai`)).toContainEqual(
+      expect.objectContaining({ key: "location.city", value: "Chiang Mai" }),
+    );
+  });
+
   it("states nothing for questions, thanks and feedback", () => {
     for (const text of ["What is my phone number?", "I like your service, thanks!", "Is Bangkok hot in April?", "hello there"]) {
       expect(extractFacts(text)).toEqual([]);

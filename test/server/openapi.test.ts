@@ -118,6 +118,7 @@ describe("every status the server answers is documented, and every documented st
   const main = on("main");
   const big = { ...turn, message: "x".repeat(300_000) };
   const plainText = { "content-type": "text/plain" };
+  const imported = [{ session_id: "old", started_at: "2023-05-08T13:56:00Z", messages: [{ id: "i1", role: "user", text: "My cat is Mali" }] }];
   const v1 = [
     { method: "POST", path: "/v1/turns", body: { ...turn, message_id: "k2" } },
     { method: "POST", path: "/v1/turns/stream", body: { ...turn, message_id: "k3" } },
@@ -125,6 +126,9 @@ describe("every status the server answers is documented, and every documented st
     { method: "DELETE", path: "/v1/sessions/s9?user_id=u1" },
     { method: "GET", path: "/v1/users/u1/memory" },
     { method: "DELETE", path: "/v1/users/u9" },
+    { method: "GET", path: "/v1/users/u1/memory/search?q=name" },
+    { method: "POST", path: "/v1/users/u1/sessions/import", body: imported },
+    { method: "GET", path: "/v1/users/u1/export" },
   ];
   const cases: Case[] = [
     { server: main, method: "POST", path: "/v1/turns", body: turn, status: 200 },
@@ -151,11 +155,21 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1/memory?limit=5", status: 400 },
     { server: main, method: "DELETE", path: "/v1/users/u2", status: 200 },
     { server: main, method: "DELETE", path: "/v1/users/a%ED%A0%80b", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1/memory/search?q=name&limit=3&memory_context=true", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/memory/search?limit=3", status: 400 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: imported, status: 200 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import?classify=true", body: imported, status: 200 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: [{ ...imported[0], messages: [{ id: "i2", role: "robot", text: "beep" }] }], status: 400 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: [{ ...imported[0], messages: [{ id: "i1", role: "user", text: "other" }] }], status: 409 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: [{ ...imported[0], messages: Array.from({ length: 1001 }, (_, i) => ({ id: `x${i}`, role: "user", text: "hi" })) }], status: 413 },
+    { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: JSON.stringify(imported), headers: plainText, status: 415 },
+    { server: main, method: "GET", path: "/v1/users/u1/export", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/export?format=csv", status: 400 },
     ...v1.map((request) => ({ ...request, server: main, key: null, status: 401 as const })),
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/healthz", "/readyz", "/openapi.json"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/healthz", "/readyz", "/openapi.json"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },

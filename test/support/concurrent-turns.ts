@@ -5,11 +5,11 @@
  * Prints {"done": n} on stdout. Usage: tsx test/support/concurrent-turns.ts <schema> <tag> <turns> <startAt>
  */
 import pg from "pg";
-import { PostgresCheckpointer } from "../../src/memory/backends/postgres-checkpointer.js";
+import { PostgresCheckpointer } from "../../src/storage/postgres/checkpointer.js";
 import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
-import { postgresTurnLock } from "../../src/app/turn-lock.js";
+import { postgresTurnLock } from "../../src/storage/postgres/turn-lock.js";
 import { setLogLevel } from "../../src/logger.js";
-import { PostgresStore } from "../../src/memory/backends/postgres-store.js";
+import { PostgresStore } from "../../src/storage/postgres/store.js";
 
 export const SCOPE = { tenantId: "acme", userId: "u1", sessionId: "double-text" };
 

@@ -169,7 +169,32 @@ const queryArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: segmentArb.map((user) => `?user_id=${user}&extra=1`) },
 );
 
-/** A request of the API: a turn, or a read or forget of a session or a user. */
+/** An import body: sessions of messages, mostly well formed, often with an odd id, role, time or text. */
+const importBodyArb: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.array(
+      fc.record(
+        {
+          session_id: jsonIdArb,
+          started_at: fc.constantFrom("2024-03-02T10:00:00Z", "2024-03-02T10:00:00+07:00", "2024-03-02", "yesterday", 5),
+          messages: fc.array(
+            fc.record(
+              { id: jsonIdArb, role: fc.constantFrom("user", "assistant", "robot"), text: messageArb, created_at: fc.constantFrom("2024-03-02T10:00:01Z", "nope"), parent_id: jsonIdArb, speaker: messageArb },
+              { requiredKeys: ["id", "role", "text"] },
+            ),
+            { maxLength: 3 },
+          ),
+        },
+        { requiredKeys: ["session_id", "started_at", "messages"] },
+      ),
+      { maxLength: 2 },
+    ),
+  },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+);
+
+/** A request of the API: a turn, a read or forget of a session or a user, a search, import or export of memory. */
 export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawRequest> {
   const auth = authArb(validKeys);
   const turn = fc.record({ auth, type: contentTypeArb, body: bodyBytesArb, stream: fc.boolean() }).map(({ auth, type, body, stream }) =>
@@ -181,10 +206,17 @@ export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawReques
   const user = fc.record({ auth, id: segmentArb, query: fc.oneof(fc.constant(""), queryArb), method: fc.constantFrom("GET", "DELETE") }).map(({ auth, id, query, method }) =>
     request(method, method === "GET" ? `/v1/users/${id}/memory${query}` : `/v1/users/${id}${query}`, auth),
   );
+  const memoryApi = fc
+    .record({ auth, id: segmentArb, route: fc.constantFrom("search", "import", "export"), q: segmentArb, more: fc.constantFrom("", "&limit=5", "&limit=0", "&limit=x", "&limit=500", "&session_id=fz-s1", "&memory_context=true", "&extra=1"), type: contentTypeArb, sessions: importBodyArb })
+    .map(({ auth, id, route, q, more, type, sessions }) => {
+      if (route === "search") return request("GET", `/v1/users/${id}/memory/search?q=${q}${more}`, auth);
+      if (route === "export") return request("GET", `/v1/users/${id}/export`, auth);
+      return request("POST", `/v1/users/${id}/sessions/import${more === "&extra=1" ? "?classify=true" : ""}`, auth, Buffer.from(JSON.stringify(sessions)), type);
+    });
   const stray = fc.record({ auth, method: fc.constantFrom("GET", "PUT", "PATCH", "OPTIONS", "POST"), path: fc.constantFrom("/v1/turns", "/v1/sessions", "/v1/users//memory", "/v1/sessions//messages", "/v1/./turns", "/v1/%2e%2e/healthz", "/v1", "/v2/turns") }).map(({ auth, method, path }) =>
     request(method, path, auth),
   );
-  return fc.oneof({ weight: 6, arbitrary: turn }, { weight: 2, arbitrary: session }, { weight: 2, arbitrary: user }, { weight: 1, arbitrary: stray });
+  return fc.oneof({ weight: 6, arbitrary: turn }, { weight: 2, arbitrary: session }, { weight: 2, arbitrary: user }, { weight: 2, arbitrary: memoryApi }, { weight: 1, arbitrary: stray });
 }
 
 function request(method: string, path: string, auth: string | undefined, body?: Buffer, contentType?: string): RawRequest {

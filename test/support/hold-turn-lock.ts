@@ -7,7 +7,10 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createClient, type RedisClientType } from "redis";
-import { postgresTurnLock, redisTurnLock, sqliteTurnLock, type TurnLock } from "../../src/app/turn-lock.js";
+import type { TurnLock } from "../../src/memory/ports/persistence.js";
+import { postgresTurnLock } from "../../src/storage/postgres/turn-lock.js";
+import { redisTurnLock } from "../../src/storage/redis/turn-lock.js";
+import { sqliteTurnLock } from "../../src/storage/sqlite/turn-lock.js";
 import { setLogLevel } from "../../src/logger.js";
 
 setLogLevel("silent");

@@ -10,8 +10,10 @@ export type ProviderMode = "ok" | "error500" | "timeout" | "malformed";
 export interface Provider {
   baseUrl: string;
   mode: ProviderMode;
-  /** Every request body received, with its path. */
-  requests: { path: string; body: Record<string, unknown> }[];
+  /** Every request body received, with its path and when it came (`performance.now()`). */
+  requests: { path: string; body: Record<string, unknown>; at: number }[];
+  /** Requests this matches are recorded and never answered (a call that hangs), whatever the mode. */
+  hold: ((body: Record<string, unknown>) => boolean) | null;
   close(): Promise<void>;
 }
 
@@ -58,12 +60,12 @@ function answer(res: ServerResponse, body: Record<string, unknown>): void {
 }
 
 export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider> {
-  const provider: Provider = { baseUrl: "", mode, requests: [], close: async () => undefined };
+  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, close: async () => undefined };
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const path = req.url ?? "";
-      provider.requests.push({ path, body });
-      if (provider.mode === "timeout") return; // never answers; the client's timeout fires
+      provider.requests.push({ path, body, at: performance.now() });
+      if (provider.mode === "timeout" || provider.hold?.(body)) return; // never answers; the client's timeout fires
       if (provider.mode === "error500") {
         res.writeHead(500, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: "provider exploded", type: "server_error" } }));

@@ -1,3 +1,11 @@
+/** What a ranker may know of a document beside its terms. */
+export interface DocTraits {
+  /** E.g. the role of who said it; a search may weigh documents by it (`HybridOptions.labelWeights`). */
+  label?: string;
+  /** Whether the document asks a question: the one after it in its conversation answers it. */
+  asks?: boolean;
+}
+
 const MONTHS = [
   "January", "February", "March", "April", "May", "June",
   "July", "August", "September", "October", "November", "December",
@@ -24,4 +32,24 @@ export function recordIndexText(value: Readonly<Record<string, unknown>>): strin
   const speaker = typeof value.speaker === "string" && value.speaker.trim() !== "" ? `${value.speaker.trim()}: ` : "";
   const date = typeof value.createdAt === "string" ? dateWords(value.createdAt) : "";
   return date ? `${speaker}${value.text}\n${date}` : `${speaker}${value.text}`;
+}
+
+/**
+ * What a ranker keeps of a record beside its text (see `DocTraits`): its string `role` as the
+ * label (who said it), and whether its string `text` ends with a question mark (trailing spaces,
+ * tabs and line breaks aside). Our SQLite store computes the same in SQL from a stored row. Pure.
+ */
+export function recordTraits(value: unknown): DocTraits {
+  const { role, text } = (value ?? {}) as { role?: unknown; text?: unknown };
+  const traits: DocTraits = {};
+  if (typeof role === "string") traits.label = role;
+  if (typeof text === "string" && lastVisible(text) === "?") traits.asks = true;
+  return traits;
+}
+
+/** The last character of `text` that is not a space, tab or line break ("" when none is). */
+function lastVisible(text: string): string {
+  let end = text.length - 1;
+  while (end >= 0 && " \t\n\r".includes(text[end] as string)) end -= 1;
+  return end < 0 ? "" : (text[end] as string);
 }

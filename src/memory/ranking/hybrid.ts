@@ -19,6 +19,10 @@ export interface LexicalSource {
   documentShare?(term: string): number;
   /** The number of indexed terms of each id, when the source knows it (absent ids may be left out). */
   lengthsOf?(ids: readonly string[]): Map<string, number>;
+  /** The label of each id (e.g. the role of who said it), when the source knows it (unlabelled ids may be left out). */
+  labelsOf?(ids: Iterable<string>): Map<string, string>;
+  /** For each id that asks a question, the id written after it in its conversation (its answer), when the source knows it. */
+  answersOf?(ids: Iterable<string>): Map<string, string>;
 }
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
@@ -46,6 +50,12 @@ export interface HybridOptions {
    * then only reorders matches.
    */
   includeContextOnly?: boolean;
+  /**
+   * A document that asks a question lends the one after it (its answer, see
+   * `LexicalSource.answersOf`) this many times the share it lends any neighbour; 1 turns it off.
+   * Default 2 (chosen on LoCoMo and LongMemEval development sets together).
+   */
+  questionLend?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -56,6 +66,12 @@ export interface HybridOptions {
   rrfK?: number;
   /** Results returned, best first (the rest are cut before their provenance is assembled); default all. */
   limit?: number;
+  /**
+   * Per label (see `LexicalSource.labelsOf`), a factor (0..1) on the lexical score of documents
+   * that carry it, applied to every pass before feedback and neighbour context, so a demoted
+   * document neither feeds the expansion nor lends its score to its neighbours. Default none.
+   */
+  labelWeights?: Readonly<Record<string, number>>;
 }
 
 /** A hybrid result: fused order plus the parts that explain it. */
@@ -73,12 +89,14 @@ const DEFAULTS: Required<HybridOptions> = {
   feedbackMaxShare: 0.05,
   neighbourWeight: 0.5,
   contextHalfLength: 60,
+  questionLend: 2,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
   vectorWeight: 0.3,
   rrfK: 60,
   limit: Infinity,
+  labelWeights: {},
 };
 
 /**
@@ -103,20 +121,22 @@ export function expansionTerms(
 
 /**
  * Adds neighbour context to lexical scores: each document gets `weight` × the sum of its
- * neighbours' scores, and a neighbour of a scored document that had no score of its own gets one
- * this way (the answer to a question is often the turn after it). Returns the smoothed scores
- * and, per id, what the neighbours added (scaled by `receives(id)`, default 1). Pure.
+ * neighbours' scores (each neighbour's share scaled by `lends(neighbour, document)`, default 1),
+ * and a neighbour of a scored document that had no score of its own gets one this way (the
+ * answer to a question is often the turn after it). Returns the smoothed scores and, per id,
+ * what the neighbours added (scaled by `receives(id)`, default 1). Pure.
  */
 export function addNeighbourContext(
   scores: ReadonlyMap<string, number>,
   neighbours: ReadonlyMap<string, readonly string[]>,
   weight: number,
   receives: (id: string) => number = () => 1,
+  lends: (from: string, to: string) => number = () => 1,
 ): { scores: Map<string, number>; context: Map<string, number> } {
   const context = new Map<string, number>();
   if (weight > 0) {
     for (const [id, score] of scores) {
-      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score);
+      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score * lends(id, other));
     }
     for (const [id, added] of context) context.set(id, added * receives(id));
   }
@@ -126,12 +146,30 @@ export function addNeighbourContext(
 }
 
 function checkOptions(options: Required<HybridOptions>): void {
+  for (const [label, weight] of Object.entries(options.labelWeights)) {
+    if (!(weight >= 0 && weight <= 1)) {
+      throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
+    }
+  }
   for (const [name, value] of Object.entries(options)) {
-    if (typeof value === "boolean") continue;
+    if (typeof value === "boolean" || typeof value === "object") continue;
     if (!(value >= 0) || (!Number.isFinite(value) && name !== "limit")) {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must be a finite number ≥ 0`, { kind: "user", field: name });
     }
   }
+}
+
+/** Scales the scores of labelled documents by their label's weight, in place; the identity without weights or labels. */
+function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, number>>): (scores: Map<string, number>) => Map<string, number> {
+  if (!source.labelsOf || Object.keys(weights).length === 0) return (scores) => scores;
+  const labelsOf = source.labelsOf.bind(source);
+  return (scores) => {
+    for (const [id, label] of labelsOf(scores.keys())) {
+      const weight = weights[label];
+      if (weight !== undefined) scores.set(id, (scores.get(id) ?? 0) * weight);
+    }
+    return scores;
+  };
 }
 
 /** The best `limit` scores, best first (a numeric threshold first, so only those are sorted as objects). */
@@ -160,10 +198,12 @@ function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
 }
 
 /**
- * Ranks documents for a query: (1) BM25 over the query terms; (2) pseudo-relevance feedback —
- * the best `feedbackDocs` documents give `feedbackTerms` expansion terms (none held by more than
- * `feedbackMaxShare` of the documents, when the source can tell), whose BM25 scores are added at
- * `feedbackWeight`; (3) neighbour context (`addNeighbourContext`); (4) reciprocal-rank
+ * Ranks documents for a query: (1) BM25 over the query terms, scaled by `labelWeights`; (2)
+ * pseudo-relevance feedback — the best `feedbackDocs` documents give `feedbackTerms` expansion
+ * terms (none held by more than `feedbackMaxShare` of the documents, when the source can tell),
+ * whose BM25 scores (scaled alike) are added at `feedbackWeight`; (3) neighbour context
+ * (`addNeighbourContext`; a question lends its answer `questionLend` times more, a document
+ * receives in proportion to its label's weight and to how short it is); (4) reciprocal-rank
  * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates,
  * best first; similarities already filtered by the caller's minimum), the vector list weighted
  * `vectorWeight`. Returns every document either list holds (at most `limit`), best first, with
@@ -178,7 +218,8 @@ export function rankHybrid(
   const o = { ...DEFAULTS, ...options };
   checkOptions(o);
   const terms = [...new Set(queryTerms)];
-  const lexical = terms.length > 0 ? source.score(terms, o.lexicalLimit) : new Map<string, number>();
+  const weigh = labelWeigher(source, o.labelWeights);
+  const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit)) : new Map<string, number>();
   const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);
@@ -188,7 +229,7 @@ export function rankHybrid(
     const allowed = share ? (term: string) => share(term) <= o.feedbackMaxShare : undefined;
     const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, allowed);
     if (extra.length > 0) {
-      for (const [id, score] of source.score(extra, o.lexicalLimit)) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
+      for (const [id, score] of weigh(source.score(extra, o.lexicalLimit))) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
     }
   }
   let final = lexical;
@@ -197,14 +238,16 @@ export function rankHybrid(
     const bestScores =
       lexical.size <= o.neighbourCandidates ? lexical : new Map(sorted(lexical, o.neighbourCandidates).map((hit) => [hit.id, hit.score]));
     const neighbours = source.neighboursOf([...bestScores.keys()]);
-    let receives: ((id: string) => number) | undefined;
-    if (o.contextHalfLength > 0 && source.lengthsOf) {
-      const receivers = new Set([...neighbours.values()].flat());
-      if (!o.includeContextOnly) for (const id of receivers) if (!lexical.has(id)) receivers.delete(id);
-      const lengths = source.lengthsOf([...receivers]);
-      receives = (id) => o.contextHalfLength / (o.contextHalfLength + (lengths.get(id) ?? 0));
-    }
-    ({ scores: final, context } = addNeighbourContext(bestScores, neighbours, o.neighbourWeight, receives));
+    const receivers = new Set([...neighbours.values()].flat());
+    if (!o.includeContextOnly) for (const id of receivers) if (!lexical.has(id)) receivers.delete(id);
+    const lengths = o.contextHalfLength > 0 ? source.lengthsOf?.([...receivers]) : undefined;
+    // A demoted document is demoted in what its neighbours lend it too.
+    const demoted = weigh(new Map([...receivers].map((id) => [id, 1])));
+    const receives = (id: string): number =>
+      (demoted.get(id) ?? 1) * (lengths ? o.contextHalfLength / (o.contextHalfLength + (lengths.get(id) ?? 0)) : 1);
+    const answers = o.questionLend !== 1 && source.answersOf ? source.answersOf(bestScores.keys()) : undefined;
+    const lends = answers ? (from: string, to: string) => (answers.get(from) === to ? o.questionLend : 1) : undefined;
+    ({ scores: final, context } = addNeighbourContext(bestScores, neighbours, o.neighbourWeight, receives, lends));
   }
   if (!o.includeContextOnly) {
     for (const id of context.keys()) if (!lexical.has(id)) final.delete(id);

@@ -5,7 +5,7 @@ export { ENGLISH_STOP_WORDS, THAI_STOP_WORDS } from "./stop-words.js";
 export { Bm25Index, bm25Rank, type Bm25Options, type ScoredId } from "./bm25.js";
 export { fuseRankings, normalizeScores, type FusedResult, type RankedList } from "./fusion.js";
 export { HashedNgramEmbeddings, cosine, type HashedNgramOptions } from "./hash-embedder.js";
-export { dateWords, recordIndexText } from "./document-text.js";
+export { dateWords, recordIndexText, recordTraits, type DocTraits } from "./document-text.js";
 export {
   addNeighbourContext,
   expansionTerms,

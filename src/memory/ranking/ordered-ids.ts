@@ -43,6 +43,12 @@ export class OrderedIds {
     return out;
   }
 
+  /** The id after `id` (placed at `order`), or undefined when it is the last or absent. */
+  next(id: string, order: number): string | undefined {
+    const at = this.indexOf(id, order);
+    return at < 0 ? undefined : this.ids[at + 1];
+  }
+
   private indexOf(id: string, order: number): number {
     for (let at = this.lowerBound(order); at < this.ids.length && this.orders[at] === order; at++) {
       if (this.ids[at] === id) return at;
@@ -74,5 +80,40 @@ export class OrderedIds {
       else hi = mid;
     }
     return lo;
+  }
+}
+
+/** Ids in groups, each group ordered by a numeric key, and all of them by that key too. */
+export class GroupedIds {
+  private readonly groups = new Map<string, OrderedIds>();
+  private readonly all = new OrderedIds();
+
+  insert(id: string, group: string, order: number): void {
+    let ids = this.groups.get(group);
+    if (!ids) this.groups.set(group, (ids = new OrderedIds()));
+    ids.insert(id, order);
+    this.all.insert(id, order);
+  }
+
+  delete(id: string, group: string, order: number): void {
+    const ids = this.groups.get(group);
+    ids?.delete(id, order);
+    if (ids?.size === 0) this.groups.delete(group);
+    this.all.delete(id, order);
+  }
+
+  /** The ids just before and after `id` in its group. */
+  around(id: string, group: string, order: number): string[] {
+    return this.groups.get(group)?.around(id, order) ?? [];
+  }
+
+  /** The id after `id` in its group, if any. */
+  next(id: string, group: string, order: number): string | undefined {
+    return this.groups.get(group)?.next(id, order);
+  }
+
+  /** The `n` ids of highest order over all groups, highest first. */
+  newest(n: number): string[] {
+    return this.all.last(n);
   }
 }

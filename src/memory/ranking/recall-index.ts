@@ -1,28 +1,26 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import { Postings, kthLargest } from "./postings.js";
-import { OrderedIds } from "./ordered-ids.js";
+import type { DocTraits } from "./document-text.js";
+import { GroupedIds } from "./ordered-ids.js";
 import { termFrequencies } from "./tokenize.js";
 
 interface Place {
   slot: number;
   group: string;
   order: number;
+  traits: DocTraits | undefined;
 }
 
-/** Posting lists at least this long are worth a check of whether they can be skipped. */
-const PRUNE_MIN_POSTINGS = 256;
+const PRUNE_MIN_POSTINGS = 256; // posting lists at least this long are worth a check of whether they can be skipped
 
 /**
- * An in-process lexical index of many documents for hybrid ranking: BM25 over pre-tokenized
- * terms, plus each document's neighbours — the documents added just before and after it in the
- * same group (a conversation's namespace), in the order of their numeric `order` key. Adding an
- * id again replaces its terms and keeps its place.
- *
- * Inside, documents are dense integer slots and terms integer ids; posting lists are typed arrays
- * and a query adds into one reused Float64Array, so a query allocates almost nothing. Scoring
- * returns only the best `limit` matches, exactly: query terms are read from the highest possible
- * contribution down, and once the `limit`-th best score so far beats all that the remaining terms
- * could give a document, those terms only add to documents already found (max-score pruning).
+ * An in-process lexical index for hybrid ranking: BM25 over pre-tokenized terms, each document's
+ * neighbours (the documents just before and after it in its group, a conversation's namespace, by
+ * their numeric `order`) and its traits. Adding an id again replaces its terms and keeps its place.
+ * Documents are dense integer slots, terms integer ids, posting lists typed arrays; a query adds
+ * into one reused Float64Array. Scoring returns exactly the best `limit` matches: terms are read
+ * from the highest possible contribution down, and once the `limit`-th best score beats all the
+ * remaining terms could give, they only add to documents already found (max-score pruning).
  * Removal marks a slot dead; dead slots are compacted away once they are a quarter of all.
  */
 export class RecallIndex {
@@ -33,9 +31,7 @@ export class RecallIndex {
   private readonly termNames: string[] = [];
   private readonly postings: Postings[] = [];
   private readonly places = new Map<string, Place>();
-  private readonly groups = new Map<string, OrderedIds>();
-  /** Every id, ascending by `order`. */
-  private readonly byOrder = new OrderedIds();
+  private readonly groups = new GroupedIds();
   /** Per slot: its id (undefined once dead), length, and its distinct terms as [termId, tf] pairs. */
   private slotIds: (string | undefined)[] = [];
   private slotTerms: (Int32Array | undefined)[] = [];
@@ -55,12 +51,10 @@ export class RecallIndex {
     return this.live;
   }
 
-  has(id: string): boolean {
-    return this.places.has(id);
-  }
+  has = (id: string): boolean => this.places.has(id);
 
-  /** Indexes `terms` as `id` in `group` at position `order` (ids of one group ordered by it). */
-  add(id: string, terms: readonly string[], group: string, order: number): void {
+  /** Indexes `terms` as `id` in `group` at position `order` (ids of one group ordered by it), with its `traits`. */
+  add(id: string, terms: readonly string[], group: string, order: number, traits?: DocTraits): void {
     const place = this.places.get(id);
     if (place) this.release(place.slot);
     const slot = this.slotIds.length;
@@ -88,15 +82,13 @@ export class RecallIndex {
     if (terms.length < this.minLength) this.minLength = terms.length;
     if (place && place.group === group) {
       place.slot = slot;
+      place.traits = traits;
       this.compactIfSparse();
       return;
     }
-    if (place) this.leaveGroup(id, place);
-    this.places.set(id, { slot, group, order });
-    let ids = this.groups.get(group);
-    if (!ids) this.groups.set(group, (ids = new OrderedIds()));
-    ids.insert(id, order);
-    this.byOrder.insert(id, order);
+    if (place) this.groups.delete(id, place.group, place.order);
+    this.places.set(id, { slot, group, order, traits });
+    this.groups.insert(id, group, order);
     if (place) this.compactIfSparse();
   }
 
@@ -105,13 +97,13 @@ export class RecallIndex {
     if (!place) return;
     this.release(place.slot);
     this.places.delete(id);
-    this.leaveGroup(id, place);
+    this.groups.delete(id, place.group, place.order);
     this.compactIfSparse();
   }
 
   /** The `n` ids with the highest `order` (the newest written), newest first. */
   newest(n: number): string[] {
-    return this.byOrder.last(n);
+    return this.groups.newest(n);
   }
 
   /** How many documents hold `term`. */
@@ -217,8 +209,28 @@ export class RecallIndex {
     const out = new Map<string, readonly string[]>();
     for (const id of ids) {
       const place = this.places.get(id);
-      const group = place ? this.groups.get(place.group) : undefined;
-      if (place && group) out.set(id, group.around(id, place.order));
+      if (place) out.set(id, this.groups.around(id, place.group, place.order));
+    }
+    return out;
+  }
+
+  /** The label of each id that has one (absent and unlabelled ids are left out). */
+  labelsOf(ids: Iterable<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const label = this.places.get(id)?.traits?.label;
+      if (label !== undefined) out.set(id, label);
+    }
+    return out;
+  }
+
+  /** For each id that asks a question, the id after it in its group (absent when it is the last). */
+  answersOf(ids: Iterable<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const place = this.places.get(id);
+      const next = place?.traits?.asks ? this.groups.next(id, place.group, place.order) : undefined;
+      if (next !== undefined) out.set(id, next);
     }
     return out;
   }
@@ -227,17 +239,10 @@ export class RecallIndex {
   lengthsOf(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
     for (const id of ids) {
-      const place = this.places.get(id);
-      if (place) out.set(id, this.lengths[place.slot] as number);
+      const slot = this.places.get(id)?.slot;
+      if (slot !== undefined) out.set(id, this.lengths[slot] as number);
     }
     return out;
-  }
-
-  private leaveGroup(id: string, place: Place): void {
-    const group = this.groups.get(place.group);
-    group?.delete(id, place.order);
-    if (group?.size === 0) this.groups.delete(place.group);
-    this.byOrder.delete(id, place.order);
   }
 
   /** The `k`-th best of the first `count` touched scores. */

@@ -49,12 +49,15 @@ export function tokenize(text: string): string[] {
     const token = termOf(word);
     if (token !== "") tokens.push(token);
   }
+  // A short text is cheap to redo, and remembering one (a word, a name) would push a prompt out.
+  if (ranked.length < MEMO_MIN_CHARS) return tokens;
   if (recent.size >= MEMO_SIZE) recent.delete(recent.keys().next().value as string);
   recent.set(ranked, tokens.slice());
   return tokens;
 }
 
 const MEMO_SIZE = 8;
+const MEMO_MIN_CHARS = 256;
 const recent = new Map<string, string[]>();
 
 /** Terms of recently seen words ("" for a dropped word): words repeat, stemming is not free. */

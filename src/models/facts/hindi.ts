@@ -11,13 +11,22 @@ const STATES = /^(thak|thaka|thaki|khush|theek|thik|thik|pareshan|bimar|busy|fre
 const NOT_NAMES = /^(ek|bhi|to|toh|sirf|ab|abhi|yahan|wahan|na|nahi|nahin|haan|ji|hi|bas|phir|bahut|accha|achha)$/i;
 const HINDI_STOP = /^(se|mein|me|ka|ki|ke|ko|hai|hain|hoon|hun|aur|bhi|ek|par|pe|ab|abhi|lekin|magar|ji)$/i;
 
+// Patterns built once, at load (not per message).
+const STATED_NAME = new RegExp(`\\b(?:mera|meraa|apna)\\s+(?:naam|nam|name)\\s+(?:${IS}\\s+)?([\\p{L}][\\p{L}\\p{M}'-]*)(?:\\s+([A-Z][a-z]+))?`, "iu");
+const ONLY_IS = new RegExp(`^${IS}$`, "i");
+const INTRO = new RegExp(`\\b${I}\\s+([A-Z][a-z]+|[\\u0900-\\u097F]+)\\s+${AM}\\b`, "u");
+const OCCUPATION_AM = new RegExp(`(?:\\b${I}\\s+(?:ek\\s+)?|,\\s*|^)((?:[a-z]+\\s+){0,2}[a-z]+)\\s+${AM}\\b`, "gi");
+const KAAM = new RegExp(`\\b${I}\\s+([a-z]+)\\s+(?:ka|ki)\\s+kaam\\s+kar(?:ta|ti|te)\\s+${AM}`, "i");
+const RUNS_BUSINESS = new RegExp(`\\b${I}\\s+(?:ek\\s+)?([\\w\\s]{3,40}?)\\s+(?:chala|chalata|chalati|chalate|chalaata)\\s*(?:${AM}|${IS})?`, "i");
+const OWNS_BUSINESS = new RegExp(`\\b(?:meri|mera|mere|hamari|humari|hamara)\\s+(?:ek\\s+)?((?:chhoti\\s+si\\s+|badi\\s+si\\s+|apni\\s+)?[\\w\\s]{2,40}?)\\s+${IS}\\b`, "i");
+
 function nameFacts(text: string): Found[] {
-  const stated = new RegExp(`\\b(?:mera|meraa|apna)\\s+(?:naam|nam|name)\\s+(?:${IS}\\s+)?([\\p{L}][\\p{L}\\p{M}'-]*)(?:\\s+([A-Z][a-z]+))?`, "iu").exec(text);
-  if (stated?.[1] && !new RegExp(`^${IS}$`, "i").test(stated[1])) {
-    const surname = stated[2] && !new RegExp(`^${IS}$`, "i").test(stated[2]) && !isKnownPlace(stated[2]) ? ` ${stated[2]}` : "";
+  const stated = STATED_NAME.exec(text);
+  if (stated?.[1] && !ONLY_IS.test(stated[1])) {
+    const surname = stated[2] && !ONLY_IS.test(stated[2]) && !isKnownPlace(stated[2]) ? ` ${stated[2]}` : "";
     return [{ key: "name", value: `${stated[1]}${surname}`, rank: 2 }];
   }
-  const intro = new RegExp(`\\b${I}\\s+([A-Z][a-z]+|[\\u0900-\\u097F]+)\\s+${AM}\\b`, "u").exec(text)?.[1];
+  const intro = INTRO.exec(text)?.[1];
   if (intro && !OCCUPATIONS.has(intro.toLowerCase()) && !isKnownPlace(intro) && !STATES.test(intro) && !NOT_NAMES.test(intro) && !languageOf(intro)) {
     return [{ key: "name", value: intro, rank: 1 }];
   }
@@ -25,7 +34,7 @@ function nameFacts(text: string): Found[] {
 }
 
 function occupationFacts(text: string): Found[] {
-  for (const m of text.matchAll(new RegExp(`(?:\\b${I}\\s+(?:ek\\s+)?|,\\s*|^)((?:[a-z]+\\s+){0,2}[a-z]+)\\s+${AM}\\b`, "gi"))) {
+  for (const m of text.matchAll(OCCUPATION_AM)) {
     const words = (m[1] ?? "").toLowerCase().split(/\s+/).filter((w) => !HINDI_STOP.test(w));
     const last = words[words.length - 1];
     if (!last || !OCCUPATIONS.has(last)) continue;
@@ -33,14 +42,14 @@ function occupationFacts(text: string): Found[] {
     const qualifier = words.length > 1 && /^(software|civil|mechanical|data|senior|junior|school|college|web|graphic|freelance|private|government|sarkari|head|chief)$/.test(words[words.length - 2] ?? "");
     return [{ key: "occupation", value: qualifier ? `${words[words.length - 2]} ${last}` : last }];
   }
-  const kaam = new RegExp(`\\b${I}\\s+([a-z]+)\\s+(?:ka|ki)\\s+kaam\\s+kar(?:ta|ti|te)\\s+${AM}`, "i").exec(text)?.[1];
+  const kaam = KAAM.exec(text)?.[1];
   return kaam && OCCUPATIONS.has(kaam.toLowerCase()) ? [{ key: "occupation", value: kaam.toLowerCase() }] : [];
 }
 
 function businessFacts(text: string): Found[] {
-  const run = new RegExp(`\\b${I}\\s+(?:ek\\s+)?([\\w\\s]{3,40}?)\\s+(?:chala|chalata|chalati|chalate|chalaata)\\s*(?:${AM}|${IS})?`, "i").exec(text)?.[1];
+  const run = RUNS_BUSINESS.exec(text)?.[1];
   if (run && BUSINESS_NOUNS.test(run)) return [{ key: "business", value: run.trim().toLowerCase() }];
-  const own = new RegExp(`\\b(?:meri|mera|mere|hamari|humari|hamara)\\s+(?:ek\\s+)?((?:chhoti\\s+si\\s+|badi\\s+si\\s+|apni\\s+)?[\\w\\s]{2,40}?)\\s+${IS}\\b`, "i").exec(text)?.[1];
+  const own = OWNS_BUSINESS.exec(text)?.[1];
   const noun = own ? BUSINESS_NOUNS.exec(own) : null;
   if (own && noun) {
     const phrase = own.replace(/^(?:chhoti\s+si|badi\s+si|apni)\s+/i, "").trim().toLowerCase();
@@ -69,7 +78,7 @@ function familyFacts(text: string): Found[] {
   const found: Found[] = [];
   const named = /\b(?:meri|mere|mera|hamari|hamare)\s+([a-z]+)\s+(?:ka|ki|ke)\s+(?:naam|nam|name)\s+([\p{L}][\p{L}\p{M}]*)/iu.exec(text);
   const relation = named?.[1] ? RELATIONS.get(named[1].toLowerCase()) : undefined;
-  if (relation && named?.[2] && !new RegExp(`^${IS}$`, "i").test(named[2])) found.push({ key: `family.${relation}`, value: named[2] });
+  if (relation && named?.[2] && !ONLY_IS.test(named[2])) found.push({ key: `family.${relation}`, value: named[2] });
   const kids = /\b(?:mere|hamare)\s+(\w+)\s+(?:bachche|bachhe|bacche|bache|bachchey|bachon|bete|betiyan|betiyaan)\s+(?:hain|hai)\b/i.exec(text)?.[1];
   const count = kids ? countOf(kids) : undefined;
   if (count !== undefined) found.push({ key: "family.children", value: String(count) });

@@ -22,7 +22,7 @@ export function placeAtStart(rest: string, allowUnknown: boolean): PlaceHit | un
   const offset = rest.length - trimmed.length;
   const thai = THAI_PLACES.find((place) => trimmed.startsWith(place.name));
   if (thai) return { name: thai.name, kind: thai.kind, length: offset + thai.name.length };
-  const words = trimmed.split(/(?=[\s,.!?;])/).slice(0, 4);
+  const words = firstWords(trimmed, 4);
   for (let n = Math.min(4, words.length); n >= 1; n -= 1) {
     const phrase = words.slice(0, n).join("");
     const known = placeOf(phrase.replace(/[,.!?;]+$/, ""));
@@ -37,6 +37,26 @@ export function placeAtStart(rest: string, allowUnknown: boolean): PlaceHit | un
     return { name: run, kind: "city", length: offset + run.length };
   }
   return undefined;
+}
+
+const WORD_START = /[\s,.!?;]/g;
+
+/**
+ * The first `n` pieces of `text` cut before each whitespace or punctuation character (as
+ * `text.split(/(?=[\s,.!?;])/)` gives them), reading no further than they reach: callers look
+ * for a place after every cue in a message, and splitting all of the rest each time would make
+ * that quadratic in the message's length.
+ */
+function firstWords(text: string, n: number): string[] {
+  WORD_START.lastIndex = 1;
+  let end = text.length;
+  for (let cuts = 0; cuts < n; cuts += 1) {
+    const next = WORD_START.exec(text);
+    if (!next) break;
+    if (cuts === n - 1) end = next.index;
+    WORD_START.lastIndex = next.index + 1;
+  }
+  return text.slice(0, end).split(/(?=[\s,.!?;])/);
 }
 
 /** Facts for a place phrase such as "Manchester, UK" or "Osaka, Japan" (city then country). */

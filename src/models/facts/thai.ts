@@ -29,22 +29,31 @@ function valueAt(rest: string): string {
   return (UNTIL_CLAUSE.exec(trimmed)?.[1] ?? "").replace(PARTICLES, "");
 }
 
+// Patterns built once, at load (not per message).
+const RELATION_NAMED: [RegExp, string][] = RELATIONS.map(([word, relation]) => [new RegExp(`${word}(?:ของ)?${PRONOUN}?ชื่อ(?:ว่า)?`), relation]);
+const OWN_NAME = new RegExp(`(?:^|\\s|${PRONOUN})(?:${PRONOUN})?ชื่อ(?:ว่า|เล่น)?|ชื่อของ${PRONOUN}(?:คือ)?`);
+const ANY_PRONOUN = new RegExp(PRONOUN);
+const KIDS = new RegExp(`มีลูก\\s*(\\d|หนึ่ง|สอง|สาม|สี่|ห้า)\\s*คน`);
+const JOB = new RegExp(`(?:ทำงาน|${PRONOUN})(?:เป็น|ทำงานเป็น|อาชีพ)`);
+const SHOP = new RegExp(`(?:เปิด|มี|ทำ|ขาย(?:ของ)?ที่)(ร้าน[\\u0E00-\\u0E7F]*?)(?=ที่|อยู่|ใน|แถว|\\s|ครับ|ค่ะ|นะ|$)`);
+const SELL = new RegExp(`${PRONOUN}(?:เปิดร้าน)?ขาย([\\u0E00-\\u0E7FA-Za-z]+)`);
+
 function nameFacts(text: string): Found[] {
   const found: Found[] = [];
-  for (const [word, relation] of RELATIONS) {
-    const m = new RegExp(`${word}(?:ของ)?${PRONOUN}?ชื่อ(?:ว่า)?`).exec(text);
+  for (const [pattern, relation] of RELATION_NAMED) {
+    const m = pattern.exec(text);
     if (m) {
       const value = valueAt(text.slice((m.index ?? 0) + m[0].length));
       if (value) found.push({ key: `family.${relation}`, value });
     }
   }
-  const own = new RegExp(`(?:^|\\s|${PRONOUN})(?:${PRONOUN})?ชื่อ(?:ว่า|เล่น)?|ชื่อของ${PRONOUN}(?:คือ)?`).exec(text);
+  const own = OWN_NAME.exec(text);
   const before = own ? text.slice(Math.max(0, own.index - 6), own.index + own[0].length) : "";
-  if (own && !RELATIONS.some(([word]) => before.includes(word)) && (own.index === 0 || new RegExp(PRONOUN).test(before))) {
+  if (own && !RELATIONS.some(([word]) => before.includes(word)) && (own.index === 0 || ANY_PRONOUN.test(before))) {
     const value = valueAt(text.slice(own.index + own[0].length));
     if (value) found.push({ key: "name", value });
   }
-  const kids = new RegExp(`มีลูก\\s*(\\d|หนึ่ง|สอง|สาม|สี่|ห้า)\\s*คน`).exec(text)?.[1];
+  const kids = KIDS.exec(text)?.[1];
   const count = kids ? countOf(kids) : undefined;
   if (count !== undefined) found.push({ key: "family.children", value: String(count) });
   return found;
@@ -63,7 +72,7 @@ function placeAfter(text: string, cue: RegExp, rank: number): Found[] {
 
 function workFacts(text: string): Found[] {
   const found: Found[] = [];
-  const job = new RegExp(`(?:ทำงาน|${PRONOUN})(?:เป็น|ทำงานเป็น|อาชีพ)`).exec(text);
+  const job = JOB.exec(text);
   if (job) {
     const rest = text.slice(job.index + job[0].length).trim();
     const known = OCCUPATIONS.find((o) => rest.startsWith(o));
@@ -73,9 +82,9 @@ function workFacts(text: string): Found[] {
       if (value) found.push({ key: "occupation", value });
     }
   }
-  const shop = new RegExp(`(?:เปิด|มี|ทำ|ขาย(?:ของ)?ที่)(ร้าน[\\u0E00-\\u0E7F]*?)(?=ที่|อยู่|ใน|แถว|\\s|ครับ|ค่ะ|นะ|$)`).exec(text)?.[1];
+  const shop = SHOP.exec(text)?.[1];
   if (shop) found.push({ key: "business", value: shop });
-  const sell = new RegExp(`${PRONOUN}(?:เปิดร้าน)?ขาย([\\u0E00-\\u0E7FA-Za-z]+)`).exec(text)?.[1];
+  const sell = SELL.exec(text)?.[1];
   if (sell && !shop) found.push({ key: "business", value: sell.replace(PARTICLES, "") });
   return found;
 }

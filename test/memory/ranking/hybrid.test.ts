@@ -5,13 +5,14 @@ import {
   rankHybrid,
   RecallIndex,
   recordIndexText,
+  recordTraits,
   tokenize,
   type LexicalSource,
 } from "../../../src/memory/ranking/index.js";
 
-function sourceOf(docs: Record<string, string>, group = "g"): LexicalSource & { index: RecallIndex } {
+function sourceOf(docs: Record<string, string>, group = "g", roles: Record<string, string> = {}): LexicalSource & { index: RecallIndex } {
   const index = new RecallIndex();
-  Object.entries(docs).forEach(([id, text], i) => index.add(id, tokenize(text), group, i));
+  Object.entries(docs).forEach(([id, text], i) => index.add(id, tokenize(text), group, i, recordTraits({ text, role: roles[id] })));
   return {
     index,
     score: (terms, limit) => index.score(terms, limit),
@@ -19,8 +20,57 @@ function sourceOf(docs: Record<string, string>, group = "g"): LexicalSource & { 
     neighboursOf: (ids) => index.neighboursOf(ids),
     lengthsOf: (ids) => index.lengthsOf(ids),
     documentShare: (term) => index.documentShare(term),
+    labelsOf: (ids) => index.labelsOf(ids),
+    answersOf: (ids) => index.answersOf(ids),
   };
 }
+
+describe("recordTraits", () => {
+  it.each([
+    { value: { role: "user", text: "Where do you live?  \n" }, expected: { label: "user", asks: true } },
+    { value: { role: "assistant", text: "In Porto." }, expected: { label: "assistant" } },
+    { value: { text: "?" }, expected: { asks: true } },
+    { value: { role: 3, text: "   " }, expected: {} },
+    { value: null, expected: {} },
+  ])("finds $expected in $value", ({ value, expected }) => {
+    expect(recordTraits(value)).toEqual(expected);
+  });
+
+  it("reads a long run of trailing whitespace in linear time", () => {
+    expect(recordTraits({ text: `is it?${" ".repeat(200_000)}x${" ".repeat(200_000)}` })).toEqual({});
+  });
+});
+
+describe("rankHybrid label weights and answers", () => {
+  const docs = {
+    u1: "I adopted a grey cat called Miso last spring",
+    a1: "Cats: a grey cat like Miso, a grey cat like yours, loves a cat tree and grey cat toys",
+    u2: "What should I cook tonight",
+    a2: "Try a risotto",
+  };
+  const roles = { u1: "user", a1: "assistant", u2: "user", a2: "assistant" };
+
+  it("puts a demoted label below what it outscored, and leaves the order alone without weights", () => {
+    const source = sourceOf(docs, "g", roles);
+    const plain = rankHybrid(tokenize("grey cat Miso"), source, undefined, { includeContextOnly: false }).map((h) => h.id);
+    const weighted = rankHybrid(tokenize("grey cat Miso"), source, undefined, { includeContextOnly: false, labelWeights: { assistant: 0.15 } });
+    expect(plain.slice(0, 2)).toEqual(["a1", "u1"]);
+    expect(weighted.map((h) => h.id).slice(0, 2)).toEqual(["u1", "a1"]);
+  });
+
+  it("refuses a label weight outside 0..1", () => {
+    expect(() => rankHybrid(["cat"], sourceOf(docs), undefined, { labelWeights: { assistant: 2 } })).toThrow(/label "assistant"/);
+  });
+
+  it("lends the turn after a question more of the question's score", () => {
+    const source = sourceOf({ q: "Which race are you entering?", x: "Porto, in October.", y: "Sounds fun" });
+    expect(source.answersOf?.(["q", "x", "y"])).toEqual(new Map([["q", "x"]]));
+    const context = (questionLend: number) =>
+      rankHybrid(tokenize("race entering"), source, undefined, { questionLend, contextHalfLength: 0, feedbackDocs: 0 }).find((h) => h.id === "x")?.context ?? 0;
+    expect(context(2)).toBeCloseTo(2 * context(1), 9);
+    expect(context(1)).toBeGreaterThan(0);
+  });
+});
 
 describe("recordIndexText", () => {
   it.each([

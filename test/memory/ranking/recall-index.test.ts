@@ -88,6 +88,28 @@ describe("RecallIndex scoring", () => {
   });
 });
 
+describe("RecallIndex traits", () => {
+  it("keeps labels and answers through replacement, removal and compaction", () => {
+    const index = new RecallIndex();
+    index.add("q", ["race"], "g", 0, { label: "user", asks: true });
+    index.add("a", ["porto"], "g", 1, { label: "assistant" });
+    index.add("z", ["later"], "g", 2);
+    expect(index.labelsOf(["q", "a", "z", "missing"])).toEqual(new Map([["q", "user"], ["a", "assistant"]]));
+    expect(index.answersOf(["q", "a", "z"])).toEqual(new Map([["q", "a"]]));
+    // Replaced without traits: no longer a question, no label.
+    index.add("q", ["race"], "g", 0);
+    expect(index.answersOf(["q"])).toEqual(new Map());
+    expect(index.labelsOf(["q"])).toEqual(new Map());
+    index.add("q", ["race"], "g", 0, { asks: true });
+    index.remove("a");
+    expect(index.answersOf(["q"])).toEqual(new Map([["q", "z"]]));
+    for (let i = 0; i < 200; i++) index.add(`x${i}`, ["filler"], "h", 10 + i);
+    for (let i = 0; i < 200; i++) index.remove(`x${i}`);
+    expect(index.answersOf(["q"])).toEqual(new Map([["q", "z"]]));
+    expect(index.score(["race"], 5).has("q")).toBe(true);
+  });
+});
+
 describe("kthLargest", () => {
   it("finds the k-th largest value (property)", () => {
     fc.assert(

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import type { LoggerOption } from "../logger.js";
+import type { GcTarget } from "../memory/gc.js";
+import { resolveLimits, type LimitsInput } from "../memory/limits.js";
+import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
+import { createEmbeddings } from "../models/embeddings.js";
+import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
+import type { BackendKind } from "./backends.js";
+import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
+import type { TurnLock } from "../memory/ports/persistence.js";
+
+/** The options of `createMemoryGraph`: where memory lives, the models, limits and defaults. */
+export interface MemoryGraphOptions {
+  /** Where memory lives: `sqlite` (default, one file) or `memory` (tests). */
+  backend?: BackendKind;
+  sqlitePath?: string;
+  /** Bring your own persistence instead of a backend (turns are then serialised in-process). */
+  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget };
+  /** Postgres connection string (postgres backend; redis backend's long-term store). */
+  databaseUrl?: string;
+  /** Redis URL (redis backend). */
+  redisUrl?: string;
+  /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
+  chatModel?: BaseChatModel | null;
+  classifierModel?: BaseChatModel | null;
+  summaryModel?: BaseChatModel | null;
+  /** OpenAI (or compatible) settings used when `chatModel` (or `embeddings`) is omitted. */
+  openai?: ChatModelSettings & { embeddingsModel?: string };
+  /** Name reported on candidates (default: the OpenAI model name, or "custom"). */
+  modelName?: string;
+  /**
+   * Embeds stored messages and queries for recall's vector half. Default, as in the service: OpenAI
+   * embeddings (`openai.embeddingsModel`, default text-embedding-3-small) when `openai` has a key or
+   * base URL, else the local hashed n-gram embedder (no download, no key). `null`: lexical recall only.
+   */
+  embeddings?: EmbeddingsInterface | null;
+  limits?: LimitsInput;
+  memoryMode?: MemoryMode;
+  systemPrompt?: string;
+  retry?: { retries: number; baseDelayMs: number };
+  /**
+   * Checkpoints kept per session (default 20; never the newest). Older ones are pruned as turns
+   * end, once `PRUNE_SLACK` more have gathered, so a session holds at most keep + 10 and storage
+   * grows with the transcript, not with checkpoint history.
+   */
+  checkpointKeep?: number;
+  now?: () => Date;
+  newId?: () => string;
+  /**
+   * How long one storage call may take (default 1500 ms) before its storage counts as down: the
+   * turn then runs without the session store, or is refused (`MEMORY_STORE_UNAVAILABLE`, naming
+   * the `dependency`) without the long-term store. See the README's "When storage goes down".
+   */
+  storageTimeoutMs?: number;
+  /**
+   * Where this graph's log events go: a logger (pino, bunyan, `console`, or any
+   * `{ debug, info, warn, error }(fields, event)`), a level of our JSON lines on stdout, or `false`
+   * for none. Default: the process-wide logger (JSON at `setLogLevel`'s level, or `setLogger`'s).
+   */
+  logger?: LoggerOption;
+}
+
+/**
+ * What the nodes get from the options: the models (an OpenAI-compatible one from `openai` when no
+ * chat model is given; nodes do the retrying, so its client does not), limits and defaults.
+ */
+export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
+  return {
+    chatModel: options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null,
+    classifierModel: options.classifierModel,
+    summaryModel: options.summaryModel,
+    modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
+    embeddings: embeddingsOf(options),
+    limits: resolveLimits(options.limits),
+    memoryMode: options.memoryMode ?? "conversation",
+    systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    retry: options.retry ?? { retries: 2, baseDelayMs: 250 },
+    now: options.now ?? (() => new Date()),
+    newId: options.newId ?? randomUUID,
+  };
+}
+
+/** The embeddings the options name, or the service's default (see `MemoryGraphOptions.embeddings`). */
+function embeddingsOf(options: MemoryGraphOptions): EmbeddingsInterface | undefined {
+  if (options.embeddings !== undefined) return options.embeddings ?? undefined;
+  const openai = options.openai;
+  return createEmbeddings({
+    apiKey: openai?.apiKey,
+    baseUrl: openai?.baseUrl,
+    model: openai?.embeddingsModel ?? DEFAULT_EMBEDDINGS_MODEL,
+    timeoutMs: openai?.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+  });
+}

@@ -1,0 +1,152 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver, BaseStore, Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { StorageDependency } from "../errors.js";
+import { log } from "../logger.js";
+import type { DependencyHealth } from "./dependency-health.js";
+import { isStorageFailure, withinStorageTimeout } from "./storage-failure.js";
+
+/**
+ * Storage behind a guard: every call is bounded by the storage timeout, a call that fails because
+ * its storage is unreachable marks that dependency down (see `DependencyHealth`) and fails as
+ * `SESSION_STORE_UNAVAILABLE` / `MEMORY_STORE_UNAVAILABLE` (naming the `dependency`), and while a
+ * dependency is down its calls fail at once. Inside a turn (`withTurnOutcome`), checkpoint writes
+ * are held until the turn's run has ended well: a run that fails leaves the session as it was (a
+ * LangGraph run checkpoints where it stopped, even on an error). And on purpose: a held write the
+ * session store cannot take is skipped (the turn's messages are already in long-term memory) and
+ * the turn is told so.
+ */
+
+/** What the guards learned about the turn they run in. */
+export interface TurnOutcome {
+  /** A checkpoint write was skipped: the session store did not take it. */
+  sessionWriteSkipped: boolean;
+  /** While true, checkpoint writes wait in `held` (see `flushHeld`). */
+  holding: boolean;
+  held: (() => Promise<unknown>)[];
+}
+
+/** A turn's outcome before its run: checkpoint writes held. */
+export function newTurnOutcome(): TurnOutcome {
+  return { sessionWriteSkipped: false, holding: true, held: [] };
+}
+
+/**
+ * Ends holding: with `keep`, makes the held checkpoint writes in order (a session store that does
+ * not take them marks them skipped); without, drops them (the run failed).
+ */
+export async function flushHeld(outcome: TurnOutcome, keep: boolean): Promise<void> {
+  const held = outcome.held.splice(0);
+  outcome.holding = false;
+  if (!keep) return;
+  for (const write of held) {
+    try {
+      await write();
+    } catch (error) {
+      if ((error as { dependency?: unknown }).dependency !== "session_store") throw error;
+      outcome.sessionWriteSkipped = true;
+      log.debug("checkpoint.write_skipped", { reason: "session_store_unavailable" });
+      return;
+    }
+  }
+}
+
+const outcomes = new AsyncLocalStorage<TurnOutcome>();
+
+/** Runs one turn's work with an outcome the guards fill in. */
+export function withTurnOutcome<T>(outcome: TurnOutcome, work: () => Promise<T>): Promise<T> {
+  return outcomes.run(outcome, work);
+}
+
+interface Guard {
+  health: DependencyHealth;
+  timeoutMs: number;
+}
+
+/** Runs one storage call of `dependency` under the guard's timeout, recording what it says of the dependency. */
+export async function guarded<T>(guard: Guard, dependency: StorageDependency, call: () => Promise<T>): Promise<T> {
+  if (!guard.health.admits(dependency)) throw guard.health.unavailable(dependency);
+  try {
+    const value = await withinStorageTimeout(call(), guard.timeoutMs);
+    guard.health.reportSuccess(dependency);
+    return value;
+  } catch (error) {
+    if (!isStorageFailure(error)) throw error;
+    guard.health.reportFailure(dependency, error);
+    throw guard.health.unavailable(dependency, error);
+  }
+}
+
+/** The async methods of a store that reach its storage (our stores' extras included). */
+const STORE_CALLS = new Set([
+  "batch",
+  "get",
+  "search",
+  "put",
+  "delete",
+  "listNamespaces",
+  "countNamespace",
+  "deleteNamespacePrefix",
+  "listTenants",
+  "removeOrphanedIndexRows",
+]);
+
+/** `store` behind the guard of the `memory_store` dependency (every other property as it is). */
+export function guardStore<S extends BaseStore>(store: S, guard: Guard): S {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (typeof property !== "string" || !STORE_CALLS.has(property)) return method.bind(target);
+      return (...args: unknown[]) => guarded(guard, "memory_store", async () => method.apply(target, args));
+    },
+  });
+}
+
+/**
+ * `checkpointer` behind the guard of the `session_store` dependency. Reads fail as
+ * SESSION_STORE_UNAVAILABLE (the caller runs the turn degraded); writes inside a turn that the
+ * store does not take are skipped and reported to the turn; outside a turn they fail.
+ */
+export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C, guard: Guard): C {
+  // Inside a turn a write waits for the end of the run; the config it returns is the one it would.
+  const held = async <T>(call: () => Promise<T>, result: () => T): Promise<T> => {
+    const outcome = outcomes.getStore();
+    if (!outcome?.holding) return guarded(guard, "session_store", call);
+    outcome.held.push(() => guarded(guard, "session_store", call));
+    return result();
+  };
+  return new Proxy(checkpointer, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      const method = (value as (...args: unknown[]) => unknown).bind(target);
+      switch (property) {
+        case "getTuple":
+        case "deleteThread":
+          return (...args: unknown[]) => guarded(guard, "session_store", async () => method(...args));
+        case "list":
+          return (...args: unknown[]) => guardedList(guard, () => method(...args) as AsyncGenerator<unknown>);
+        case "put":
+          return (config: RunnableConfig, checkpoint: Checkpoint, ...rest: unknown[]) =>
+            held(async () => method(config, checkpoint, ...rest) as Promise<RunnableConfig>, () => ({
+              configurable: { thread_id: config.configurable?.thread_id as unknown, checkpoint_ns: (config.configurable?.checkpoint_ns as unknown) ?? "", checkpoint_id: checkpoint.id },
+            }));
+        case "putWrites":
+          return (...args: unknown[]) => held(async () => method(...args) as Promise<void>, () => undefined);
+        default:
+          return method;
+      }
+    },
+  });
+}
+
+async function* guardedList(guard: Guard, open: () => AsyncGenerator<unknown>): AsyncGenerator<unknown> {
+  const iterator = open();
+  for (;;) {
+    const next = await guarded(guard, "session_store", () => iterator.next());
+    if (next.done) return;
+    yield next.value;
+  }
+}

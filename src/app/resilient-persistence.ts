@@ -1,0 +1,132 @@
+import { MemorySaver } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError, type StorageDependency } from "../errors.js";
+import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
+import { markDegraded } from "../memory/session-continuity.js";
+import type { MemoryScope } from "../memory/scope.js";
+import type { GraphDeps } from "../nodes/deps.js";
+import type { MemoryState } from "../state/state.js";
+import type { Persistence } from "./backends.js";
+import { DependencyHealth, type DependencySpec } from "./dependency-health.js";
+import { flushHeld, guardCheckpointer, guarded, guardStore, type TurnOutcome } from "./guarded-storage.js";
+import { guardTurnLock } from "./guarded-turn-lock.js";
+
+/** How long one storage call may take before it counts as an outage, unless configured (STORAGE_TIMEOUT_MS). */
+export const DEFAULT_STORAGE_TIMEOUT_MS = 1500;
+
+/** Persistence whose every call is bounded and watched, with what watches it. */
+export interface ResilientPersistence {
+  persistence: Persistence;
+  health: DependencyHealth;
+}
+
+/**
+ * Puts `raw` behind the storage guards (see guarded-storage.ts): the checkpointer guarded as the
+ * `session_store`, the store as the `memory_store`, the turn lock as the dependency it lives in
+ * (Redis: the session store, replaced by an in-process lock while Redis is down; SQLite and
+ * Postgres: the memory store), and checkpoint pruning as the session store.
+ */
+export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPersistence {
+  // One engine serves both: pinged through the persistence handed out (whose `ping` a host may replace).
+  const specs: DependencySpec[] = raw.dependencies ?? [
+    { name: "session_store", engine: raw.kind, ping: () => persistence.ping() },
+    { name: "memory_store", engine: raw.kind, ping: () => persistence.ping() },
+  ];
+  const health = new DependencyHealth(specs, { timeoutMs });
+  const guard = { health, timeoutMs };
+  const pingOf = (name: StorageDependency) => specs.find((spec) => spec.name === name)?.ping ?? (() => persistence.ping());
+  const lockDependency: StorageDependency = raw.kind === "redis" ? "session_store" : "memory_store";
+  const turnLock =
+    raw.kind === "memory"
+      ? raw.turnLock
+      : guardTurnLock(raw.turnLock, { health, timeoutMs, dependency: lockDependency, ping: pingOf(lockDependency), localWhenDown: raw.kind === "redis" });
+  const gc = raw.gc;
+  const persistence: Persistence = {
+      ...raw,
+      checkpointer: guardCheckpointer(raw.checkpointer, guard),
+      store: guardStore(raw.store, guard),
+      turnLock,
+      // Pruning works where checkpoints are kept, but Redis expires its own: there the target is the long-term store's.
+      gc: gc && { ...gc, pruneThread: (...args: Parameters<typeof gc.pruneThread>) => guarded(guard, raw.kind === "redis" ? "memory_store" : "session_store", () => gc.pruneThread(...args)) },
+      close: async () => {
+        health.close();
+        await raw.close();
+      },
+  };
+  return { health, persistence };
+}
+
+/** The run config of a turn: its thread, and what carry-over.ts reads of the session store. */
+export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number; degradedSession?: boolean }; durability: "exit" };
+
+/**
+ * Turns that run without the session store: the same graph on a checkpointer of this process
+ * alone, each run starting from no checkpoint (ingest_prompt then rebuilds the session from
+ * long-term memory, see carry-over.ts) and forgotten when it ends; the session is then left a
+ * degraded mark, so that its next turn on the session store catches up with these.
+ */
+export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {
+  const saver = new MemorySaver();
+  const sessionlessApp: MemoryGraphApp = compileGraph(deps, { checkpointer: saver, store }, { replyFirst: true });
+
+  async function finish(threadId: string, scope: MemoryScope, state: MemoryState | null): Promise<void> {
+    await saver.deleteThread(threadId);
+    if (!state) return;
+    const throughId = state.session.lastMessageId;
+    if (throughId) await markDegraded(store, scope, { throughId, at: deps.now().toISOString() });
+    health.countDegraded("session_store", { sessionId: scope.sessionId });
+  }
+
+  /**
+   * One turn of `threadId`, on the session store when it answers: `lastState` reads its checkpoint
+   * (null when the store is down), `run` runs the graph on `app` — or, when the session store is
+   * down or its checkpoint read fails before anything ran, without it. `degraded` lists what the
+   * turn ran without (a checkpoint write skipped on purpose counts too: see guarded-storage.ts).
+   */
+  function begin(threadId: string, scope: MemoryScope, outcome: TurnOutcome, readState: () => Promise<MemoryState | null>) {
+    let down = !health.admits("session_store");
+    const base: TurnConfig = { configurable: { thread_id: threadId, sessionStoreUpSince: health.upSince("session_store") }, durability: "exit" };
+    const without: TurnConfig = { configurable: { thread_id: threadId, degradedSession: true }, durability: "exit" };
+    return {
+      config: base,
+      degraded: (): StorageDependency[] => (down || outcome.sessionWriteSkipped ? ["session_store"] : []),
+      lastState: async (): Promise<MemoryState | null> => {
+        if (down) return null;
+        try {
+          return await readState();
+        } catch (error) {
+          if (!isSessionStoreDown(error)) throw error;
+          down = true;
+          return null;
+        }
+      },
+      run: async (app: MemoryGraphApp, run: (graph: MemoryGraphApp, config: TurnConfig) => Promise<MemoryState>): Promise<MemoryState> => {
+        let state: MemoryState | null = null;
+        try {
+          if (!down) {
+            try {
+              state = await run(app, base);
+            } catch (error) {
+              await flushHeld(outcome, false);
+              // The checkpoint read failed before anything ran: the same turn, without it.
+              if (!isSessionStoreDown(error)) throw error;
+              down = true;
+            }
+            await flushHeld(outcome, true);
+          }
+          if (down) state = await run(sessionlessApp, without);
+          return state as MemoryState;
+        } finally {
+          if (down || outcome.sessionWriteSkipped) await finish(threadId, scope, state);
+        }
+      },
+    };
+  }
+
+  return { begin };
+}
+
+/** Whether `error` says the session store did not answer (the turn may run without it). */
+export function isSessionStoreDown(error: unknown): boolean {
+  return error instanceof MemoryGraphError && error.code === "SESSION_STORE_UNAVAILABLE";
+}

@@ -1,0 +1,76 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { ImportSession, UserMemoryExport } from "./import-schema.js";
+import { decodeLabel, namespaces } from "./namespaces.js";
+import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { listAll } from "./store-io.js";
+
+/**
+ * Export: every layer of one user's long-term memory as one JSON document — sessions with their
+ * messages, events, facts (current and superseded, with validity) and summaries — in the shape
+ * `importSessions` takes back. Deterministic: the same memory gives the same document, so export →
+ * forget → import → export gives it again. The session windows (checkpoints) are not memory the
+ * user brought and are not exported; a session continued after an import starts a new window.
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** Most messages an export reads. */
+const MAX_MESSAGES = 1_000_000;
+
+/** Reads every layer of `user` into an export document. Reads only. */
+export async function exportUserMemory(store: BaseStore, user: UserScope): Promise<UserMemoryExport> {
+  // Oldest write first: our stores list newest first (by update, then write sequence); any other
+  // store is put in update order. Import writes in this order, so neighbours stay neighbours.
+  const prefix = namespaces.sessions(user);
+  const written = (await listAll(store, prefix, { cap: MAX_MESSAGES })).reverse();
+  const ordered = written.map((item, i) => ({ item, i })).sort((a, b) => a.item.updatedAt.getTime() - b.item.updatedAt.getTime() || a.i - b.i);
+  const bySession = new Map<string, ImportSession["messages"]>();
+  for (const { item } of ordered) {
+    // A transcript's namespace is the prefix, the session's label, "messages".
+    const label = item.namespace[prefix.length];
+    if (label === undefined || item.namespace.length !== prefix.length + 2 || item.namespace.at(-1) !== "messages") continue;
+    const sessionId = decodeLabel(label);
+    const messages = bySession.get(sessionId) ?? [];
+    messages.push(messageOf(item.value as TranscriptRecord));
+    bySession.set(sessionId, messages);
+  }
+  const sessions = [...bySession].map(([sessionId, messages]) => ({
+    sessionId,
+    startedAt: messages.reduce((first, m) => (m.createdAt && m.createdAt < first ? m.createdAt : first), messages[0]?.createdAt ?? ""),
+    messages,
+  }));
+  const [events, facts, summaries] = await Promise.all([
+    listAll(store, namespaces.events(user), { cap: Number.MAX_SAFE_INTEGER }),
+    listAll(store, namespaces.facts(user), { cap: Number.MAX_SAFE_INTEGER }),
+    listAll(store, namespaces.summaries(user), { cap: Number.MAX_SAFE_INTEGER }),
+  ]);
+  return {
+    version: 1,
+    userId: user.userId,
+    sessions,
+    events: byTime(events.map((item) => item.value as EventRecord), (e) => e.createdAt),
+    facts: byTime(facts.map((item) => item.value as FactRecord), (f) => f.validFrom),
+    summaries: byTime(summaries.map((item) => item.value as SummaryRecord), (s) => s.createdAt),
+  };
+}
+
+/** A stored message in the import shape: every field it has, none it lacks. */
+function messageOf(record: TranscriptRecord): UserMemoryExport["sessions"][number]["messages"][number] {
+  const { id, role, text, speaker, createdAt, parentId, model, files, recall } = record;
+  return {
+    id,
+    role,
+    text,
+    createdAt,
+    parentId,
+    ...(speaker !== undefined ? { speaker } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(files !== undefined ? { files } : {}),
+    ...(recall === false ? { recall } : {}),
+  };
+}
+
+function byTime<T extends { id: string }>(records: T[], time: (record: T) => string): T[] {
+  return records.sort((a, b) => time(a).localeCompare(time(b)) || a.id.localeCompare(b.id));
+}

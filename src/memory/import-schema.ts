@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { MemoryGraphError } from "../errors.js";
+import { fileRefSchema } from "../reducers/message-meta.js";
+import { validateId } from "./scope.js";
+
+/**
+ * The shape of what `importSessions` takes and `exportUser` gives: past sessions with their
+ * messages, and (in an export) the user's events, facts and summaries. Validated with zod; a bad
+ * element fails the whole import naming its index and field ("sessions.2.messages.0.role").
+ */
+
+/** Most messages one import may carry (IMPORT_TOO_LARGE above it). */
+export const MAX_IMPORT_MESSAGES = 1_000;
+/** Most characters of message text one import may carry, all messages together. */
+export const MAX_IMPORT_CHARS = 4_000_000;
+/** Longest text of one imported message: a past reply may be longer than a prompt may. */
+export const MAX_IMPORTED_TEXT_CHARS = 100_000;
+
+/** An id checked by `validateId` (errors name no field: zod's path does). */
+export const idField = (field: string) =>
+  z.string().superRefine((value, ctx) => {
+    try {
+      validateId(field, value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
+    }
+  });
+
+/** An ISO-8601 time with a zone ("2023-05-08T13:56:00Z"), normalised to UTC milliseconds so that times sort as text. */
+const time = z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+
+/** One past message: `createdAt` and `parentId` default from its place in the session, `recall: false` keeps it out of recall. */
+export const importMessageSchema = z
+  .object({
+    id: idField("id"),
+    role: z.enum(["user", "assistant"]),
+    text: z.string().max(MAX_IMPORTED_TEXT_CHARS),
+    speaker: z.string().min(1).max(200).optional(),
+    createdAt: time.optional(),
+    parentId: idField("parentId").nullable().optional(),
+    model: z.string().min(1).max(200).optional(),
+    files: z.array(fileRefSchema).max(20).optional(),
+    recall: z.literal(false).optional(),
+  })
+  .strict();
+
+/** One past session: its id, when it began, and its messages in the order they were written. */
+export const importSessionSchema = z
+  .object({
+    sessionId: idField("sessionId"),
+    startedAt: time,
+    messages: z.array(importMessageSchema).min(1),
+  })
+  .strict();
+
+const entitySchema = z.object({ type: z.string(), value: z.string() }).strict();
+
+/** An `EventRecord`, as an export carries it. */
+export const eventRecordSchema = z
+  .object({
+    id: idField("id"),
+    type: z.string().min(1),
+    importance: z.number().min(0).max(1),
+    intent: z.string(),
+    entities: z.array(entitySchema),
+    language: z.string(),
+    payload: z.record(z.string(), z.unknown()),
+    text: z.string(),
+    messageId: idField("messageId"),
+    sessionId: idField("sessionId"),
+    createdAt: time,
+    classifiedBy: z.enum(["model", "keywords"]),
+  })
+  .strict();
+
+/** A `FactRecord` with its validity, as an export carries it. */
+export const factRecordSchema = z
+  .object({
+    id: z.string().min(1).max(400),
+    key: z.string().min(1).max(200),
+    value: z.string().min(1),
+    text: z.string(),
+    validFrom: time,
+    validTo: time.nullable(),
+    sourceMessageIds: z.array(z.string()),
+    sessionId: idField("sessionId"),
+  })
+  .strict();
+
+/** A `SummaryRecord`, as an export carries it. */
+export const summaryRecordSchema = z
+  .object({
+    id: idField("id"),
+    text: z.string().min(1),
+    sessionId: idField("sessionId"),
+    fromMessageId: z.string(),
+    toMessageId: z.string(),
+    messageIds: z.array(z.string()),
+    method: z.enum(["model", "rules"]),
+    createdAt: time,
+  })
+  .strict();
+
+/** A whole user's memory, as `exportUser` gives it and `importSessions` takes it back. */
+export const userMemorySchema = z
+  .object({
+    version: z.literal(1),
+    userId: idField("userId"),
+    sessions: z.array(importSessionSchema),
+    events: z.array(eventRecordSchema),
+    facts: z.array(factRecordSchema),
+    summaries: z.array(summaryRecordSchema),
+  })
+  .strict();
+
+/** One past message to import (see `importMessageSchema`). */
+export type ImportMessage = z.input<typeof importMessageSchema>;
+/** One past session to import (see `importSessionSchema`). */
+export type ImportSession = z.input<typeof importSessionSchema>;
+/** Every layer of one user's memory, as `exportUser` gives it; `importSessions` takes it back. */
+export type UserMemoryExport = z.output<typeof userMemorySchema>;
+/** A session as validated: times normalised to UTC ISO strings. */
+export type ParsedImportSession = z.output<typeof importSessionSchema>;
+
+/** What an import may be: a list of sessions, or a whole export. */
+export type ImportInput = readonly ImportSession[] | z.input<typeof userMemorySchema>;
+
+/** An import, validated: sessions and the records an export carried (none for a plain list). */
+export type ParsedImport = Omit<UserMemoryExport, "version" | "userId">;
+
+/**
+ * Parses an import (a list of sessions, or an export document) or throws a user error naming the
+ * first bad field from the input's root: "2.messages.0.role" in a list, "sessions.2…" in a document.
+ * Bounds come first: more than `MAX_IMPORT_MESSAGES` messages or `MAX_IMPORT_CHARS` of text is
+ * IMPORT_TOO_LARGE, before anything else is read.
+ */
+export function parseImport(input: unknown): ParsedImport {
+  assertImportSize(input);
+  if (Array.isArray(input)) {
+    const parsed = parseWith(z.array(importSessionSchema), input);
+    return { sessions: parsed, events: [], facts: [], summaries: [] };
+  }
+  const { version: _version, userId: _userId, ...layers } = parseWith(userMemorySchema, input);
+  return layers;
+}
+
+/** Throws IMPORT_TOO_LARGE when an import (in any shape) is over the bounds; reads nothing else of it. */
+export function assertImportSize(input: unknown): void {
+  const sessions = Array.isArray(input) ? input : (input as { sessions?: unknown } | null)?.sessions;
+  if (!Array.isArray(sessions)) return;
+  let messages = 0;
+  let chars = 0;
+  for (const session of sessions as unknown[]) {
+    const list = (session as { messages?: unknown } | null)?.messages;
+    if (!Array.isArray(list)) continue;
+    messages += list.length;
+    for (const message of list as unknown[]) {
+      const text = (message as { text?: unknown } | null)?.text;
+      if (typeof text === "string") chars += text.length;
+    }
+  }
+  if (messages > MAX_IMPORT_MESSAGES || chars > MAX_IMPORT_CHARS) {
+    throw new MemoryGraphError(
+      "IMPORT_TOO_LARGE",
+      `an import carries at most ${MAX_IMPORT_MESSAGES} messages and ${MAX_IMPORT_CHARS} characters of text; this one has ${messages} and ${chars}: send it in parts`,
+      { kind: "user", field: "sessions" },
+    );
+  }
+}
+
+/** Parses `value` with `schema`, or throws INVALID_INPUT (UNKNOWN_FIELD) naming the first bad field, dotted. */
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, root = "input"): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const unknownKey = issue?.code === "unrecognized_keys";
+  const path = unknownKey ? [...issue.path, issue.keys[0] ?? ""] : (issue?.path ?? []);
+  const field = path.map(String).join(".") || root;
+  const detail = unknownKey ? `unknown field ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
+  throw new MemoryGraphError(unknownKey ? "UNKNOWN_FIELD" : "INVALID_INPUT", `${field}: ${detail}`, { kind: "user", field });
+}

@@ -1,0 +1,85 @@
+import type { BaseStore, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+
+/**
+ * Provenance of a ranked hit: normalised lexical score (query plus expansion terms), what
+ * neighbouring items added to it, cosine similarity, and the fused score (= the hit's `score`).
+ * The one ranking shape of stores that rank and of recall ranking a plain store's items itself.
+ */
+export interface Ranking {
+  lexical?: number;
+  context?: number;
+  vector?: number;
+  fused: number;
+}
+
+/** A search hit, with the ranking provenance a ranking store (or recall) attaches. */
+export type RankedItem = SearchItem & { ranking?: Ranking };
+
+/**
+ * Per role, a factor (0..1) on the lexical score of the items of that role (`HybridOptions.labelWeights`).
+ * Our stores carry it from `search` options into the operation; the SQLite store ranks by it, the
+ * Postgres store ranks as if it were absent.
+ */
+export type LabelWeights = Readonly<Record<string, number>>;
+
+/** `BaseStore.search` options with `labelWeights`. */
+export type WeightedSearchOptions = NonNullable<Parameters<BaseStore["search"]>[1]> & { labelWeights?: LabelWeights };
+
+/** A search operation with `labelWeights`. */
+export type WeightedSearch = SearchOperation & { labelWeights?: LabelWeights };
+
+/**
+ * What a store can do beyond `BaseStore`, declared by the store itself (Mastra's `supports…`
+ * flags). Memory checks a flag before it uses the capability and otherwise takes its own,
+ * deliberate path through plain `BaseStore` calls; asking a store for a capability it lacks fails
+ * with STORE_CAPABILITY_MISSING, never an empty answer.
+ */
+export interface StoreSupports {
+  /** `search({ query })` ranks by text relevance, returning only hits with `score` and `ranking`; without a query, newest-updated first. */
+  rankedSearch: boolean;
+  /** `countNamespace`: an index count of one namespace's items. */
+  namespaceCounts: boolean;
+  /** `deleteNamespacePrefix`: every item under a prefix in one transaction. */
+  prefixDeletion: boolean;
+  /** `listTenants`: the tenant labels items are stored under. */
+  tenantListing: boolean;
+  /** `removeOrphanedIndexRows`: index rows whose item is gone. */
+  orphanCleanup: boolean;
+  /** `warmSearch`: builds the in-process search index of a prefix ahead of its first ranked search. */
+  searchWarming: boolean;
+}
+
+/**
+ * A search of a store with `rankedSearch`, the query's vector given by the caller (computed once
+ * for the turn): a vector ranks with it and embeds nothing; `null` ranks lexically and embeds
+ * nothing; left out, the store embeds the query itself.
+ */
+export type VectorSearchOperation = SearchOperation & { queryVector?: readonly number[] | null };
+
+/** The names of `StoreSupports`. */
+export type StoreCapability = keyof StoreSupports;
+
+/**
+ * The store port: a LangGraph `BaseStore` that declares what more it can do. Our engines
+ * implement it whole; `storePortOf` (memory/store-io.ts) gives any plain `BaseStore` the same
+ * face, with every flag false.
+ */
+export interface StorePort extends BaseStore {
+  readonly supports: Readonly<StoreSupports>;
+  /** How many items are stored in exactly `namespace` (not below it). */
+  countNamespace(namespace: string[]): Promise<number>;
+  /** Deletes every item whose namespace starts with `prefix` (which begins with a tenant); returns how many. */
+  deleteNamespacePrefix(prefix: string[]): Promise<number>;
+  /** The distinct first labels (tenants) of stored namespaces. */
+  listTenants(): Promise<string[]>;
+  /** Deletes full-text and vector rows whose item is gone; returns how many. */
+  removeOrphanedIndexRows(): Promise<number>;
+  /** Builds the search index of `prefix` now (after a write) rather than on the first query that needs it. */
+  warmSearch(prefix: string[]): Promise<void>;
+}
+
+/** A checkpointer that lists its threads and prunes a thread's old checkpoints (what GC needs of one). */
+export interface PruningCheckpointer {
+  listThreadIds(): Promise<string[]>;
+  pruneThread(threadId: string, keep: number, slack?: number): Promise<number>;
+}

@@ -1,0 +1,26 @@
+/**
+ * Whose words a query asks about. A user who asks about themselves ("When did I move to
+ * Seattle?", "Any tips for my trip?") is answered by what they said, not by the assistant's
+ * replies around it, which share the topic's words and are several times longer; a user who asks
+ * about what the assistant said ("the recipe you recommended", "in our previous chat") is not.
+ * Only English first-person and second-person phrasing is read: any other query weighs every
+ * message alike.
+ */
+
+/** The factor on the lexical score of the assistant's messages when a query asks about the user's own words. */
+export const ASSISTANT_WEIGHT_FOR_FIRST_PERSON = 0.15;
+
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b/i;
+const ABOUT_ASSISTANT =
+  /\b(?:our|we)\b.{0,40}\b(?:conversation|chat|discussion|discussed|talked|talk)\b|\byou\b.{0,30}\b(?:said|say|told|mentioned|recommended|suggested|provided|made|created|gave|listed|wrote|explained|shared)\b/i;
+
+/**
+ * Per message role, the factor on its lexical score for `query` (see `HybridOptions.labelWeights`):
+ * `{ assistant: ASSISTANT_WEIGHT_FOR_FIRST_PERSON }` when the query speaks in the first person and
+ * does not refer to what the assistant said, else undefined (no weighting). Pure.
+ */
+export function roleWeightsFor(query: string): Record<string, number> | undefined {
+  const text = query.replace(/[\u2019\u02bc]/g, "'");
+  if (!FIRST_PERSON.test(text) || ABOUT_ASSISTANT.test(text)) return undefined;
+  return { assistant: ASSISTANT_WEIGHT_FOR_FIRST_PERSON };
+}

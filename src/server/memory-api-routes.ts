@@ -1,0 +1,71 @@
+import type { Context } from "hono";
+import { assertImportSize, type ImportInput } from "../memory/import-schema.js";
+import { snakeKeys, toCamel } from "./case.js";
+import type { RouteDeps, ServerEnv } from "./context.js";
+import { readJsonBody } from "./json-body.js";
+import {
+  importQuerySchema,
+  importResponseSchema,
+  searchQuerySchema,
+  searchResponseSchema,
+  sessionListSchema,
+  userMemoryDocumentSchema,
+} from "./memory-api-schemas.js";
+import { emptyQuerySchema, parseRequest } from "./request-schemas.js";
+import type { RouteHandlers } from "./routes.js";
+import { pathId, queryOf } from "./url-params.js";
+
+/** Largest import body by default: an import carries up to 1,000 messages, so more than a turn's limit. */
+export const DEFAULT_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Memory search, import and export over HTTP, through the facade. The tenant is the key's; the
+ * user comes from the path. Requests are checked against the snake_case schemas first (so an
+ * unknown or bad field is named as sent), then handed to the library in camelCase.
+ */
+export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: number }): Pick<RouteHandlers, "searchMemory" | "importSessions" | "exportUser"> {
+  const { memory } = deps;
+
+  const searchMemory = async (c: Context<ServerEnv>) => {
+    const userId = pathId(c, "user_id");
+    const query = parseRequest(searchQuerySchema, queryOf(c), "query");
+    const result = await memory.search({
+      tenantId: c.get("tenantId"),
+      userId,
+      query: query.q,
+      ...(query.limit === undefined ? {} : { limit: Number(query.limit) }),
+      ...(query.session_id === undefined ? {} : { sessionId: query.session_id }),
+      withContext: query.memory_context === "true",
+    });
+    return c.json(searchResponseSchema.parse({ user_id: userId, query: query.q, ...(snakeKeys(result) as object) }), 200);
+  };
+
+  const importSessions = async (c: Context<ServerEnv>) => {
+    const userId = pathId(c, "user_id");
+    const { classify } = parseRequest(importQuerySchema, queryOf(c), "query");
+    const body = await readJsonBody(c, deps.importBodyLimitBytes);
+    // Too many messages is a 413 before any field is looked at, as for a library caller.
+    assertImportSize(body);
+    if (Array.isArray(body)) parseRequest(sessionListSchema, body);
+    else parseRequest(userMemoryDocumentSchema, body);
+    const input = camelDeep(body) as ImportInput;
+    const counts = await memory.importSessions({ tenantId: c.get("tenantId"), userId }, input, { classify: classify === "true" });
+    return c.json(importResponseSchema.parse({ user_id: userId, ...counts }), 200);
+  };
+
+  const exportUser = async (c: Context<ServerEnv>) => {
+    const userId = pathId(c, "user_id");
+    parseRequest(emptyQuerySchema, queryOf(c), "query");
+    const exported = await memory.exportUser({ tenantId: c.get("tenantId"), userId });
+    return c.json(userMemoryDocumentSchema.parse(snakeKeys(exported)), 200);
+  };
+
+  return { searchMemory, importSessions, exportUser };
+}
+
+/** A copy of a JSON value with every object key in camelCase, except inside an event's `payload` (caller data). */
+function camelDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelDeep);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [toCamel(key), key === "payload" ? inner : camelDeep(inner)]));
+}

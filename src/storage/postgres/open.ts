@@ -1,0 +1,72 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { log } from "../../logger.js";
+import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
+import { setupFailed } from "../shared/open-checks.js";
+import type { PostgresCheckpointer } from "./checkpointer.js";
+import { probePostgres } from "./probe.js";
+import type { PostgresStore } from "./store.js";
+
+/** What `openPostgres` opens: the store, checkpointer and turn lock of one Postgres database. */
+export interface PostgresPersistence extends Persistence {
+  kind: "postgres";
+  checkpointer: PostgresCheckpointer;
+  store: PostgresStore;
+  gc: GcTarget;
+}
+
+/**
+ * Connects to a Postgres database (creating the tables when missing) as a checkpointer, a store
+ * and a turn lock; `close()` ends the connection pools. A server that does not answer fails with
+ * STORAGE_UNREACHABLE, a schema that cannot be prepared with STORAGE_SETUP_FAILED (both naming
+ * DATABASE_URL, never its password).
+ */
+export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null }): Promise<PostgresPersistence> {
+  const { url } = options;
+  const embeddings = options.embeddings ?? undefined;
+  const [{ default: pg }, { PostgresStore }, { PostgresCheckpointer }, { postgresTurnLock }, { postgresGcTarget }] = await Promise.all([
+    import("pg"),
+    import("./store.js"),
+    import("./checkpointer.js"),
+    import("./turn-lock.js"),
+    import("./gc-target.js"),
+  ]);
+  await probePostgres(url);
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A held advisory lock pins a connection, so locks get their own pool.
+  const lockPool = new pg.Pool({ connectionString: url, max: 5 });
+  // An idle connection the server drops (restart, failover) is replaced on next use; without a
+  // listener, node-postgres would throw the error out of the process.
+  for (const p of [pool, lockPool]) {
+    p.on("error", (error) => log.warn("postgres_idle_connection_lost", { error: error.message }));
+    // So is one that drops while a caller holds it between queries (a transaction, a turn lock): the
+    // caller's next query fails and the pool discards the connection on release.
+    p.on("connect", (client) => client.on("error", (error) => log.debug("postgres_connection_lost", { error: error.message })));
+  }
+  const store = new PostgresStore(pool, { embeddings });
+  const checkpointer = new PostgresCheckpointer(pool);
+  try {
+    await store.setup();
+    await checkpointer.setup();
+  } catch (cause) {
+    await Promise.all([pool.end(), lockPool.end()]);
+    throw setupFailed("Postgres", "DATABASE_URL", url, cause);
+  }
+  const turnLock = postgresTurnLock(lockPool);
+  log.info("persistence_opened", { backend: "postgres" });
+  let closed = false;
+  return {
+    kind: "postgres",
+    checkpointer,
+    store,
+    turnLock,
+    gc: postgresGcTarget(checkpointer, store, turnLock),
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await Promise.all([pool.end(), lockPool.end()]);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { MemoryGraphError } from "../../errors.js";
+
+/**
+ * Collects positional parameters while SQL text is assembled: `add(value)` returns the
+ * placeholder (`$1`, `$2`, …) that stands for it in the statement.
+ */
+export class Params {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * A schema name as a quoted SQL identifier. Only lower-case letters, digits and underscores are
+ * accepted (so the name never needs escaping and means the same quoted or not); throws
+ * `INVALID_INPUT` otherwise.
+ */
+export function schemaIdentifier(name: string): string {
+  if (!IDENTIFIER.test(name)) {
+    throw new MemoryGraphError("INVALID_INPUT", `schema: ${JSON.stringify(name)} must match ${IDENTIFIER.source}`, {
+      kind: "user",
+      field: "schema",
+    });
+  }
+  return `"${name}"`;
+}
+
+/** A vector in pgvector's text form ("[0.1,0.2]"). */
+export function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.map((x) => (Number.isFinite(x) ? x : 0)).join(",")}]`;
+}

@@ -1,0 +1,219 @@
+import pg from "pg";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../../errors.js";
+import { log } from "../../logger.js";
+import { deletePrefix, listNamespaces, readItem, writeItem } from "./items.js";
+import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
+import { ensureVectorIndex, migrate } from "./schema.js";
+import { searchRanked, searchRecent, type SearchContext } from "./search.js";
+import { schemaIdentifier } from "./sql.js";
+import { assertTenantNamespace, pathOf } from "../shared/namespace.js";
+import { TenantStore } from "../shared/tenant-store.js";
+import { validateOperation } from "../shared/operations.js";
+import type { RankingSettings } from "../shared/ranking-settings.js";
+import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+
+/** Options of `PostgresStore`. */
+export interface PostgresStoreOptions {
+  /** Schema holding the store's tables (created when missing); default `public`. */
+  schema?: string;
+  /** Embeds each item's indexed text at write time and each query at search time; no vectors without it. */
+  embeddings?: EmbeddingsInterface;
+  /** `auto` (default) uses pgvector when the server has it; `off` never does (lexical only). */
+  vectors?: "auto" | "off";
+  /** Paths of the value to index ("text", "meta.title", "parts[*].text"); default: `text`, else every string. */
+  indexFields?: string[];
+  /** Cosine similarity below which a vector is not a hit; default 0.45. */
+  minVectorSimilarity?: number;
+  /** Lexical candidates and nearest-vector candidates per query; default 200. */
+  candidateLimit?: number;
+}
+
+/**
+ * LangGraph `BaseStore` on PostgreSQL (node-postgres pool), with the SQLite store's behaviour:
+ * - every namespace, search prefix and list prefix begins with a valid tenant
+ *   (`assertTenantNamespace`); a batch holding one bad operation throws before changing anything;
+ * - a batch runs in one transaction, operations in order (a get after a put sees the put);
+ * - values are JSON objects (jsonb); `createdAt` survives updates, `updatedAt` is the last write;
+ * - a search with a query ranks hybridly (full-text `tsvector` over `tokenize()` terms, fused
+ *   with pgvector cosine similarity when available) and returns only hits, each with a 0..1
+ *   `score` and `ranking` provenance; without a query it returns items newest-updated first.
+ * Without pgvector the store works lexically and logs one warning at `setup()` when embeddings
+ * were configured. It implements the store port (`supports`: every capability but `searchWarming`,
+ * as it keeps no in-process index).
+ */
+export class PostgresStore extends TenantStore implements StorePort {
+  readonly supports: Readonly<StoreSupports> = Object.freeze({
+    rankedSearch: true,
+    namespaceCounts: true,
+    prefixDeletion: true,
+    tenantListing: true,
+    orphanCleanup: true,
+    searchWarming: false,
+  });
+  private readonly schema: string;
+  private readonly embeddings: EmbeddingsInterface | undefined;
+  private readonly wantVectors: boolean;
+  private readonly indexFields: string[] | undefined;
+  private readonly settings: RankingSettings;
+  private readonly indexedDims = new Set<number>();
+  private ownsPool = false;
+  private ready: Promise<{ vectors: boolean }> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresStoreOptions = {},
+  ) {
+    super();
+    this.schema = schemaIdentifier(options.schema ?? "public");
+    this.embeddings = options.embeddings;
+    this.wantVectors = options.vectors !== "off";
+    this.indexFields = options.indexFields;
+    this.settings = { minVectorSimilarity: options.minVectorSimilarity ?? 0.45, candidateLimit: options.candidateLimit ?? 200 };
+    const { minVectorSimilarity, candidateLimit } = this.settings;
+    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
+      throw new MemoryGraphError("INVALID_INPUT", "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1", {
+        kind: "user",
+        field: "options",
+      });
+    }
+  }
+
+  /** A store on its own pool for `connectionString` (`DATABASE_URL`); `close()` ends the pool. */
+  static fromConnString(connectionString: string, options: PostgresStoreOptions & { maxConnections?: number } = {}): PostgresStore {
+    const store = new PostgresStore(new pg.Pool({ connectionString, max: options.maxConnections ?? 10 }), options);
+    store.ownsPool = true;
+    return store;
+  }
+
+  /**
+   * Creates or migrates the schema (idempotent, safe from many processes at once) and finds out
+   * whether vectors can be used. Also run by the first operation. Resolves to whether they are.
+   */
+  async setup(): Promise<{ vectors: boolean }> {
+    this.assertOpen();
+    this.ready ??= migrate(this.pool, this.schema, this.wantVectors).then(
+      (result) => {
+        if (!result.vectors && this.embeddings) {
+          const reason = this.wantVectors ? "the pgvector extension is not available" : "vectors are turned off";
+          log.warn("store.vectors_unavailable", { backend: "postgres", reason: `${reason}; search is lexical only` });
+        }
+        log.info("store.ready", { backend: "postgres", schema: this.schema, vectors: result.vectors && Boolean(this.embeddings) });
+        return result;
+      },
+      (error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      },
+    );
+    return this.ready;
+  }
+
+  /** Ends use of the store; ends the pool only when `fromConnString` made it. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  override async start(): Promise<void> {
+    await this.setup();
+  }
+
+  override async stop(): Promise<void> {
+    await this.close();
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    operations.forEach(validateOperation);
+    const { vectors } = await this.setup();
+    const useVectors = vectors && this.embeddings !== undefined;
+    const puts = await preparePuts(operations, { indexFields: this.indexFields, embeddings: useVectors ? this.embeddings : undefined });
+    const queryVectors = await embedQueries(operations, useVectors ? this.embeddings : undefined);
+    for (const put of puts.values()) if (put.vector) await this.ensureIndex(put.vector.length);
+    const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings };
+    return this.transaction(async (db) => {
+      const results: unknown[] = [];
+      for (const op of operations) {
+        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
+        else if ("namespacePrefix" in op) {
+          results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
+        } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key));
+        else results.push(await listNamespaces(db, this.schema, op));
+      }
+      return results as OperationResults<Op>;
+    });
+  }
+
+  /**
+   * Deletes every item (with its full-text terms and vector) whose namespace starts with
+   * `prefix`; returns how many items were deleted. The prefix must begin with a tenant.
+   */
+  async deleteNamespacePrefix(prefix: string[]): Promise<number> {
+    assertTenantNamespace(prefix, { field: "prefix" });
+    await this.setup();
+    const deleted = await deletePrefix(this.pool, this.schema, prefix);
+    log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
+    return deleted;
+  }
+
+  /** How many items are stored in exactly `namespace` (not below it): one index count. */
+  async countNamespace(namespace: string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    await this.setup();
+    const result = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.schema}.store_items WHERE ns_path = $1`, [pathOf(namespace)]);
+    return Number(result.rows[0]?.n ?? 0);
+  }
+
+  /** Deletes vector rows whose item is gone (none while the foreign key holds); returns the count. */
+  /** Refused with STORE_CAPABILITY_MISSING: this store keeps no in-process index to warm (`supports.searchWarming` is false). */
+  warmSearch(): Promise<void> {
+    return Promise.reject(
+      new MemoryGraphError("STORE_CAPABILITY_MISSING", "the Postgres store does not support searchWarming", { kind: "system" }),
+    );
+  }
+
+  async removeOrphanedIndexRows(): Promise<number> {
+    const { vectors } = await this.setup();
+    if (!vectors) return 0;
+    const result = await this.pool.query(
+      `DELETE FROM ${this.schema}.store_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${this.schema}.store_items i WHERE i.id = v.item_id)`,
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** The distinct first labels (tenants) of stored namespaces. */
+  async listTenants(): Promise<string[]> {
+    await this.setup();
+    const { rows } = await this.pool.query<{ tenant: string }>(`SELECT DISTINCT namespace[1] AS tenant FROM ${this.schema}.store_items`);
+    return rows.map((r) => r.tenant);
+  }
+
+  private async transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async ensureIndex(dims: number): Promise<void> {
+    if (this.indexedDims.has(dims)) return;
+    await ensureVectorIndex(this.pool, this.schema, dims);
+    this.indexedDims.add(dims);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new MemoryGraphError("STORE_CLOSED", "the Postgres store is closed", { kind: "system" });
+  }
+}

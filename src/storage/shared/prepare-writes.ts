@@ -1,0 +1,62 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import type { VectorSearchOperation } from "../../memory/ports/store.js";
+import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
+import { tokenize } from "../../memory/ranking/tokenize.js";
+import { indexTextOf } from "./index-text.js";
+
+/** A put with what our stores index for it: its text, its terms and (when embedding) its vector. */
+export interface PreparedPut {
+  op: PutOperation;
+  text: string;
+  /** Our tokenizer's output, space-joined, as the full-text index stores it. */
+  terms: string;
+  vector?: number[];
+}
+
+/**
+ * The index text, terms and vector of every put in a batch that is indexed (`index !== false`),
+ * embedded in one call, once, at write time (none when that call fails: see `embedOrSkip`).
+ * Deletes and unindexed puts are left out.
+ */
+export async function preparePuts(
+  operations: readonly Operation[],
+  options: { indexFields?: string[]; embeddings?: EmbeddingsInterface },
+): Promise<Map<Operation, PreparedPut>> {
+  const prepared = new Map<Operation, PreparedPut>();
+  for (const op of operations) {
+    if (!("value" in op) || op.value === null || op.index === false) continue;
+    const text = indexTextOf(op.value, op.index ?? options.indexFields);
+    prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
+  }
+  const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
+  const embeddings = options.embeddings;
+  if (embeddings && embeddable.length > 0) {
+    const vectors = await embedOrSkip("documents", () => embeddings.embedDocuments(embeddable.map((p) => p.text)));
+    if (vectors) embeddable.forEach((p, i) => (p.vector = vectors[i]));
+  }
+  return prepared;
+}
+
+/**
+ * One query vector per distinct search query of a batch: the one the operation carries
+ * (`VectorSearchOperation`; `null`: none, rank lexically), else embedded here (none without
+ * embeddings, or where embedding failed).
+ */
+export async function embedQueries(operations: readonly Operation[], embeddings: EmbeddingsInterface | undefined): Promise<Map<string, number[]>> {
+  const vectors = new Map<string, number[]>();
+  const given = new Set<string>();
+  for (const op of operations as readonly (Operation & VectorSearchOperation)[]) {
+    if (!("namespacePrefix" in op) || !op.query || op.queryVector === undefined) continue;
+    given.add(op.query);
+    if (op.queryVector !== null && !vectors.has(op.query)) vectors.set(op.query, [...op.queryVector]);
+  }
+  if (!embeddings) return vectors;
+  for (const op of operations) {
+    if (!("namespacePrefix" in op) || !op.query || vectors.has(op.query) || given.has(op.query)) continue;
+    const query = op.query;
+    const vector = await embedOrSkip("query", () => embeddings.embedQuery(query));
+    if (vector) vectors.set(query, vector);
+  }
+  return vectors;
+}

@@ -1,0 +1,191 @@
+import type Database from "better-sqlite3";
+import type { DocTraits } from "../../memory/ranking/document-text.js";
+import { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { statement } from "./statements.js";
+
+/** One item write as the cache sees it: its row id, namespace path, terms (null when deleted) and traits. */
+export interface IndexedWrite {
+  id: number;
+  path: string;
+  terms: string[] | null;
+  traits?: DocTraits;
+}
+
+/** The SQL expression (over `store_items i`) of an item's label, as `recordTraits` finds it. */
+export const LABEL_SQL = "CASE WHEN json_type(i.value, '$.role') = 'text' THEN json_extract(i.value, '$.role') END";
+/** The SQL expression (over `store_items i`) of whether an item asks a question (1) or not, as `recordTraits` finds it. */
+export const ASKS_SQL =
+  "(json_type(i.value, '$.text') = 'text' AND substr(rtrim(json_extract(i.value, '$.text'), ' ' || char(9, 10, 13)), -1) = '?')";
+
+function traitsOfRow(row: { label: string | null; asks: number | null }): DocTraits {
+  const traits: DocTraits = {};
+  if (row.label !== null) traits.label = row.label;
+  if (row.asks === 1) traits.asks = true;
+  return traits;
+}
+
+interface Entry {
+  from: string;
+  to: string;
+  index: RecallIndex;
+}
+
+/**
+ * In-process `RecallIndex`es of the search prefixes recently queried on one connection, so a
+ * ranked search reads posting lists from memory instead of running FTS5. Invariants:
+ * - an entry holds exactly the indexed items under its prefix: it is built from `store_fts` on
+ *   first use and updated by every committed write of this connection (`applyWrites`);
+ * - when another connection has committed (SQLite's `data_version` moves), the items it wrote are
+ *   read back by `seq` (which grows with every write, in commit order) and applied to every
+ *   entry, and their cached vectors dropped; when it has deleted items (`store_meta.deletes`
+ *   moved), every entry and vector is dropped instead, as a deletion leaves no row to read;
+ * - stored vectors read for ranking are kept too (at most `maxVectorBytes`), dropped on any write
+ *   of their item;
+ * - at most `maxCachedItems` items over all entries and `maxPrefixes` entries (least recently
+ *   used goes first); a prefix holding more than `maxItems` items is not cached (its searches use
+ *   FTS5).
+ */
+export class IndexCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Prefixes found to hold more than `maxItems` items, not counted again. */
+  private readonly tooLarge = new Set<string>();
+  /** Stored vectors read recently, by item id (insertion order = least recently used first). */
+  private readonly vectors = new Map<number, Float32Array>();
+  private vectorBytes = 0;
+  /** What this cache has seen of the database: `data_version`, newest `seq`, deletion count. */
+  private seen: { version: number; seq: number; deletes: number } | undefined;
+  /** Upper bound of the vector cache, in bytes. */
+  maxVectorBytes = 64 * 1024 * 1024;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly maxPrefixes = 4096,
+    private readonly maxItems = 250_000,
+    // About 1 KB of heap per cached item (measured with ten-term messages): ~250 MB at the bound.
+    private readonly maxCachedItems = 250_000,
+  ) {}
+
+  /** The index of the prefix range [from, to), built when missing; undefined when too large to cache. */
+  indexOf(from: string, to: string): RecallIndex | undefined {
+    this.checkVersion();
+    const key = `${from}\u0000${to}`;
+    if (this.tooLarge.has(key)) return undefined;
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.index;
+    }
+    const { count } = statement(this.db, "SELECT COUNT(*) AS count FROM store_items WHERE ns_path >= ? AND ns_path < ?").get(from, to) as {
+      count: number;
+    };
+    if (count > this.maxItems) {
+      // Items under a prefix only grow until something is deleted (which clears this cache).
+      this.tooLarge.add(key);
+      return undefined;
+    }
+    const index = new RecallIndex();
+    const rows = statement(
+      this.db,
+      `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${LABEL_SQL} AS label, ${ASKS_SQL} AS asks
+       FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
+    ).all(from, to) as { id: number; path: string; terms: string; label: string | null; asks: number | null }[];
+    for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id, traitsOfRow(row));
+    this.entries.set(key, { from, to, index });
+    let cached = 0;
+    for (const entry of this.entries.values()) cached += entry.index.size;
+    for (const [oldest, entry] of this.entries) {
+      if (oldest === key || (this.entries.size <= this.maxPrefixes && cached <= this.maxCachedItems)) break;
+      this.entries.delete(oldest);
+      cached -= entry.index.size;
+    }
+    return index;
+  }
+
+  /** Whether the index of the prefix range [from, to) is built (as of the last write this cache saw). */
+  isCached(from: string, to: string): boolean {
+    return this.entries.has(`${from}\u0000${to}`);
+  }
+
+  /** The cached vectors of `ids` and the ids not cached. */
+  cachedVectors(ids: Iterable<number>): { found: Map<number, Float32Array>; missing: number[] } {
+    this.checkVersion();
+    const found = new Map<number, Float32Array>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const vector = this.vectors.get(id);
+      if (vector) found.set(id, vector);
+      else missing.push(id);
+    }
+    return { found, missing };
+  }
+
+  /** Remembers vectors read from the database, evicting the least recently added past the bound. */
+  rememberVectors(read: ReadonlyMap<number, Float32Array>): void {
+    for (const [id, vector] of read) {
+      if (this.vectors.has(id)) continue;
+      this.vectors.set(id, vector);
+      this.vectorBytes += vector.byteLength;
+    }
+    for (const [id, vector] of this.vectors) {
+      if (this.vectorBytes <= this.maxVectorBytes) break;
+      this.vectors.delete(id);
+      this.vectorBytes -= vector.byteLength;
+    }
+  }
+
+  /** Applies committed writes of this connection to every cached prefix that holds them. */
+  applyWrites(writes: readonly IndexedWrite[]): void {
+    for (const write of writes) {
+      const vector = this.vectors.get(write.id);
+      if (vector) {
+        this.vectors.delete(write.id);
+        this.vectorBytes -= vector.byteLength;
+      }
+    }
+    if (this.entries.size === 0) return;
+    for (const entry of this.entries.values()) {
+      for (const write of writes) {
+        if (write.path < entry.from || write.path >= entry.to) continue;
+        if (write.terms && write.terms.length > 0) entry.index.add(String(write.id), write.terms, write.path, write.id, write.traits);
+        else entry.index.remove(String(write.id));
+      }
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.tooLarge.clear();
+    this.vectors.clear();
+    this.vectorBytes = 0;
+  }
+
+  private checkVersion(): void {
+    const version = statement(this.db, "PRAGMA data_version").pluck().get() as number;
+    if (this.seen?.version === version) return;
+    const { deletes } = statement(this.db, "SELECT value AS deletes FROM store_meta WHERE name = 'deletes'").get() as { deletes: number };
+    if (this.seen === undefined || deletes !== this.seen.deletes) {
+      this.clear();
+      const { seq } = statement(this.db, "SELECT IFNULL(MAX(seq), 0) AS seq FROM store_items").get() as { seq: number };
+      this.seen = { version, seq, deletes };
+      return;
+    }
+    // Another connection wrote: apply what it upserted (own writes come again; applying is idempotent).
+    const rows = statement(
+      this.db,
+      `SELECT i.id AS id, i.ns_path AS path, i.seq AS seq, f.terms AS terms, ${LABEL_SQL} AS label, ${ASKS_SQL} AS asks
+       FROM store_items i LEFT JOIN store_fts f ON f.rowid = i.id WHERE i.seq > ? ORDER BY i.seq`,
+    ).all(this.seen.seq) as { id: number; path: string; seq: number; terms: string | null; label: string | null; asks: number | null }[];
+    this.applyWrites(rows.map((row) => ({ id: row.id, path: row.path, terms: row.terms ? row.terms.split(" ") : null, traits: traitsOfRow(row) })));
+    this.seen = { version, seq: rows.at(-1)?.seq ?? this.seen.seq, deletes };
+  }
+}
+
+const caches = new WeakMap<Database.Database, IndexCache>();
+
+/** The index cache of a connection, shared by every store using it. */
+export function indexCacheOf(db: Database.Database): IndexCache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new IndexCache(db)));
+  return cache;
+}

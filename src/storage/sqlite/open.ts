@@ -1,0 +1,66 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { log } from "../../logger.js";
+import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
+import type { SqliteCheckpointer } from "./checkpointer.js";
+import { DEFAULT_SQLITE_PATH, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
+import type { SqliteStore } from "./store.js";
+
+/** What `openSqlite` opens: the store, checkpointer and turn lock of one SQLite file. */
+export interface SqlitePersistence extends Persistence {
+  kind: "sqlite";
+  checkpointer: SqliteCheckpointer;
+  store: SqliteStore;
+  gc: GcTarget;
+}
+
+/**
+ * Opens (creating it and its folder when missing) a SQLite file — default `./data/memory.db` — as
+ * a checkpointer, a store and a turn lock sharing one connection (WAL, 5 s busy timeout, synchronous
+ * NORMAL); `close()` closes the file. The store embeds with `embeddings` when given (lexical
+ * ranking without). A file that cannot be used fails with SQLITE_PATH_UNUSABLE.
+ */
+export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null } = {}): Promise<SqlitePersistence> {
+  const file = options.path ?? DEFAULT_SQLITE_PATH;
+  const embeddings = options.embeddings ?? undefined;
+  const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }] = await Promise.all([
+    import("better-sqlite3"),
+    import("./checkpointer.js"),
+    import("./store.js"),
+    import("./gc-target.js"),
+    import("./turn-lock.js"),
+  ]);
+  prepareSqliteDirectory(file);
+  let db: InstanceType<typeof Database> | undefined;
+  let checkpointer: InstanceType<typeof SqliteCheckpointer>;
+  let store: InstanceType<typeof SqliteStore>;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+    checkpointer = new SqliteCheckpointer(db);
+    store = new SqliteStore(db, { embeddings });
+  } catch (cause) {
+    db?.close();
+    throw sqliteOpenFailed(file, cause);
+  }
+  const turnLock = sqliteTurnLock(db);
+  const gc = sqliteGcTarget(checkpointer, store, turnLock);
+  log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
+  let closed = false;
+  return {
+    kind: "sqlite",
+    checkpointer,
+    store,
+    turnLock,
+    gc,
+    ping: async () => {
+      db.prepare("SELECT 1").get();
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type Database from "better-sqlite3";
+
+/**
+ * The long-term store's tables, all prefixed `store_` so they sit beside the checkpoint tables
+ * in one file. `store_items` holds one row per (namespace, key); `ns_path` is the namespace in
+ * `pathOf` form so a prefix is an index range; `seq` increases with every write and breaks
+ * `updated_at` ties; within a namespace, `id` is the order items were first written (their
+ * neighbours for context expansion). `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
+ * under FTS5's `ascii` tokenizer (non-ASCII letters are word characters, so Thai terms stay
+ * whole), keyed by the item id as rowid. `store_vectors` holds one embedding per item, in `encodeVector`'s compact form (older rows: Float32).
+ * `store_meta.deletes` counts deleted items (a trigger keeps it), so a connection's index cache can
+ * tell another connection's deletions, which `seq` cannot show, from its upserts, which it can.
+ */
+const DDL = `
+CREATE TABLE IF NOT EXISTS store_items (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ns_path TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  UNIQUE (ns_path, key)
+);
+CREATE INDEX IF NOT EXISTS store_items_ns_recent ON store_items (ns_path, updated_at, seq);
+CREATE INDEX IF NOT EXISTS store_items_seq ON store_items (seq);
+CREATE INDEX IF NOT EXISTS store_items_ns_order ON store_items (ns_path, id);
+CREATE VIRTUAL TABLE IF NOT EXISTS store_fts USING fts5(terms, tokenize = 'ascii');
+CREATE TABLE IF NOT EXISTS store_vectors (
+  item_id INTEGER PRIMARY KEY,
+  dims INTEGER NOT NULL,
+  vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO store_meta (name, value) VALUES ('deletes', 0);
+CREATE TRIGGER IF NOT EXISTS store_items_deleted AFTER DELETE ON store_items
+BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;
+`;
+
+/** Creates the store tables when missing and turns on WAL. Idempotent. */
+export function createStoreSchema(db: Database.Database): void {
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(DDL);
+}
+
+/** A stored item row as read back. */
+export interface ItemRow {
+  id: number;
+  namespace: string;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns every item read selects, for a table aliased `i`. */
+export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at";

@@ -1,0 +1,223 @@
+import type Database from "better-sqlite3";
+import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+import { normalizeScores } from "../../memory/ranking/fusion.js";
+import { rankHybrid, type LexicalSource } from "../../memory/ranking/hybrid.js";
+import type { RankedItem, Ranking, WeightedSearch } from "../../memory/ports/store.js";
+import type { RankingSettings } from "../shared/ranking-settings.js";
+import { tokenize } from "../../memory/ranking/tokenize.js";
+import { filterToSql } from "./filter.js";
+import { ASKS_SQL, LABEL_SQL, indexCacheOf } from "./index-cache.js";
+import { prefixRange } from "../shared/namespace.js";
+import { ITEM_COLUMNS, type ItemRow } from "./schema.js";
+import { statement } from "./statements.js";
+import { vectorHits } from "./vector-search.js";
+
+/** Parsed namespaces by their stored JSON: a page of hits mostly shares a few. */
+const parsedNamespaces = new Map<string, readonly string[]>();
+
+function namespaceOf(json: string): string[] {
+  let parsed = parsedNamespaces.get(json);
+  if (!parsed) {
+    if (parsedNamespaces.size >= 1024) parsedNamespaces.clear();
+    parsedNamespaces.set(json, (parsed = JSON.parse(json) as string[]));
+  }
+  return parsed.slice();
+}
+
+/** An item row as a `BaseStore` item. */
+export function itemOf(row: ItemRow): Item {
+  return {
+    namespace: namespaceOf(row.namespace),
+    key: row.key,
+    value: JSON.parse(row.value) as Record<string, unknown>,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** The SQL condition (over `store_items i`) of a search's prefix and filter. */
+export function scopeOf(op: SearchOperation): { where: string; params: unknown[] } {
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const filter = filterToSql(op.filter);
+  return { where: `i.ns_path >= ? AND i.ns_path < ? AND (${filter.sql})`, params: [from, to, ...filter.params] };
+}
+
+/**
+ * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
+ * the page, not by what the prefix holds: a prefix that is one namespace (the usual case) is read
+ * in index order; otherwise the namespaces under it are found by skipping from one to the next in
+ * the index, each gives its newest `limit + offset` matches in index order, and only those are
+ * sorted together (a user's sessions, say, not every message in them).
+ */
+export function searchRecent(db: Database.Database, op: SearchOperation): SearchItem[] {
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const filter = filterToSql(op.filter);
+  const limit = op.limit ?? 10;
+  const offset = op.offset ?? 0;
+  const order = "ORDER BY i.updated_at DESC, i.seq DESC";
+  if (statement(db, "SELECT 1 FROM store_items WHERE ns_path > ? AND ns_path < ? LIMIT 1").get(from, to) === undefined) {
+    const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND (${filter.sql}) ${order} LIMIT ? OFFSET ?`).all(
+      from,
+      ...filter.params,
+      limit,
+      offset,
+    ) as ItemRow[];
+    return rows.map(itemOf);
+  }
+  const rows = statement(
+    db,
+    `WITH RECURSIVE spaces(path) AS (
+       SELECT MIN(ns_path) FROM store_items WHERE ns_path >= ? AND ns_path < ?
+       UNION ALL
+       SELECT (SELECT MIN(ns_path) FROM store_items WHERE ns_path > spaces.path AND ns_path < ?) FROM spaces WHERE spaces.path IS NOT NULL
+     )
+     SELECT ${ITEM_COLUMNS} FROM spaces JOIN store_items i ON i.id IN (
+       SELECT i.id FROM store_items i WHERE i.ns_path = spaces.path AND (${filter.sql}) ${order} LIMIT ?)
+     ${order} LIMIT ? OFFSET ?`,
+  ).all(from, to, to, ...filter.params, limit + offset, limit, offset) as ItemRow[];
+  return rows.map(itemOf);
+}
+
+/** The FTS5 query for `terms`: each distinct term quoted, joined by OR; undefined when there is none. */
+export function ftsQueryOf(terms: readonly string[]): string | undefined {
+  const distinct = [...new Set(terms)];
+  return distinct.length === 0 ? undefined : distinct.map((t) => `"${t.replace(/"/g, '""')}"`).join(" OR ");
+}
+
+/** The FTS5 table under the search's prefix and filter as a `LexicalSource`; ids are item rowids. */
+function ftsSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource {
+  const { where, params } = scopeOf(op);
+  return {
+    score(terms, wanted) {
+      const match = ftsQueryOf(terms);
+      if (match === undefined) return new Map();
+      const rows = statement(
+        db,
+        `SELECT i.id AS id, bm25(store_fts) AS rank FROM store_fts JOIN store_items i ON i.id = store_fts.rowid
+         WHERE store_fts MATCH ? AND ${where} ORDER BY rank LIMIT ?`,
+      ).all(match, ...params, Math.min(limit, wanted)) as { id: number; rank: number }[];
+      // FTS5's bm25() is negative, lower is better.
+      return new Map(rows.map((row) => [String(row.id), -row.rank]));
+    },
+    termsOf(ids) {
+      const rows = statement(db, "SELECT rowid AS id, terms FROM store_fts WHERE rowid IN (SELECT value FROM json_each(?))").all(
+        JSON.stringify(ids.map(Number)),
+      ) as { id: number; terms: string }[];
+      return new Map(rows.map((row) => [String(row.id), row.terms.split(" ")]));
+    },
+    lengthsOf(ids) {
+      const rows = statement(
+        db,
+        "SELECT rowid AS id, length(terms) - length(replace(terms, ' ', '')) + 1 AS n FROM store_fts WHERE rowid IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(ids.map(Number))) as { id: number; n: number }[];
+      return new Map(rows.map((row) => [String(row.id), row.n]));
+    },
+    labelsOf(ids) {
+      const rows = statement(db, `SELECT i.id AS id, ${LABEL_SQL} AS label FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify([...ids].map(Number)),
+      ) as { id: number; label: string | null }[];
+      return new Map(rows.flatMap((row) => (row.label === null ? [] : [[String(row.id), row.label] as const])));
+    },
+    answersOf(ids) {
+      // The item written just after each asking one in its own namespace.
+      const rows = statement(
+        db,
+        `SELECT i.id AS id, (SELECT n.id FROM store_items n WHERE n.ns_path = i.ns_path AND n.id > i.id ORDER BY n.id LIMIT 1) AS next
+         FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?)) AND ${ASKS_SQL}`,
+      ).all(JSON.stringify([...ids].map(Number))) as { id: number; next: number | null }[];
+      return new Map(rows.flatMap((row) => (row.next === null ? [] : [[String(row.id), String(row.next)] as const])));
+    },
+    neighboursOf(ids) {
+      // The items written just before and just after each one in its own namespace.
+      const rows = statement(
+        db,
+        `SELECT i.id AS id,
+           (SELECT p.id FROM store_items p WHERE p.ns_path = i.ns_path AND p.id < i.id ORDER BY p.id DESC LIMIT 1) AS prev,
+           (SELECT n.id FROM store_items n WHERE n.ns_path = i.ns_path AND n.id > i.id ORDER BY n.id LIMIT 1) AS next
+         FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(ids.map(Number))) as { id: number; prev: number | null; next: number | null }[];
+      return new Map(rows.map((row) => [String(row.id), [row.prev, row.next].filter((x): x is number => x !== null).map(String)]));
+    },
+  };
+}
+
+/**
+ * The prefix's in-process index (see `IndexCache`) as a `LexicalSource`, for searches without a
+ * filter; undefined when the search has a filter or the prefix is too large to cache.
+ */
+function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSource & { newest(n: number): string[] }) | undefined {
+  if (op.filter && Object.values(op.filter).some((v) => v !== undefined)) return undefined;
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const index = indexCacheOf(db).indexOf(from, to);
+  if (!index) return undefined;
+  return {
+    newest: (n) => index.newest(n),
+    documentShare: (term) => index.documentShare(term),
+    score: (terms, wanted) => index.score(terms, wanted),
+    termsOf: (ids) => index.termsOf(ids),
+    neighboursOf: (ids) => index.neighboursOf(ids),
+    lengthsOf: (ids) => index.lengthsOf(ids),
+    labelsOf: (ids) => index.labelsOf(ids),
+    answersOf: (ids) => index.answersOf(ids),
+  };
+}
+
+/** Rows of `ids` that satisfy the search's prefix and filter, by id. */
+function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string[]): Map<string, ItemRow> {
+  const { where, params } = scopeOf(op);
+  // CROSS JOIN keeps json_each outermost: one rowid lookup per id instead of a scan of the prefix.
+  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM json_each(?) j CROSS JOIN store_items i ON i.id = j.value WHERE ${where}`).all(
+    JSON.stringify(ids.map(Number)),
+    ...params,
+  ) as ItemRow[];
+  return new Map(rows.map((row) => [String(row.id), row]));
+}
+
+/**
+ * Hybrid search (see `rankHybrid`): FTS5 BM25 over the query's `tokenize` terms (up to
+ * `candidateLimit` matches under the prefix and filter), pseudo-relevance feedback, neighbour
+ * context from the items written beside each hit in its namespace; with a query vector, cosine
+ * similarity over the best `vectorCandidates` of those candidates and the `recentCandidates` most
+ * recent items (most recently written when the prefix is in the in-process index, else most
+ * recently updated), counting only similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
+ * hit = 1). Items no source counted are not returned. `offset`/`limit` apply to the fused order.
+ */
+export function searchRanked(
+  db: Database.Database,
+  op: SearchOperation,
+  queryVector: readonly number[] | undefined,
+  settings: RankingSettings,
+): RankedItem[] {
+  const cached = cachedSource(db, op);
+  const source = cached ?? ftsSource(db, op, settings.candidateLimit);
+  const vectorSearch = queryVector
+    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings, cached?.newest(settings.recentCandidates ?? settings.candidateLimit))
+    : undefined;
+  const offset = op.offset ?? 0;
+  const wanted = offset + (op.limit ?? 10);
+  // Every hit lies inside the prefix and filter unless context-only neighbours are let in, so
+  // fusion need only explain the first `wanted`.
+  const limited = settings.hybrid?.includeContextOnly === false ? { ...settings.hybrid, limit: wanted } : settings.hybrid;
+  // A search may weigh items by label (their role): `labelWeights` beside the operation's fields.
+  const { labelWeights } = op as WeightedSearch;
+  const hybrid = labelWeights ? { ...limited, labelWeights } : limited;
+  const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid));
+  const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
+  const kept: RankedItem[] = [];
+  // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.
+  for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
+    const chunk = fused.slice(start, start + wanted);
+    const rows = rowsOf(db, op, chunk.map((hit) => hit.id));
+    for (const hit of chunk) {
+      const row = rows.get(hit.id);
+      if (!row) continue;
+      const ranking: Ranking = { fused: hit.score };
+      if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
+      if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
+      const vectorPart = hit.parts.vector;
+      if (vectorPart) ranking.vector = vectorPart.score;
+      kept.push({ ...itemOf(row), score: hit.score, ranking });
+    }
+  }
+  return kept.slice(offset, wanted);
+}

@@ -1,0 +1,247 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import {
+  type GetOperation,
+  type Item,
+  type Operation,
+  type OperationResults,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../../errors.js";
+import { log } from "../../logger.js";
+import type { HybridOptions } from "../../memory/ranking/hybrid.js";
+import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+import { validateOperation } from "../shared/operations.js";
+import { listNamespaces } from "./namespaces.js";
+import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
+import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./schema.js";
+import type { RankingSettings } from "../shared/ranking-settings.js";
+import { itemOf, searchRanked, searchRecent } from "./search.js";
+import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
+import { statement } from "./statements.js";
+import { deleteOrphanedIndexRows, deletePrefix, writeItem } from "./writes.js";
+import { writeWhenFree } from "./write-when-free.js";
+import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
+import { TenantStore } from "../shared/tenant-store.js";
+
+const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
+  rankedSearch: true,
+  namespaceCounts: true,
+  prefixDeletion: true,
+  tenantListing: true,
+  orphanCleanup: true,
+  searchWarming: true,
+});
+
+/** Options of `SqliteStore`. */
+export interface SqliteStoreOptions {
+  /** Embeds each item's indexed text at write time and each query at search time; no vectors without it. */
+  embeddings?: EmbeddingsInterface;
+  /** Paths of the value to index ("text", "meta.title", "parts[*].text"); default: `text`, else every string. */
+  indexFields?: string[];
+  /** Cosine similarity below which a vector is not a hit; default 0.45. */
+  minVectorSimilarity?: number;
+  /** Lexical candidates per query on the full-text (FTS5) path; default 200. */
+  candidateLimit?: number;
+  /** The best lexical candidates whose vectors are compared with the query's; default 50. */
+  vectorCandidates?: number;
+  /** The most recent items whose vectors are compared with the query's (found lexically or not); default 100. */
+  recentCandidates?: number;
+  /** Pseudo-relevance feedback, neighbour context and fusion weights (see `rankHybrid`). */
+  hybrid?: HybridOptions;
+}
+
+/**
+ * LangGraph `BaseStore` on SQLite (better-sqlite3), in `store_*` tables beside the checkpoint
+ * tables of the same file. Invariants:
+ * - every namespace, search prefix and list prefix begins with a valid tenant
+ *   (`assertTenantNamespace`); a batch holding one bad operation throws before changing anything;
+ * - a batch runs in one transaction, operations in order (a get after a put sees the put);
+ * - values are JSON objects; `createdAt` survives updates, `updatedAt` is the last write;
+ * - a search with a query ranks hybridly (see `searchRanked`) and returns only hits, each with a
+ *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first.
+ * It implements the whole store port (`supports`: every capability).
+ */
+export class SqliteStore extends TenantStore implements StorePort {
+  readonly supports: Readonly<StoreSupports> = ALL_CAPABILITIES;
+  private readonly embeddings: EmbeddingsInterface | undefined;
+  private readonly indexFields: string[] | undefined;
+  private readonly settings: RankingSettings;
+  private ownsDatabase = false;
+  private ready = false;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    options: SqliteStoreOptions = {},
+  ) {
+    super();
+    this.embeddings = options.embeddings;
+    this.indexFields = options.indexFields;
+    this.settings = {
+      minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
+      candidateLimit: options.candidateLimit ?? 200,
+      vectorCandidates: options.vectorCandidates ?? 50,
+      recentCandidates: options.recentCandidates ?? 100,
+      // BaseStore search returns matches only: neighbour context reorders them, adds none.
+      hybrid: { includeContextOnly: false, ...options.hybrid },
+    };
+    const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
+    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1];
+    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
+      throw new MemoryGraphError(
+        "INVALID_INPUT",
+        "SqliteStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1, vectorCandidates and recentCandidates integers ≥ 0",
+        { kind: "user", field: "options" },
+      );
+    }
+  }
+
+  /** Opens (creating the folder and file when missing) a database file and sets the store up; `close()` closes the file. */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const store = new SqliteStore(new Database(path), options);
+    store.ownsDatabase = true;
+    store.setup();
+    return store;
+  }
+
+  /** Creates the tables when missing. Idempotent; also run by the first operation. */
+  setup(): void {
+    this.assertOpen();
+    if (this.ready) return;
+    createStoreSchema(this.db);
+    this.ready = true;
+  }
+
+  /** Ends use of the store; closes the database only when `open()` opened it. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDatabase) this.db.close();
+  }
+
+  override start(): void {
+    this.setup();
+  }
+
+  override stop(): void {
+    this.close();
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    this.setup();
+    operations.forEach(validateOperation);
+    const puts = await preparePuts(operations, { indexFields: this.indexFields, embeddings: this.embeddings });
+    const queryVectors = await embedQueries(operations, this.embeddings);
+    this.assertOpen();
+    const cache = indexCacheOf(this.db);
+    const writes: IndexedWrite[] = [];
+    const runAll = () => {
+      writes.length = 0; // a write retried after SQLITE_BUSY starts over
+      return operations.map((op) => {
+        if ("value" in op) {
+          const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
+          if (write) writes.push(write);
+          return undefined;
+        }
+        if ("namespacePrefix" in op) {
+          // A search after a put in the same batch must see it: teach the cache first.
+          cache.applyWrites(writes.splice(0));
+          return this.searchOne(op, queryVectors.get(op.query ?? ""));
+        }
+        if ("key" in op) return this.read(op);
+        return listNamespaces(this.db, op);
+      });
+    };
+    // A lone read needs no transaction of its own (BEGIN and COMMIT cost more than a cached search).
+    const loneRead = operations.length === 1 && puts.size === 0 && !operations.some((op) => "value" in op);
+    // A batch that writes takes the write lock up front (BEGIN IMMEDIATE), so it never fails on a
+    // stale read snapshot; while another process holds the lock it waits without blocking the loop.
+    const writing = operations.some((op) => "value" in op);
+    try {
+      const results = (
+        loneRead
+          ? runAll()
+          : writing
+            ? await writeWhenFree(this.db, () => this.db.transaction(runAll).immediate())
+            : this.db.transaction(runAll)()
+      ) as OperationResults<Op>;
+      cache.applyWrites(writes);
+      return results;
+    } catch (error) {
+      // The transaction rolled back; writes already taught to the cache are no longer true.
+      cache.clear();
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes every item (with its full-text row and vector) whose namespace starts with `prefix`,
+   * in one transaction that waits for the write lock without blocking the event loop; returns
+   * how many items were deleted. The prefix must begin with a tenant.
+   */
+  async deleteNamespacePrefix(prefix: string[]): Promise<number> {
+    assertTenantNamespace(prefix, { field: "prefix" });
+    this.setup();
+    const deleted = await deletePrefix(this.db, prefix);
+    indexCacheOf(this.db).clear();
+    log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
+    return deleted;
+  }
+
+  /**
+   * Builds the in-process search index of `prefix` when it is missing, so that the first ranked
+   * search under it does not; every later write of this connection keeps it current. Cheap when
+   * it is built already (one `data_version` read). A prefix too large to cache is left to FTS5.
+   */
+  async warmSearch(prefix: string[]): Promise<void> {
+    assertTenantNamespace(prefix, { field: "namespacePrefix" });
+    this.assertOpen();
+    this.setup();
+    const { from, to } = prefixRange(prefix);
+    indexCacheOf(this.db).indexOf(from, to);
+  }
+
+  /** How many items are stored in exactly `namespace` (not below it): one index count. */
+  async countNamespace(namespace: string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    this.assertOpen();
+    this.setup();
+    const row = statement(this.db, "SELECT count(*) AS n FROM store_items WHERE ns_path = ?").get(pathOf(namespace)) as { n: number };
+    return row.n;
+  }
+
+  /** The distinct first labels (tenants) of stored namespaces, as stored (encoded). */
+  async listTenants(): Promise<string[]> {
+    this.setup();
+    const rows = this.db.prepare("SELECT DISTINCT substr(ns_path, 1, instr(ns_path, char(31)) - 1) AS tenant FROM store_items").all() as { tenant: string }[];
+    return rows.map((row) => row.tenant);
+  }
+
+  /** Deletes full-text and vector rows whose item is gone; returns how many. */
+  async removeOrphanedIndexRows(): Promise<number> {
+    this.setup();
+    return deleteOrphanedIndexRows(this.db);
+  }
+
+  private assertOpen(): void {
+    if (this.closed || !this.db.open) {
+      throw new MemoryGraphError("STORE_CLOSED", "the SQLite store is closed", { kind: "system" });
+    }
+  }
+
+  private read(op: GetOperation): Item | null {
+    const row = statement(this.db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ?`).get(
+      pathOf(op.namespace),
+      op.key,
+    ) as ItemRow | undefined;
+    return row ? itemOf(row) : null;
+  }
+
+  private searchOne(op: SearchOperation, queryVector: number[] | undefined) {
+    return op.query ? searchRanked(this.db, op, queryVector, this.settings) : searchRecent(this.db, op);
+  }
+}

@@ -1,0 +1,72 @@
+import type Database from "better-sqlite3";
+import { pathOf, prefixRange } from "../shared/namespace.js";
+import { recordTraits } from "../../memory/ranking/document-text.js";
+import { encodeVector } from "../shared/vector-codec.js";
+import type { IndexedWrite } from "./index-cache.js";
+import { statement } from "./statements.js";
+import { writeWhenFree } from "./write-when-free.js";
+
+/** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
+import type { PreparedPut } from "../shared/prepare-writes.js";
+
+/**
+ * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,
+ * then upserts the item (keeping `created_at`, setting `updated_at` and a fresh `seq`), or
+ * deletes all three when the value is null. An empty `terms` leaves the item out of full-text search.
+ * Returns what the in-process index cache must learn (undefined when nothing changed).
+ */
+export function writeItem(db: Database.Database, { op, terms, vector }: PreparedPut): IndexedWrite | undefined {
+  const path = pathOf(op.namespace);
+  const existing = statement(db, "SELECT id FROM store_items WHERE ns_path = ? AND key = ?").get(path, op.key) as
+    | { id: number }
+    | undefined;
+  if (existing) {
+    statement(db, "DELETE FROM store_fts WHERE rowid = ?").run(existing.id);
+    statement(db, "DELETE FROM store_vectors WHERE item_id = ?").run(existing.id);
+  }
+  if (op.value === null) {
+    if (!existing) return undefined;
+    statement(db, "DELETE FROM store_items WHERE id = ?").run(existing.id);
+    return { id: existing.id, path, terms: null };
+  }
+  const now = new Date().toISOString();
+  const { id } = statement(
+    db,
+    `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq)
+       VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items))
+       ON CONFLICT (ns_path, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq
+       RETURNING id`,
+  ).get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now) as { id: number };
+  if (terms !== "") statement(db, "INSERT INTO store_fts (rowid, terms) VALUES (?, ?)").run(id, terms);
+  if (vector) {
+    statement(db, "INSERT INTO store_vectors (item_id, dims, vector) VALUES (?, ?, ?)").run(id, vector.length, encodeVector(vector));
+  }
+  return { id, path, terms: terms === "" ? null : terms.split(" "), traits: recordTraits(op.value) };
+}
+
+/**
+ * Deletes every item under `prefix` with its full-text row and vector, in one write transaction
+ * taken without blocking the event loop (see `writeWhenFree`); returns the item count.
+ */
+export function deletePrefix(db: Database.Database, prefix: readonly string[]): Promise<number> {
+  const { from, to } = prefixRange(prefix);
+  const ids = "SELECT id FROM store_items WHERE ns_path >= ? AND ns_path < ?";
+  return writeWhenFree(db, () =>
+    db.transaction(() => {
+      db.prepare(`DELETE FROM store_fts WHERE rowid IN (${ids})`).run(from, to);
+      db.prepare(`DELETE FROM store_vectors WHERE item_id IN (${ids})`).run(from, to);
+      return db.prepare("DELETE FROM store_items WHERE ns_path >= ? AND ns_path < ?").run(from, to).changes;
+    }).immediate(),
+  );
+}
+
+/** Deletes full-text and vector rows whose item is gone, in one write transaction (see `deletePrefix`); returns how many. */
+export function deleteOrphanedIndexRows(db: Database.Database): Promise<number> {
+  return writeWhenFree(db, () =>
+    db.transaction(
+      () =>
+        db.prepare("DELETE FROM store_fts WHERE rowid NOT IN (SELECT id FROM store_items)").run().changes +
+        db.prepare("DELETE FROM store_vectors WHERE item_id NOT IN (SELECT id FROM store_items)").run().changes,
+    ).immediate(),
+  );
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { sessionRecords } from "../../src/memory/import.js";
+import { MAX_IMPORT_CHARS, parseImport } from "../../src/memory/import-schema.js";
+import type { TranscriptRecord } from "../../src/memory/records.js";
+
+const session = {
+  sessionId: "s1",
+  startedAt: "2024-03-02T10:00:00+07:00",
+  messages: [
+    { id: "a", role: "user" as const, text: "one" },
+    { id: "b", role: "assistant" as const, text: "two", createdAt: "2024-03-02T12:00:00Z" },
+    { id: "c", role: "user" as const, text: "three", parentId: "a" },
+  ],
+};
+
+describe("parseImport", () => {
+  it("takes a list of sessions, times normalised to UTC", () => {
+    const parsed = parseImport([session]);
+    expect(parsed.sessions[0]?.startedAt).toBe("2024-03-02T03:00:00.000Z");
+    expect(parsed).toMatchObject({ events: [], facts: [], summaries: [] });
+  });
+
+  it.each([
+    { input: [{ ...session, startedAt: "2 March" }], field: "0.startedAt", code: "INVALID_INPUT" },
+    { input: [{ ...session, messages: [] }], field: "0.messages", code: "INVALID_INPUT" },
+    { input: [{ ...session, messages: [{ id: "a/b", role: "user", text: "x" }] }], field: "0.messages.0.id", code: "INVALID_INPUT" },
+    { input: [{ ...session, messages: [{ id: "a", role: "user", text: "x", mood: "ok" }] }], field: "0.messages.0.mood", code: "UNKNOWN_FIELD" },
+    { input: { version: 1, userId: "u", sessions: [session], events: [], facts: [], summaries: [{ id: "s" }] }, field: "summaries.0.text", code: "INVALID_INPUT" },
+    { input: "sessions", field: "input", code: "INVALID_INPUT" },
+  ])("names the bad element: $field", ({ input, field, code }) => {
+    expect(() => parseImport(input)).toThrow(expect.objectContaining({ field, code, kind: "user" }));
+  });
+
+  it("refuses an import over the character bound before reading its fields", () => {
+    const big = [{ sessionId: 7, messages: [{ text: "x".repeat(MAX_IMPORT_CHARS + 1) }] }];
+    expect(() => parseImport(big)).toThrow(expect.objectContaining({ code: "IMPORT_TOO_LARGE" }));
+  });
+});
+
+describe("sessionRecords", () => {
+  const parsed = parseImport([session]).sessions[0]!;
+
+  it("dates a message without createdAt by its place, and chains parents in order unless one is given", () => {
+    const records = sessionRecords(parsed, "0", new Map());
+    expect(records.map((r) => [r.id, r.createdAt, r.parentId])).toEqual([
+      ["a", "2024-03-02T03:00:00.000Z", null],
+      ["b", "2024-03-02T12:00:00.000Z", "a"],
+      ["c", "2024-03-02T03:00:02.000Z", "a"],
+    ]);
+  });
+
+  it("refuses a parent neither in the session nor stored, and accepts one that is stored", () => {
+    const orphan = { ...parsed, messages: [{ ...parsed.messages[0]!, parentId: "zz" }] };
+    expect(() => sessionRecords(orphan, "3", new Map())).toThrow(expect.objectContaining({ code: "UNKNOWN_PARENT", field: "3.messages.0.parentId" }));
+    const stored = new Map([["zz", { id: "zz" } as TranscriptRecord]]);
+    expect(sessionRecords(orphan, "3", stored)[0]?.parentId).toBe("zz");
+  });
+});

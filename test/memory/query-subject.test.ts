@@ -1,0 +1,16 @@
+import { ASSISTANT_WEIGHT_FOR_FIRST_PERSON, roleWeightsFor } from "../../src/memory/query-subject.js";
+
+describe("roleWeightsFor", () => {
+  it.each([
+    { query: "When did I move to Seattle?", demoted: true },
+    { query: "Any tips for my trip to Lisbon?", demoted: true },
+    { query: "What’s the name of the café I’m always talking about?", demoted: true },
+    { query: "Can you remind me of the recipe you recommended?", demoted: false },
+    { query: "In our previous chat, which book did I mention?", demoted: false },
+    { query: "What did Caroline research?", demoted: false },
+    { query: "Where is the nearest station?", demoted: false },
+    { query: "ฉันย้ายไปเชียงใหม่เมื่อไหร่", demoted: false },
+  ])("weighs the assistant down for $query: $demoted", ({ query, demoted }) => {
+    expect(roleWeightsFor(query)).toEqual(demoted ? { assistant: ASSISTANT_WEIGHT_FOR_FIRST_PERSON } : undefined);
+  });
+});

@@ -1,0 +1,106 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_B, tenantItems, testServer, type TestServer } from "./helpers.js";
+
+const sessions = [
+  {
+    session_id: "trip",
+    started_at: "2023-05-08T13:56:00Z",
+    messages: [
+      { id: "m1", role: "user", text: "We are planning a trip to Chiang Mai in June", speaker: "Anong" },
+      { id: "m2", role: "assistant", text: "Chiang Mai is lovely in June." },
+    ],
+  },
+  { session_id: "work", started_at: "2023-06-01T09:00:00+07:00", messages: [{ id: "w1", role: "user", text: "The quarterly report is due on Friday" }] },
+];
+
+describe("memory search, import and export over HTTP", () => {
+  let server: TestServer;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-memapi-http-"));
+
+  beforeAll(async () => {
+    server = await testServer({ backend: "sqlite", sqlitePath: path.join(dir, "m.db"), limits: { summaryInterval: 2 } }, { importBodyLimitBytes: 4096 });
+  });
+  afterAll(async () => {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("imports for the key's tenant, and search answers snake_case hits with every score", async () => {
+    const res = await server.call("POST", "/v1/users/u1/sessions/import", { body: sessions });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ user_id: "u1", sessions: 2, messages: { imported: 3, skipped: 0 }, events: 0, facts: 0, summaries: 0, classified: 0 });
+
+    const found = await server.call("GET", "/v1/users/u1/memory/search?q=trip%20to%20Chiang%20Mai&limit=1&memory_context=true");
+    expect(found.status).toBe(200);
+    const body = (await found.json()) as { hits: Record<string, unknown>[]; memory_context: { shown_ids: string[] } };
+    expect(body.hits).toEqual([
+      {
+        id: "m1",
+        session_id: "trip",
+        role: "user",
+        speaker: "Anong",
+        text: "We are planning a trip to Chiang Mai in June",
+        created_at: "2023-05-08T13:56:00.000Z",
+        score: 1,
+        scores: { lexical: 1, context: expect.any(Number), vector: null, fused: 1 },
+      },
+    ]);
+    expect(body.memory_context.shown_ids).toContain("m1");
+    const inWork = (await (await server.call("GET", "/v1/users/u1/memory/search?q=Chiang&session_id=work")).json()) as { hits: unknown[] };
+    expect(inWork.hits).toEqual([]);
+
+    // Another tenant's key names another tenant's user of the same id: nothing there.
+    const other = await server.call("GET", "/v1/users/u1/memory/search?q=trip", { key: KEY_B });
+    expect(((await other.json()) as { hits: unknown[] }).hits).toEqual([]);
+    expect(((await (await server.call("GET", "/v1/users/u1/export", { key: KEY_B })).json()) as { sessions: unknown[] }).sessions).toEqual([]);
+  });
+
+  it.each([
+    { body: [sessions[0], { ...sessions[1], messages: [{ id: "w2", role: "user", text: "hi", created_at: "yesterday" }] }], code: "INVALID_INPUT", field: "1.messages.0.created_at" },
+    { body: [{ ...sessions[1], title: "x" }], code: "UNKNOWN_FIELD", field: "0.title" },
+    { body: { version: 1, user_id: "u1", sessions: [], events: [], facts: [{ id: "f" }], summaries: [] }, code: "INVALID_INPUT", field: "facts.0.key" },
+    { body: [{ ...sessions[1], messages: [{ id: "w3", role: "user", text: "hi", parent_id: "nope" }] }], code: "UNKNOWN_PARENT", field: "0.messages.0.parent_id" },
+  ])("rejects a bad element ($field) naming it, and stores nothing", async ({ body, code, field }) => {
+    const before = await tenantItems(server.memory, "tenantB");
+    const res = await server.call("POST", "/v1/users/u9/sessions/import", { body, key: KEY_B });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code, message: expect.stringContaining(field), field } });
+    expect(await tenantItems(server.memory, "tenantB")).toEqual(before);
+  });
+
+  it("refuses a body over the import limit with 413 before reading it", async () => {
+    const big = [{ ...sessions[1], messages: [{ id: "b1", role: "user", text: "x".repeat(5000) }] }];
+    const res = await server.call("POST", "/v1/users/u1/sessions/import", { body: big });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("export → forget → import gives the same memory, turns and their events, facts and summaries included", async () => {
+    for (const message of ["My name is Anong", "I want to cancel my order 42 now", "My email is anong@example.com"]) {
+      expect((await server.call("POST", "/v1/turns", { body: { user_id: "u1", session_id: "live", message } })).status).toBe(200);
+    }
+    await server.memory.settled();
+    const exported = (await (await server.call("GET", "/v1/users/u1/export")).json()) as Record<string, unknown[]>;
+    expect(exported.sessions).toHaveLength(3);
+    expect(exported.facts?.length).toBeGreaterThan(0);
+    expect(exported.events?.length).toBeGreaterThan(0);
+    expect(exported.summaries?.length).toBeGreaterThan(0);
+    const search = async () => (await server.call("GET", "/v1/users/u1/memory/search?q=Anong%20order%20trip&limit=10")).json();
+    const before = await search();
+
+    expect((await server.call("DELETE", "/v1/users/u1")).status).toBe(200);
+    expect(((await (await server.call("GET", "/v1/users/u1/export")).json()) as { sessions: unknown[] }).sessions).toEqual([]);
+    const exportLimit = await testServer({ persistence: { store: server.memory.persistence.store, checkpointer: server.memory.persistence.checkpointer } }); // the default import limit takes the whole export
+    const res = await exportLimit.call("POST", "/v1/users/u1/sessions/import", { body: exported });
+    expect(res.status).toBe(200);
+    expect(await (await server.call("GET", "/v1/users/u1/export")).json()).toEqual(exported);
+    expect(await search()).toEqual(before);
+    // Sent again, it is stored once.
+    const again = (await (await exportLimit.call("POST", "/v1/users/u1/sessions/import", { body: exported })).json()) as { messages: { imported: number } };
+    expect(again.messages.imported).toBe(0);
+    await exportLimit.close();
+  });
+});
