@@ -80,3 +80,37 @@ export class SlowChatModel extends FakeListChatModel {
     yield* super._streamResponseChunks(messages, options, runManager);
   }
 }
+
+/**
+ * A chat model whose answer waits until `release()` (or never, if nobody releases it): a test
+ * shows that something happened while this model's call was still open, without timing anything.
+ */
+export class GatedChatModel extends FakeListChatModel {
+  calls = 0;
+  answered = 0;
+  private opened!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.opened = resolve));
+
+  /** Lets every pending and later call answer. */
+  release(): void {
+    this.opened();
+  }
+
+  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
+    this.calls += 1;
+    await this.gate;
+    this.answered += 1;
+    return super._generate(messages, options);
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    this.calls += 1;
+    await this.gate;
+    this.answered += 1;
+    yield* super._streamResponseChunks(messages, options, runManager);
+  }
+}
