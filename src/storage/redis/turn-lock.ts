@@ -6,7 +6,7 @@ import { currentHolder, isProvablyGone } from "../shared/lease-holder.js";
 import { acquire, DEFAULT_WAIT_MS, holdLease, tookOver, type LeaseLockOptions } from "../shared/lease-lock.js";
 
 /** Redis is shared across machines: a short lease lets others in about a second after renewals stop. */
-const DEFAULT_REDIS_LEASE_MS = 1_500;
+export const DEFAULT_REDIS_LEASE_MS = 1_500;
 
 const RENEW_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const DELETE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
