@@ -177,6 +177,7 @@ describe("the service while its storage goes away", () => {
 
   it("refuses turns with 503, Retry-After and MEMORY_STORE_UNAVAILABLE while Postgres is cut, storing nothing", async () => {
     expect((await turn("s-pg", "Before the cut.")).value.status).toBe(200);
+    const logFrom = service.output().length;
     proxy.cut();
     const refused = await turn("s-pg", "During the cut.");
     expect(refused.value.status).toBe(503);
@@ -192,6 +193,15 @@ describe("the service while its storage goes away", () => {
     expect(after.value.status).toBe(200);
     expect((await thread("s-pg")).map((m) => m.text).filter((_, i) => i % 2 === 0)).toEqual(["Before the cut.", "After the cut."]);
     report("postgres cut", { refused_ms: refused.ms, readyz_ms: notReady.ms });
+    // One outage, one warning of each kind: not one per request, nor one per pooled connection.
+    const warnings = service
+      .output()
+      .slice(logFrom)
+      .split("\n")
+      .filter((line) => line.includes('"severity":"WARNING"'))
+      .map((line) => (JSON.parse(line) as { event: string }).event);
+    expect(warnings.filter((event) => event === "postgres_idle_connection_lost").length, warnings.join(", ")).toBeLessThanOrEqual(1);
+    expect(warnings.filter((event) => event === "dependency.lost"), warnings.join(", ")).toEqual(["dependency.lost"]);
     expect(refused.ms).toBeLessThan(STORAGE_TIMEOUT_MS + 3000);
   });
 

@@ -20,6 +20,9 @@ export interface PostgresPersistence extends Persistence {
  * STORAGE_UNREACHABLE, a schema that cannot be prepared with STORAGE_SETUP_FAILED (both naming
  * DATABASE_URL, never its password).
  */
+/** Idle connections lost within this long of a warning are logged at debug. */
+const IDLE_LOSS_BURST_MS = 30_000;
+
 export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null }): Promise<PostgresPersistence> {
   const { url } = options;
   const embeddings = options.embeddings ?? undefined;
@@ -36,8 +39,17 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
   // An idle connection the server drops (restart, failover) is replaced on next use; without a
   // listener, node-postgres would throw the error out of the process.
+  // A server going away drops every idle connection at once: one warning for the burst, the rest
+  // at debug (the outage itself is logged once by the dependency health check).
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const idleConnectionLost = (error: Error) => {
+    const now = Date.now();
+    const burst = now - warnedAt < IDLE_LOSS_BURST_MS;
+    if (!burst) warnedAt = now;
+    (burst ? log.debug : log.warn)("postgres_idle_connection_lost", { error: error.message });
+  };
   for (const p of [pool, lockPool]) {
-    p.on("error", (error) => log.warn("postgres_idle_connection_lost", { error: error.message }));
+    p.on("error", idleConnectionLost);
     // So is one that drops while a caller holds it between queries (a transaction, a turn lock): the
     // caller's next query fails and the pool discards the connection on release.
     p.on("connect", (client) => client.on("error", (error) => log.debug("postgres_connection_lost", { error: error.message })));
