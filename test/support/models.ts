@@ -91,6 +91,10 @@ export class GatedChatModel extends FakeListChatModel {
   private opened!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.opened = resolve));
 
+  constructor(responses: string[] = ["ok"]) {
+    super({ responses });
+  }
+
   /** Lets every pending and later call answer. */
   release(): void {
     this.opened();
