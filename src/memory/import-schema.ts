@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import { fileRefSchema } from "../reducers/message-meta.js";
-import { validateId } from "./scope.js";
+import { idSchema } from "./scope.js";
 
 /**
  * The shape of what `importSessions` takes and `exportUser` gives: past sessions with their
@@ -16,49 +16,50 @@ export const MAX_IMPORT_CHARS = 4_000_000;
 /** Longest text of one imported message: a past reply may be longer than a prompt may. */
 export const MAX_IMPORTED_TEXT_CHARS = 100_000;
 
-/** An id checked by `validateId` (errors name no field: zod's path does). */
-export const idField = (field: string) =>
-  z.string().superRefine((value, ctx) => {
-    try {
-      validateId(field, value);
-    } catch (error) {
-      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
-    }
-  });
+/** Times sort as text once normalised; `overwrite` keeps the schema a plain date-time string for JSON Schema readers. */
+const toUtc = (value: string) => {
+  // An overwrite runs even after the format check failed: such a value is refused anyway, untouched.
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+};
 
-/** An ISO-8601 time with a zone ("2023-05-08T13:56:00Z"), normalised to UTC milliseconds so that times sort as text. */
-const time = z.iso.datetime({ offset: true }).transform((value) => new Date(value).toISOString());
+/** An ISO-8601 time with a zone ("2023-05-08T13:56:00Z"), normalised to UTC milliseconds. */
+const time = (description: string) =>
+  z.iso.datetime({ offset: true }).overwrite(toUtc).meta({ description, example: "2023-05-08T13:56:00Z" });
 
 /** One past message: `createdAt` and `parentId` default from its place in the session, `recall: false` keeps it out of recall. */
 export const importMessageSchema = z
   .object({
-    id: idField("id"),
+    id: idSchema("id", "The message id: importing the same id again stores it once."),
     role: z.enum(["user", "assistant"]),
     text: z.string().max(MAX_IMPORTED_TEXT_CHARS),
-    speaker: z.string().min(1).max(200).optional(),
-    createdAt: time.optional(),
-    parentId: idField("parentId").nullable().optional(),
+    speaker: z.string().min(1).max(200).optional().meta({ description: "Who said it, by name; recall indexes it with the text." }),
+    createdAt: time("When it was said (default: when the session began, plus one second per position).").optional(),
+    parentId: idSchema("parentId", "The message it follows (default: the one before it in the list).").nullable().optional(),
     model: z.string().min(1).max(200).optional(),
     files: z.array(fileRefSchema).max(20).optional(),
-    recall: z.literal(false).optional(),
+    recall: z.literal(false).optional().meta({ description: "`false`: kept in the transcript but never recalled (as offline replies are)." }),
   })
   .strict();
 
 /** One past session: its id, when it began, and its messages in the order they were written. */
 export const importSessionSchema = z
   .object({
-    sessionId: idField("sessionId"),
-    startedAt: time,
+    sessionId: idSchema("sessionId", "The session."),
+    startedAt: time("When the session began."),
     messages: z.array(importMessageSchema).min(1),
   })
   .strict();
+
+/** Past sessions, the plain form of an import. */
+export const importSessionsSchema = z.array(importSessionSchema);
 
 const entitySchema = z.object({ type: z.string(), value: z.string() }).strict();
 
 /** An `EventRecord`, as an export carries it. */
 export const eventRecordSchema = z
   .object({
-    id: idField("id"),
+    id: idSchema("id"),
     type: z.string().min(1),
     importance: z.number().min(0).max(1),
     intent: z.string(),
@@ -66,9 +67,9 @@ export const eventRecordSchema = z
     language: z.string(),
     payload: z.record(z.string(), z.unknown()),
     text: z.string(),
-    messageId: idField("messageId"),
-    sessionId: idField("sessionId"),
-    createdAt: time,
+    messageId: idSchema("messageId"),
+    sessionId: idSchema("sessionId"),
+    createdAt: time("When the message was classified."),
     classifiedBy: z.enum(["model", "keywords"]),
   })
   .strict();
@@ -80,24 +81,24 @@ export const factRecordSchema = z
     key: z.string().min(1).max(200),
     value: z.string().min(1),
     text: z.string(),
-    validFrom: time,
-    validTo: time.nullable(),
+    validFrom: time("Since when it holds."),
+    validTo: time("When a newer value superseded it; null while current.").nullable(),
     sourceMessageIds: z.array(z.string()),
-    sessionId: idField("sessionId"),
+    sessionId: idSchema("sessionId"),
   })
   .strict();
 
 /** A `SummaryRecord`, as an export carries it. */
 export const summaryRecordSchema = z
   .object({
-    id: idField("id"),
+    id: idSchema("id"),
     text: z.string().min(1),
-    sessionId: idField("sessionId"),
+    sessionId: idSchema("sessionId"),
     fromMessageId: z.string(),
     toMessageId: z.string(),
     messageIds: z.array(z.string()),
     method: z.enum(["model", "rules"]),
-    createdAt: time,
+    createdAt: time("When the summary was made."),
   })
   .strict();
 
@@ -105,13 +106,14 @@ export const summaryRecordSchema = z
 export const userMemorySchema = z
   .object({
     version: z.literal(1),
-    userId: idField("userId"),
-    sessions: z.array(importSessionSchema),
+    userId: idSchema("userId"),
+    sessions: importSessionsSchema,
     events: z.array(eventRecordSchema),
     facts: z.array(factRecordSchema),
     summaries: z.array(summaryRecordSchema),
   })
-  .strict();
+  .strict()
+  .meta({ description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries." });
 
 /** One past message to import (see `importMessageSchema`). */
 export type ImportMessage = z.input<typeof importMessageSchema>;
@@ -128,20 +130,34 @@ export type ImportInput = readonly ImportSession[] | z.input<typeof userMemorySc
 /** An import, validated: sessions and the records an export carried (none for a plain list). */
 export type ParsedImport = Omit<UserMemoryExport, "version" | "userId">;
 
+/** Imports parsed already by these schemas' rules (see `validatedImport`). */
+const VALIDATED = new WeakSet<object>();
+
+/**
+ * Marks an import parsed by the rules of these schemas (the HTTP service's request schemas are
+ * derived from them), so that `parseImport` takes it as it is: a request is checked once.
+ */
+export function validatedImport(parsed: ParsedImportSession[] | UserMemoryExport): ImportInput {
+  VALIDATED.add(parsed);
+  return parsed;
+}
+
 /**
  * Parses an import (a list of sessions, or an export document) or throws a user error naming the
  * first bad field from the input's root: "2.messages.0.role" in a list, "sessions.2…" in a document.
  * Bounds come first: more than `MAX_IMPORT_MESSAGES` messages or `MAX_IMPORT_CHARS` of text is
- * IMPORT_TOO_LARGE, before anything else is read.
+ * IMPORT_TOO_LARGE, before anything else is read. An import marked by `validatedImport` is taken as it is.
  */
 export function parseImport(input: unknown): ParsedImport {
-  assertImportSize(input);
-  if (Array.isArray(input)) {
-    const parsed = parseWith(z.array(importSessionSchema), input);
-    return { sessions: parsed, events: [], facts: [], summaries: [] };
-  }
-  const { version: _version, userId: _userId, ...layers } = parseWith(userMemorySchema, input);
+  const parsed = VALIDATED.has(input as object) ? (input as ParsedImportSession[] | UserMemoryExport) : parseUnchecked(input);
+  if (Array.isArray(parsed)) return { sessions: parsed, events: [], facts: [], summaries: [] };
+  const { version: _version, userId: _userId, ...layers } = parsed;
   return layers;
+}
+
+function parseUnchecked(input: unknown): ParsedImportSession[] | UserMemoryExport {
+  assertImportSize(input);
+  return Array.isArray(input) ? parseWith(importSessionsSchema, input) : parseWith(userMemorySchema, input);
 }
 
 /** Throws IMPORT_TOO_LARGE when an import (in any shape) is over the bounds; reads nothing else of it. */

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { invalidInput } from "../errors.js";
 
 /** Who a turn belongs to. Every stored item lives under the tenant, then the user. */
@@ -26,6 +27,25 @@ export function validateId(field: string, value: unknown): string {
   if (CONTROL.test(value)) throw invalidInput(field, "must not contain control characters", "INVALID_ID");
   return value;
 }
+
+/** What `validateId` accepts, in words (schemas and the API document describe ids with it). */
+export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode, without '/', '..' or control characters`;
+
+/**
+ * An id as `validateId` accepts it, its errors reported under `field` (as the caller names it).
+ * The lengths are metadata for JSON Schema readers; `validateId` does the checking.
+ */
+export const idSchema = (field: string, description = `An id: ${ID_RULES}.`) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        validateId(field, value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
+      }
+    })
+    .meta({ description, minLength: 1, maxLength: MAX_ID_LENGTH });
 
 /** Validates all three ids of a scope. */
 export function validateScope(scope: MemoryScope): MemoryScope {

@@ -2,11 +2,12 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { renderMemoryContext } from "./context.js";
-import { idField, parseWith } from "./import-schema.js";
+import { parseWith } from "./import-schema.js";
 import type { MemoryLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import { recallContext } from "./recall.js";
+import { idSchema } from "./scope.js";
 import { searchSimilar } from "./similar.js";
 
 /**
@@ -21,11 +22,11 @@ export const MAX_SEARCH_LIMIT = 100;
 
 const searchRequestSchema = z
   .object({
-    tenantId: idField("tenantId"),
-    userId: idField("userId"),
+    tenantId: idSchema("tenantId"),
+    userId: idSchema("userId"),
     query: z.string().refine((query) => query.trim() !== "", { message: "must not be empty" }),
     limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10),
-    sessionId: idField("sessionId").optional(),
+    sessionId: idSchema("sessionId").optional(),
     withContext: z.boolean().default(false),
   })
   .strict();

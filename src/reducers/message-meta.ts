@@ -40,7 +40,8 @@ const LOCATORS = ["uploadFileId", "toolFileId", "url"] as const;
 
 /**
  * Zod schema for a {@link FileRef}: rejects a ref whose locator does not match its
- * `transferMethod`, or that sets more than one locator. A `url` must be a valid URL.
+ * `transferMethod`, that sets more than one locator, or that has a field a FileRef lacks. A `url`
+ * must be a valid URL.
  */
 export const fileRefSchema = z
   .object({
@@ -51,6 +52,7 @@ export const fileRefSchema = z
     url: z.url().optional(),
     belongsTo: z.enum(["user", "assistant"]),
   })
+  .strict()
   .superRefine((ref, ctx) => {
     const expected = LOCATOR_OF[ref.transferMethod];
     for (const key of LOCATORS) {

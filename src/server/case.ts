@@ -27,9 +27,4 @@ export function snakeKeys(value: unknown, opaque: ReadonlySet<string> = OPAQUE):
   return out;
 }
 
-/** A copy of a plain object with its own keys in camelCase (one level). */
-export function camelKeys(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [toCamel(key), inner]));
-}
-
 const OPAQUE = new Set(["payload", "metadata"]);

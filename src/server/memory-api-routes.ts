@@ -1,9 +1,10 @@
 import type { Context } from "hono";
-import { assertImportSize, type ImportInput } from "../memory/import-schema.js";
-import { snakeKeys, toCamel } from "./case.js";
+import { assertImportSize, validatedImport } from "../memory/import-schema.js";
+import { snakeKeys } from "./case.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { readJsonBody } from "./json-body.js";
 import {
+  importDocumentSchema,
   importQuerySchema,
   importResponseSchema,
   searchQuerySchema,
@@ -20,8 +21,8 @@ export const DEFAULT_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Memory search, import and export over HTTP, through the facade. The tenant is the key's; the
- * user comes from the path. Requests are checked against the snake_case schemas first (so an
- * unknown or bad field is named as sent), then handed to the library in camelCase.
+ * user comes from the path. Requests are checked against the snake_case schemas (so an unknown or
+ * bad field is named as sent) and handed to the library in camelCase.
  */
 export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: number }): Pick<RouteHandlers, "searchMemory" | "importSessions" | "exportUser"> {
   const { memory } = deps;
@@ -46,9 +47,8 @@ export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: numb
     const body = await readJsonBody(c, deps.importBodyLimitBytes);
     // Too many messages is a 413 before any field is looked at, as for a library caller.
     assertImportSize(body);
-    if (Array.isArray(body)) parseRequest(sessionListSchema, body);
-    else parseRequest(userMemoryDocumentSchema, body);
-    const input = camelDeep(body) as ImportInput;
+    // Checked once, here, by the core's rules: the library takes the parsed import as it is.
+    const input = validatedImport(Array.isArray(body) ? parseRequest(sessionListSchema, body) : parseRequest(importDocumentSchema, body));
     const counts = await memory.importSessions({ tenantId: c.get("tenantId"), userId }, input, { classify: classify === "true" });
     return c.json(importResponseSchema.parse({ user_id: userId, ...counts }), 200);
   };
@@ -61,11 +61,4 @@ export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: numb
   };
 
   return { searchMemory, importSessions, exportUser };
-}
-
-/** A copy of a JSON value with every object key in camelCase, except inside an event's `payload` (caller data). */
-function camelDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(camelDeep);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [toCamel(key), key === "payload" ? inner : camelDeep(inner)]));
 }

@@ -1,14 +1,22 @@
-import { z } from "zod";
-import { MAX_IMPORT_CHARS, MAX_IMPORT_MESSAGES, MAX_IMPORTED_TEXT_CHARS } from "../memory/import-schema.js";
+import { z, type ZodType } from "zod";
+import {
+  importMessageSchema,
+  importSessionSchema,
+  importSessionsSchema,
+  MAX_IMPORT_CHARS,
+  MAX_IMPORT_MESSAGES,
+  userMemorySchema,
+} from "../memory/import-schema.js";
+import { idSchema } from "../memory/scope.js";
 import { MAX_SEARCH_LIMIT } from "../memory/search.js";
-import { idSchema } from "../state/turn-input.js";
+import { snakeCasing } from "./snake-schema.js";
 
 /**
- * The request and response schemas of memory search, import and export (snake_case, strict). An
- * export document is what import takes back, so one schema serves both.
+ * The request and response schemas of memory search, import and export (snake_case, strict). The
+ * import and export documents are the core's schemas (src/memory/import-schema.ts) in snake_case;
+ * an export document is what import takes back.
  */
 
-const time = (description: string) => z.iso.datetime({ offset: true }).meta({ description, example: "2023-05-08T13:56:00Z" });
 const flag = z.enum(["true", "false"]);
 
 export const searchQuerySchema = z
@@ -27,96 +35,25 @@ export const searchQuerySchema = z
   })
   .strict();
 
-const fileSchema = z
-  .object({
-    type: z.enum(["image", "document", "audio", "video", "custom"]),
-    transfer_method: z.enum(["local_file", "remote_url", "tool_file"]),
-    upload_file_id: z.string().min(1).optional(),
-    tool_file_id: z.string().min(1).optional(),
-    url: z.string().optional(),
-    belongs_to: z.enum(["user", "assistant"]),
-  })
-  .strict();
+/** The core import schemas in snake_case (rules, bounds and descriptions the core's), named as components of the API document. */
+const snake = snakeCasing(
+  new Map<ZodType, string>([
+    [importMessageSchema, "ImportedMessage"],
+    [importSessionSchema, "ImportedSession"],
+    [userMemorySchema, "UserMemoryExport"],
+  ]),
+);
 
-const importMessageSchema = z
-  .object({
-    id: idSchema("id", "The message id: importing the same id again stores it once."),
-    role: z.enum(["user", "assistant"]),
-    text: z.string().max(MAX_IMPORTED_TEXT_CHARS),
-    speaker: z.string().min(1).max(200).optional().meta({ description: "Who said it, by name; recall indexes it with the text." }),
-    created_at: time("When it was said (default: the session's started_at plus one second per position).").optional(),
-    parent_id: idSchema("parent_id", "The message it follows (default: the one before it in the list).").nullable().optional(),
-    model: z.string().min(1).max(200).optional(),
-    files: z.array(fileSchema).max(20).optional(),
-    recall: z.literal(false).optional().meta({ description: "`false`: kept in the transcript but never recalled (as offline replies are)." }),
-  })
-  .strict()
-  .meta({ id: "ImportedMessage" });
+/** An import of past sessions: parsed, it is the core's `importSessionsSchema` output. */
+export const sessionListSchema = snake.request(importSessionsSchema);
 
-const sessionSchema = z
-  .object({ session_id: idSchema("session_id", "The session."), started_at: time("When the session began."), messages: z.array(importMessageSchema).min(1) })
-  .strict()
-  .meta({ id: "ImportedSession" });
-
-const eventSchema = z
-  .object({
-    id: z.string(),
-    type: z.string(),
-    importance: z.number().min(0).max(1),
-    intent: z.string(),
-    entities: z.array(z.object({ type: z.string(), value: z.string() }).strict()),
-    language: z.string(),
-    payload: z.record(z.string(), z.unknown()),
-    text: z.string(),
-    message_id: z.string(),
-    session_id: z.string(),
-    created_at: time("When the message was classified."),
-    classified_by: z.enum(["model", "keywords"]),
-  })
-  .strict();
-
-const factSchema = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    value: z.string(),
-    text: z.string(),
-    valid_from: time("Since when it holds."),
-    valid_to: time("When a newer value superseded it; null while current.").nullable(),
-    source_message_ids: z.array(z.string()),
-    session_id: z.string(),
-  })
-  .strict();
-
-const summarySchema = z
-  .object({
-    id: z.string(),
-    text: z.string(),
-    session_id: z.string(),
-    from_message_id: z.string(),
-    to_message_id: z.string(),
-    message_ids: z.array(z.string()),
-    method: z.enum(["model", "rules"]),
-    created_at: time("When the summary was made."),
-  })
-  .strict();
+/** An import of a whole export document: parsed, it is the core's `userMemorySchema` output. */
+export const importDocumentSchema = snake.request(userMemorySchema);
 
 /** Every layer of a user's memory: GET /v1/users/{id}/export answers it, the import route takes it back. */
-export const userMemoryDocumentSchema = z
-  .object({
-    version: z.literal(1),
-    user_id: z.string(),
-    sessions: z.array(sessionSchema),
-    events: z.array(eventSchema),
-    facts: z.array(factSchema),
-    summaries: z.array(summarySchema),
-  })
-  .strict()
-  .meta({ id: "UserMemoryExport", description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries." });
+export const userMemoryDocumentSchema = snake.answer(userMemorySchema);
 
-export const sessionListSchema = z.array(sessionSchema);
-
-export const importRequestSchema = z.union([sessionListSchema, userMemoryDocumentSchema]).meta({
+export const importRequestSchema = z.union([sessionListSchema, importDocumentSchema]).meta({
   id: "ImportRequest",
   description:
     `Past sessions, or a whole export document. At most ${MAX_IMPORT_MESSAGES} messages and ${MAX_IMPORT_CHARS} characters of text ` +

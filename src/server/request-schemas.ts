@@ -1,7 +1,9 @@
 import { z, type ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
-import { ID_RULES, idSchema, turnInputSchema, validatedTurnInput, type TurnInput } from "../state/turn-input.js";
-import { camelKeys, toCamel, toSnake } from "./case.js";
+import { ID_RULES, idSchema } from "../memory/scope.js";
+import { turnInputSchema, validatedTurnInput, type TurnInput } from "../state/turn-input.js";
+import { toCamel } from "./case.js";
+import { snakeCasing } from "./snake-schema.js";
 
 /**
  * The request schemas of the HTTP API (snake_case, strict: an unknown field is a 400). The tenant
@@ -10,26 +12,8 @@ import { camelKeys, toCamel, toSnake } from "./case.js";
 
 const MAX_METADATA_DEPTH = 8;
 
-/** A JSON object, as nested file references arrive (snake_case keys, checked once camel-cased). */
-const jsonObject = z.record(z.string(), z.unknown());
-
-/**
- * A field of the core turn input as the HTTP API takes it: the same schema, with every object
- * key in snake_case. An object of camelCase keys (a file reference) is taken as a JSON object
- * whose keys are camel-cased and then checked by the core's own schema; arrays keep the core's
- * bounds. So the rules are defined once, in `turnInputSchema`.
- */
-function snakeCased(schema: ZodType): ZodType {
-  if (schema instanceof z.ZodOptional) return snakeCased(schema.unwrap() as ZodType).optional();
-  if (schema instanceof z.ZodArray) return z.array(snakeCased(schema.element as ZodType)).check(...((schema.def.checks ?? []) as z.core.$ZodCheck<unknown[]>[]));
-  if (schema instanceof z.ZodObject) {
-    const keys = Object.keys(schema.shape);
-    if (keys.some((key) => toSnake(key) !== key) || (schema.def.checks ?? []).length > 0) return jsonObject.transform(camelKeys).pipe(schema);
-    const shape = Object.fromEntries(keys.map((key) => [key, snakeCased(schema.shape[key] as ZodType)]));
-    return schema.def.catchall instanceof z.ZodNever ? z.object(shape).strict() : z.object(shape);
-  }
-  return schema;
-}
+/** Fields of the core turn input in snake_case, with the core's rules (see `snakeCasing`). */
+const { request: snakeCased } = snakeCasing();
 
 /** The core field `key`, snake-cased, described for readers of the HTTP API. */
 function httpField(key: Exclude<keyof typeof turnInputSchema.shape, "tenantId">, description: string): ZodType {

@@ -1,26 +1,7 @@
 import { z } from "zod";
 import { fileRefSchema } from "../reducers/message-meta.js";
-import { MAX_ID_LENGTH, validateId } from "../memory/scope.js";
+import { ID_RULES, idSchema, MAX_ID_LENGTH } from "../memory/scope.js";
 import { MemoryGraphError } from "../errors.js";
-
-/** What `validateId` accepts, in words (schemas and the API document describe ids with it). */
-export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode, without '/', '..' or control characters`;
-
-/**
- * An id as `validateId` accepts it, its errors reported under `field` (as the caller names it).
- * The lengths are metadata for JSON Schema readers; `validateId` does the checking.
- */
-export const idSchema = (field: string, description = `An id: ${ID_RULES}.`) =>
-  z
-    .string()
-    .superRefine((value, ctx) => {
-      try {
-        validateId(field, value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(`${field}: `, "") });
-      }
-    })
-    .meta({ description, minLength: 1, maxLength: MAX_ID_LENGTH });
 
 /**
  * The incoming event of one turn: who (tenant, user, session), what (a message or one or more

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionRecords } from "../../src/memory/import.js";
-import { MAX_IMPORT_CHARS, parseImport } from "../../src/memory/import-schema.js";
+import { importSessionsSchema, MAX_IMPORT_CHARS, parseImport, validatedImport } from "../../src/memory/import-schema.js";
 import type { TranscriptRecord } from "../../src/memory/records.js";
 
 const session = {
@@ -29,6 +29,12 @@ describe("parseImport", () => {
     { input: "sessions", field: "input", code: "INVALID_INPUT" },
   ])("names the bad element: $field", ({ input, field, code }) => {
     expect(() => parseImport(input)).toThrow(expect.objectContaining({ field, code, kind: "user" }));
+  });
+
+  it("takes an import parsed by these rules as it is (the HTTP service checks a request once)", () => {
+    const parsed = importSessionsSchema.parse([session]);
+    expect(parseImport(validatedImport(parsed)).sessions).toBe(parsed);
+    expect(parseImport([session]).sessions).not.toBe(parsed);
   });
 
   it("refuses an import over the character bound before reading its fields", () => {

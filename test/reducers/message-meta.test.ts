@@ -166,6 +166,7 @@ describe("fileRefSchema", () => {
     { ref: { type: "image", transferMethod: "remote_url", url: "not a url", belongsTo: "user" }, ok: false },
     { ref: { type: "spreadsheet", transferMethod: "local_file", uploadFileId: "u", belongsTo: "user" }, ok: false },
     { ref: { type: "image", transferMethod: "tool_file", toolFileId: "t", belongsTo: "bot" }, ok: false },
+    { ref: { ...image, size: 10 }, ok: false },
   ])("$ref.transferMethod $ref.type → ok=$ok", ({ ref, ok }) => {
     expect(fileRefSchema.safeParse(ref).success).toBe(ok);
   });

@@ -16,6 +16,23 @@ const sessions = [
   { session_id: "work", started_at: "2023-06-01T09:00:00+07:00", messages: [{ id: "w1", role: "user", text: "The quarterly report is due on Friday" }] },
 ];
 
+const document = { version: 1, user_id: "u9", sessions: [], events: [], facts: [], summaries: [] };
+const file = { type: "image", transfer_method: "local_file", upload_file_id: "up-1", belongs_to: "user" };
+const event = {
+  id: "w1",
+  type: "REQUEST",
+  importance: 0.9,
+  intent: "report",
+  entities: [],
+  language: "en",
+  payload: {},
+  text: "The quarterly report is due on Friday",
+  message_id: "w1",
+  session_id: "work",
+  created_at: "2023-06-01T02:00:00.000Z",
+  classified_by: "keywords",
+};
+
 describe("memory search, import and export over HTTP", () => {
   let server: TestServer;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-memapi-http-"));
@@ -63,6 +80,10 @@ describe("memory search, import and export over HTTP", () => {
     { body: [{ ...sessions[1], title: "x" }], code: "UNKNOWN_FIELD", field: "0.title" },
     { body: { version: 1, user_id: "u1", sessions: [], events: [], facts: [{ id: "f" }], summaries: [] }, code: "INVALID_INPUT", field: "facts.0.key" },
     { body: [{ ...sessions[1], messages: [{ id: "w3", role: "user", text: "hi", parent_id: "nope" }] }], code: "UNKNOWN_PARENT", field: "0.messages.0.parent_id" },
+    { body: { ...document, sessions: [{ ...sessions[1], messages: [{ id: "w4", role: "robot", text: "hi" }] }] }, code: "INVALID_INPUT", field: "sessions.0.messages.0.role" },
+    { body: { ...document, events: [{ ...event, message_id: "a/b" }] }, code: "INVALID_INPUT", field: "events.0.message_id" },
+    { body: [{ ...sessions[1], messages: [{ id: "w5", role: "user", text: "hi", files: [{ ...file, size: 1 }] }] }], code: "UNKNOWN_FIELD", field: "0.messages.0.files.0.size" },
+    { body: [{ ...sessions[1], messages: [{ id: "w6", role: "user", text: "hi", files: [{ ...file, url: "https://x.y/z" }] }] }], code: "INVALID_INPUT", field: "0.messages.0.files.0.url" },
   ])("rejects a bad element ($field) naming it, and stores nothing", async ({ body, code, field }) => {
     const before = await tenantItems(server.memory, "tenantB");
     const res = await server.call("POST", "/v1/users/u9/sessions/import", { body, key: KEY_B });

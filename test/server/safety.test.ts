@@ -64,6 +64,13 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     { name: "prompt not an object", body: { ...base, prompts: ["x"] }, field: "prompts.0" },
     { name: "unknown prompt field", body: { ...base, prompts: [{ text: "x", extra: 1 }] }, field: "prompts.0.extra" },
     { name: "bad file ref", body: { ...base, files: [{ type: "image", transfer_method: "carrier_pigeon", belongs_to: "user" }] }, field: "files.0.transfer_method" },
+    {
+      name: "unknown file ref field",
+      body: { ...base, prompts: [{ text: "x", files: [{ type: "image", transfer_method: "local_file", upload_file_id: "u", belongs_to: "user", size: 1 }] }] },
+      field: "prompts.0.files.0.size",
+      code: "UNKNOWN_FIELD",
+    },
+    { name: "camelCase file ref field", body: { ...base, files: [{ type: "image", transferMethod: "local_file", uploadFileId: "u", belongsTo: "user" }] }, field: "files.0.transfer_method" },
     { name: "deep metadata", body: { ...base, metadata: { a: JSON.parse("[".repeat(50) + "]".repeat(50)) } }, field: "metadata" },
     { name: "bad parent id", body: { ...base, parent_message_id: "../x" }, field: "parent_message_id" },
   ])("400 for $name", async ({ body, field, code }) => {
