@@ -57,7 +57,7 @@ export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPer
 }
 
 /** The run config of a turn: its thread, and what carry-over.ts reads of the session store. */
-export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number; degradedSession?: boolean }; durability: "exit" };
+export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process
@@ -86,7 +86,7 @@ export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: Depe
   function begin(threadId: string, scope: MemoryScope, outcome: TurnOutcome, readState: () => Promise<MemoryState | null>) {
     let down = !health.admits("session_store");
     const base: TurnConfig = { configurable: { thread_id: threadId, sessionStoreUpSince: health.upSince("session_store") }, durability: "exit" };
-    const without: TurnConfig = { configurable: { thread_id: threadId, degradedSession: true }, durability: "exit" };
+    const without: TurnConfig = { configurable: { thread_id: threadId }, durability: "exit" };
     return {
       config: base,
       degraded: (): StorageDependency[] => (down || outcome.sessionWriteSkipped ? ["session_store"] : []),

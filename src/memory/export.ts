@@ -10,7 +10,8 @@ import { listAll } from "./store-io.js";
  * messages, events, facts (current and superseded, with validity) and summaries — in the shape
  * `importSessions` takes back. Deterministic: the same memory gives the same document, so export →
  * forget → import → export gives it again. The session windows (checkpoints) are not memory the
- * user brought and are not exported; a session continued after an import starts a new window.
+ * user brought and are not exported; a session continued after an import follows on from its
+ * newest message, its window rebuilt from the transcript.
  */
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;

@@ -2,8 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { newestItems, valuesOf } from "./store-io.js";
-import { walkThread } from "./transcript.js";
+import { newestMessage, walkThread } from "./transcript.js";
 
 /**
  * Session continuity across a session-store outage. A turn that ran without its checkpoint (the
@@ -33,17 +32,6 @@ export async function readDegradedMark(store: BaseStore, scope: MemoryScope): Pr
   return item ? (item.value as DegradedMark) : null;
 }
 
-/**
- * The newest part of the session's current thread, oldest first, at most `max` messages: the
- * thread that ends at the newest message stored (the one created last among the last written).
- * Empty for a session with no transcript. Only reads.
- */
-export async function recentThread(store: BaseStore, scope: MemoryScope, max: number): Promise<TranscriptRecord[]> {
-  const newest = valuesOf<TranscriptRecord>(await newestItems(store, namespaces.transcript(scope), { limit: 8 }));
-  const leaf = newest.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-  return leaf ? walkThread(store, scope, leaf.id, { max }) : [];
-}
-
 /** The messages after `sinceId` on the thread ending at `throughId`, oldest first (at most `max`). Only reads. */
 export async function messagesSince(store: BaseStore, scope: MemoryScope, throughId: string, sinceId: string | null, max: number): Promise<TranscriptRecord[]> {
   return walkThread(store, scope, throughId, { max, stopAfterId: sinceId });
@@ -51,8 +39,9 @@ export async function messagesSince(store: BaseStore, scope: MemoryScope, throug
 
 /**
  * The newest message of a session's current thread: the checkpoint's, unless turns that ran
- * without the session store wrote after it (or there is no checkpoint), then the mark's. Null when
- * neither knows one. Only reads.
+ * without the session store wrote after it (or there is no checkpoint), then the mark's. With
+ * neither (no turn ran here: the session was imported, or its checkpoint is gone), the newest
+ * message its transcript holds. Null for a session with no messages. Only reads.
  */
 export async function currentLeaf(
   store: BaseStore,
@@ -62,5 +51,5 @@ export async function currentLeaf(
   const mark = await readDegradedMark(store, scope);
   const checkpointAt = checkpoint?.lastActiveAt ? Date.parse(checkpoint.lastActiveAt) : 0;
   if (mark && (!checkpoint?.lastMessageId || Date.parse(mark.at) > checkpointAt)) return mark.throughId;
-  return checkpoint?.lastMessageId ?? null;
+  return checkpoint?.lastMessageId ?? (await newestMessage(store, scope))?.id ?? null;
 }

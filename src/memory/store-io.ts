@@ -35,7 +35,9 @@ export async function newestItems(
   options: { limit: number; filter?: Record<string, unknown> },
 ): Promise<Item[]> {
   if (supportsOf(store).rankedSearch) return store.search(prefix, { filter: options.filter, limit: options.limit });
-  const all = await listAll(store, prefix, { filter: options.filter });
+  // Items written in the same millisecond (one batch) tie: a store lists in write order (LangGraph's
+  // InMemoryStore does), so the later listed is the newer. The sort is stable.
+  const all = (await listAll(store, prefix, { filter: options.filter })).reverse();
   return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
 }
 

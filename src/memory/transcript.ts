@@ -5,7 +5,7 @@ import { extractThread, threadCycle } from "../reducers/thread.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { listAll, valuesOf, warmSearch } from "./store-io.js";
+import { listAll, newestItems, valuesOf, warmSearch } from "./store-io.js";
 
 /**
  * The transcript layer: every message of every session, every regeneration branch, kept in the
@@ -42,6 +42,15 @@ export function isRecallable(value: unknown): boolean {
 export async function getTranscriptMessage(store: BaseStore, scope: MemoryScope, id: string): Promise<TranscriptRecord | null> {
   const item = await store.get(namespaces.transcript(scope), id);
   return item ? (item.value as TranscriptRecord) : null;
+}
+
+/**
+ * The newest message of one session: the one created last among the last written (what is written
+ * last may be older: an import of past messages). Null for a session with no transcript. Only reads.
+ */
+export async function newestMessage(store: BaseStore, scope: MemoryScope): Promise<TranscriptRecord | null> {
+  const newest = valuesOf<TranscriptRecord>(await newestItems(store, namespaces.transcript(scope), { limit: 8 }));
+  return newest.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0] ?? null;
 }
 
 /** Every message of one session, oldest first. */

@@ -159,6 +159,18 @@ describe.each(backends)("memory search, import and export on %s", (_name, make) 
     expect(await graph.search(query)).toEqual(before);
   });
 
+  it("reads an imported session back as its thread, and its first turn follows on from it, the imported tail in its window", async () => {
+    await open();
+    const scope = { ...user, sessionId: "recent" };
+    const startedAt = new Date(Date.now() - 5 * 60_000).toISOString(); // within the session TTL
+    await graph.importSessions(user, [{ sessionId: "recent", startedAt, messages: history[0]!.messages.map(({ createdAt: _, ...message }) => message) }]);
+    expect((await graph.sessionMessages(scope))?.map((m) => [m.id, m.parentId])).toEqual([["m1", null], ["m2", "m1"], ["m3", "m2"]]);
+
+    expect((await graph.runTurn({ ...scope, message: "When do we leave?", messageId: "m4" })).status).toBe("OK");
+    expect((await graph.sessionMessages(scope))?.slice(0, 4).map((m) => [m.id, m.parentId])).toEqual([["m1", null], ["m2", "m1"], ["m3", "m2"], ["m4", "m3"]]);
+    expect((await graph.sessionState(scope))?.messages.map((m) => m.id).filter((id) => id?.startsWith("m"))).toEqual(["m1", "m2", "m3", "m4"]);
+  });
+
   it("refuses another call once closed", async () => {
     await open();
     await graph.close();

@@ -1,7 +1,9 @@
+import { InMemoryStore } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { sessionRecords } from "../../src/memory/import.js";
+import { applyImport, planImport, sessionRecords } from "../../src/memory/import.js";
 import { importSessionsSchema, MAX_IMPORT_CHARS, parseImport, validatedImport } from "../../src/memory/import-schema.js";
 import type { TranscriptRecord } from "../../src/memory/records.js";
+import { currentLeaf } from "../../src/memory/session-continuity.js";
 
 const session = {
   sessionId: "s1",
@@ -60,5 +62,17 @@ describe("sessionRecords", () => {
     expect(() => sessionRecords(orphan, "3", new Map())).toThrow(expect.objectContaining({ code: "UNKNOWN_PARENT", field: "3.messages.0.parentId" }));
     const stored = new Map([["zz", { id: "zz" } as TranscriptRecord]]);
     expect(sessionRecords(orphan, "3", stored)[0]?.parentId).toBe("zz");
+  });
+});
+
+describe("an imported session's current thread", () => {
+  it("ends at its newest message, though the whole session was written in one batch", async () => {
+    const store = new InMemoryStore();
+    const user = { tenantId: "t", userId: "u" };
+    const messages = Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), text: `message ${i}` }));
+    await applyImport(store, await planImport(store, user, parseImport([{ sessionId: "s", startedAt: "2024-01-01T00:00:00Z", messages }]), ""));
+    // No checkpoint and no degraded mark: the transcript names the leaf.
+    expect(await currentLeaf(store, { ...user, sessionId: "s" }, null)).toBe("x29");
+    expect(await currentLeaf(store, { ...user, sessionId: "other" }, null)).toBeNull();
   });
 });

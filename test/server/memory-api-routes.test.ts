@@ -99,6 +99,45 @@ describe("memory search, import and export over HTTP", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
   });
 
+  it("reads an imported session back, and its first turn follows the imported messages with their tail in the window", async () => {
+    const startedAt = new Date(Date.now() - 10 * 60_000).toISOString(); // within the session TTL
+    const recent = {
+      session_id: "recent",
+      started_at: startedAt,
+      messages: [
+        { id: "r1", role: "user", text: "I am looking for a flat in Chiang Mai" },
+        { id: "r2", role: "assistant", text: "Which part of the city?" },
+        { id: "r3", role: "user", text: "Near the old town, please" },
+      ],
+    };
+    expect((await server.call("POST", "/v1/users/u3/sessions/import", { body: [recent] })).status).toBe(200);
+    const read = async () => {
+      const res = await server.call("GET", "/v1/sessions/recent/messages?user_id=u3");
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { messages: { id: string; parent_id: string | null }[] }).messages;
+    };
+    expect((await read()).map((m) => [m.id, m.parent_id])).toEqual([["r1", null], ["r2", "r1"], ["r3", "r2"]]);
+
+    const turn = await server.call("POST", "/v1/turns", { body: { user_id: "u3", session_id: "recent", message: "With a balcony", message_id: "r4" } });
+    expect(turn.status).toBe(200);
+    const thread = await read();
+    expect(thread.slice(0, 4).map((m) => [m.id, m.parent_id])).toEqual([["r1", null], ["r2", "r1"], ["r3", "r2"], ["r4", "r3"]]);
+    expect(thread).toHaveLength(5); // and the reply
+    const state = await server.memory.sessionState({ tenantId: "tenantA", userId: "u3", sessionId: "recent" });
+    expect(state?.messages.map((m) => m.id).filter((id) => id?.startsWith("r"))).toEqual(["r1", "r2", "r3", "r4"]);
+  });
+
+  it("continues the thread of a session imported long ago, its window starting over from long-term memory", async () => {
+    expect((await server.call("POST", "/v1/users/u4/sessions/import", { body: [sessions[0]] })).status).toBe(200);
+    expect((await server.call("POST", "/v1/turns", { body: { user_id: "u4", session_id: "trip", message: "Is June rainy there?", message_id: "m3" } })).status).toBe(200);
+    const res = await server.call("GET", "/v1/sessions/trip/messages?user_id=u4");
+    const thread = ((await res.json()) as { messages: { id: string; parent_id: string | null }[] }).messages;
+    expect(thread.slice(0, 3).map((m) => [m.id, m.parent_id])).toEqual([["m1", null], ["m2", "m1"], ["m3", "m2"]]);
+    const state = await server.memory.sessionState({ tenantId: "tenantA", userId: "u4", sessionId: "trip" });
+    expect(state?.messages.map((m) => m.id)).not.toContain("m2");
+    expect(state?.messages.map((m) => m.id)).toContain("m3");
+  });
+
   it("export → forget → import gives the same memory, turns and their events, facts and summaries included", async () => {
     for (const message of ["My name is Anong", "I want to cancel my order 42 now", "My email is anong@example.com"]) {
       expect((await server.call("POST", "/v1/turns", { body: { user_id: "u1", session_id: "live", message } })).status).toBe(200);
