@@ -1,14 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { classifyByKeywords } from "../../src/models/keyword-classifier.js";
 
 /**
  * A local OpenAI-compatible provider paced like a real model: `ttftMs` before the first token,
  * then one token every `tokenGapMs`. A reply is `tokens` pieces, streamed or not. A non-streamed
  * answer arrives when its last token would have: `ttftMs + (n − 1) × tokenGapMs` for an answer of
  * n tokens — a tool call's arguments counted at four characters a token (OpenAI's rule of thumb;
- * the classification below is 120 characters, 30 tokens, where o200k_base counts 32), not priced
- * as a reply of `tokens`. Embeddings answer after `embeddingsMs`. Answers report usage, as
- * providers do, with the completion tokens they were paced by.
+ * o200k_base counts a little more for JSON), not priced as a reply of `tokens`. A tool call's
+ * arguments follow the JSON schema the request sends (see `toolArguments`), so a schema that
+ * asks for less gets a shorter, faster answer, as from a real model. Embeddings answer after
+ * `embeddingsMs`. Answers report usage, as providers do, with the completion tokens they were
+ * paced by.
  */
 export interface Pacing {
   ttftMs: number;
@@ -44,14 +47,101 @@ function vectorOf(text: string, dims: number): number[] {
   return v.map((x) => x / norm);
 }
 
-const EVENT = { type: "INQUIRY", importance: 0.6, intent: "question", entities: [], language: "en", payload: {}, attributeUpdates: [] };
+/** The parts of a JSON schema a tool's parameters use here. */
+interface JsonSchema {
+  type?: string;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+}
+
+const isEmpty = (value: unknown) =>
+  value === undefined || (Array.isArray(value) ? value.length === 0 : typeof value === "object" && value !== null && Object.keys(value).length === 0);
+
+/** `value` in the shape `schema` asks for; a value of another shape gives way to a plausible one. */
+function shaped(value: unknown, schema: JsonSchema): unknown {
+  if (schema.enum) return schema.enum.includes(value) ? value : schema.enum[0];
+  switch (schema.type) {
+    case "array": {
+      const items = Array.isArray(value) ? (value as unknown[]) : [];
+      // Pairs asked for as strings are written "kind:value".
+      return schema.items?.type === "string" ? items.map((item) => (typeof item === "object" && item ? Object.values(item).join(":") : String(item))) : items;
+    }
+    case "number":
+      return typeof value === "number" ? value : ((schema.minimum ?? 0) + (schema.maximum ?? 1)) / 2;
+    case "string":
+      return typeof value === "string" ? value : "other";
+    case "object":
+      return typeof value === "object" && value !== null ? value : {};
+    default:
+      return value;
+  }
+}
+
+/** What a classification request asks about: the message, and the context it gives (see `askedAbout`). */
+interface Asked {
+  message: string;
+  lastIntent?: string;
+  activeEntities: { type: string; value: string }[];
+  /** Entities the request says were read from the message already ("type:value"). */
+  found: string[];
+}
+
+/** An entity given as "type:value" (or already as an object). */
+const entityOf = (entity: string | { type: string; value: string }) =>
+  typeof entity === "string" ? { type: entity.slice(0, entity.indexOf(":")), value: entity.slice(entity.indexOf(":") + 1) } : entity;
+
+/**
+ * The arguments a model would give under the tool's `schema`: what the message says is read by the
+ * project's keyword classifier, with the context the request gives (type, importance, intent,
+ * entities — less those the request says it found already —, attributes, language; of the payload
+ * a sum of money only with its currency, and whether entities came from the context — the
+ * classifier reads any bare number as an amount, such as the "5" of "Turn 5:", and a model does
+ * not — and nothing of the classifier's own marks). Every required field is given, in the schema's
+ * shape; an optional one only when the message gives it something, as a model told to leave empty
+ * fields out does.
+ */
+function toolArguments(schema: JsonSchema, asked: Asked): Record<string, unknown> {
+  const { payload, entities, ...reading } = classifyByKeywords(asked.message, asked);
+  const { classifier: _mark, amount, currency, ...details } = payload;
+  const found = new Set(asked.found);
+  const given: Record<string, unknown> = {
+    ...reading,
+    entities: entities.filter((entity) => !found.has(`${entity.type}:${entity.value}`)),
+    payload: currency ? { amount, currency, ...details } : details,
+  };
+  const required = new Set(schema.required ?? []);
+  const args: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (required.has(name) || !isEmpty(given[name])) args[name] = shaped(given[name], property);
+  }
+  return args;
+}
+
+/**
+ * What a request asks about: its last user message — the part after a "Message:" label when it
+ * has one — and the JSON object on a "Context:" line before it, when there is one.
+ */
+function askedAbout(body: Record<string, unknown>): Asked {
+  const users = ((body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "user");
+  const content = users.at(-1)?.content;
+  const text = typeof content === "string" ? content : "";
+  const message = /(?:^|\n)Message: ([\s\S]*)$/.exec(text)?.[1] ?? text;
+  const line = /^Context: (.*)$/m.exec(text)?.[1];
+  const context = (line ? JSON.parse(line) : {}) as { lastIntent?: string | null; activeEntities?: Parameters<typeof entityOf>[0][]; found?: string[] };
+  return { message, lastIntent: context.lastIntent ?? undefined, activeEntities: (context.activeEntities ?? []).map(entityOf), found: context.found ?? [] };
+}
+
 const PROMPT_TOKENS = 120;
 const usageOf = (completion: number) => ({ prompt_tokens: PROMPT_TOKENS, completion_tokens: completion, total_tokens: PROMPT_TOKENS + completion });
 /** Tokens of generated JSON or text by OpenAI's rule of thumb: about four characters a token. */
 const tokensOf = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<CallKind> {
-  const tools = body.tools as { function: { name: string } }[] | undefined;
+  const tools = body.tools as { function: { name: string; parameters?: JsonSchema } }[] | undefined;
   const pieces = Array.from({ length: pacing.tokens }, (_, i) => `w${i} `);
   if (body.stream === true && !tools?.length) {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -65,7 +155,7 @@ async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: 
     res.end("data: [DONE]\n\n");
     return "reply";
   }
-  const args = JSON.stringify(EVENT);
+  const args = tools?.length ? JSON.stringify(toolArguments(tools[0]!.function.parameters ?? {}, askedAbout(body))) : "";
   const completion = tools?.length ? tokensOf(args) : pieces.length;
   await sleep(pacing.ttftMs + (completion - 1) * pacing.tokenGapMs);
   const message = tools?.length

@@ -34,6 +34,28 @@ export const classifiedEventSchema = z.object({
     .describe('User attributes or facts stated in the message, e.g. {key:"phone", value:"..."}'),
 });
 
+/**
+ * What a model is asked to answer: only what needs a model, in few output tokens (output tokens
+ * cost the most and pace the turn). `type`, `importance` and `intent` are required; `entities`,
+ * `payload` and `attributeUpdates` are left out when empty; entities and attributes are compact
+ * "kind:value" strings, not objects; the language is detected locally. `normalizeEventCandidate`
+ * turns an answer into a {@link ClassifiedEvent} (and accepts the object forms too).
+ */
+export const modelEventSchema = z.object({
+  type: classifiedEventSchema.shape.type,
+  importance: classifiedEventSchema.shape.importance,
+  intent: classifiedEventSchema.shape.intent,
+  entities: z
+    .array(z.string())
+    .optional()
+    .describe('Named things the message refers to as "type:value", e.g. "person:Bharat", "product:iPhone 15"; omit when none'),
+  payload: z.record(z.string(), z.unknown()).optional().describe("Extra structured details, e.g. amount; omit when none"),
+  attributeUpdates: z
+    .array(z.string())
+    .optional()
+    .describe('Facts the user states about themself as "key:value", e.g. "phone:+66 81 234 5678"; omit when none'),
+});
+
 /** A validated classification; see {@link classifiedEventSchema}. */
 export type ClassifiedEvent = z.infer<typeof classifiedEventSchema>;
 

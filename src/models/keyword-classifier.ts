@@ -14,7 +14,8 @@ const QUESTION_END = /\?\s*$/;
 export const CLASSIFIED_HEAD_CHARS = 3_000;
 export const CLASSIFIED_TAIL_CHARS = 1_000;
 
-function classifiedPart(text: string): string {
+/** The part of a long message a classifier reads: its first `CLASSIFIED_HEAD_CHARS` and last `CLASSIFIED_TAIL_CHARS` characters. */
+export function classifiedPart(text: string): string {
   if (text.length <= CLASSIFIED_HEAD_CHARS + CLASSIFIED_TAIL_CHARS) return text;
   return `${text.slice(0, CLASSIFIED_HEAD_CHARS)}\n${text.slice(-CLASSIFIED_TAIL_CHARS)}`;
 }

@@ -17,23 +17,29 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
   }
 }
 
-function pairs(value: unknown): unknown {
+/**
+ * A model's list of pairs as objects with `kindKey` and `value`: a compact "kind:value" string is
+ * split at its first colon (one without a colon is left for the schema to reject); a number or
+ * boolean value becomes a string (models often give a phone number or an amount as a number).
+ */
+function pairs(value: unknown, kindKey: "type" | "key"): unknown {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return value;
   return value.map((item: unknown) => {
+    const colon = typeof item === "string" ? item.indexOf(":") : -1;
+    if (typeof item === "string" && colon > 0) return { [kindKey]: item.slice(0, colon).trim(), value: item.slice(colon + 1).trim() };
     if (!item || typeof item !== "object") return item;
     const record = item as Record<string, unknown>;
     const v = record.value;
-    // Models often give a phone number or an amount as a number; the schema wants strings.
     return typeof v === "number" || typeof v === "boolean" ? { ...record, value: String(v) } : record;
   });
 }
 
 /**
  * Light, predictable clean-up of a model's classification before schema validation: the type
- * upper-cased, a numeric-string importance read as a number and clamped to 0..1, missing
- * lists and payload made empty, a missing language detected from `text`. Anything else wrong
- * is left for the schema to reject.
+ * upper-cased, a numeric-string importance read as a number and clamped to 0..1, "kind:value"
+ * entities and attribute updates made objects, missing lists and payload made empty, a missing
+ * language detected from `text`. Anything else wrong is left for the schema to reject.
  */
 export function normalizeEventCandidate(candidate: unknown, text: string): unknown {
   if (!candidate || typeof candidate !== "object" || Array.isArray(candidate)) return candidate;
@@ -41,8 +47,8 @@ export function normalizeEventCandidate(candidate: unknown, text: string): unkno
   if (typeof c.type === "string") c.type = c.type.trim().toUpperCase().replace(/[\s-]+/g, "_");
   const importance = typeof c.importance === "string" && c.importance.trim() !== "" ? Number(c.importance) : c.importance;
   c.importance = typeof importance === "number" && Number.isFinite(importance) ? Math.min(1, Math.max(0, importance)) : importance;
-  c.entities = pairs(c.entities);
-  c.attributeUpdates = pairs(c.attributeUpdates);
+  c.entities = pairs(c.entities, "type");
+  c.attributeUpdates = pairs(c.attributeUpdates, "key");
   if (c.payload === undefined || c.payload === null) c.payload = {};
   if (c.language === undefined || c.language === null || c.language === "") c.language = detectLanguage(text);
   return c;

@@ -4,7 +4,9 @@ import type { Runnable } from "@langchain/core/runnables";
 import { ChatOpenAI } from "@langchain/openai";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
-import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, classifiedEventSchema } from "./event-schema.js";
+import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, type EventEntity, classifiedEventSchema, modelEventSchema } from "./event-schema.js";
+import { classifiedPart } from "./keyword-classifier.js";
+import { findOrderIds } from "./text-signals.js";
 import { normalizeEventCandidate, parseJsonObject } from "./structured-parse.js";
 import type { SummaryMessage, SummaryOptions } from "./rule-summarizer.js";
 import { clip } from "../memory/clip.js";
@@ -14,10 +16,10 @@ Return the classified_event with:
 - type: one of ${EVENT_TYPES.join(", ")}.
 - importance: 0..1, how much this matters to remember (complaints, money and stated personal facts are high; greetings are low).
 - intent: short snake_case, e.g. balance_inquiry, money_transfer, refund_request, greeting.
-- entities: people, products, order ids, places named in the message as {type, value}. If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context.
-- language: short tag of the message language ("en", "th", "hi" for Hindi also when romanised).
+- entities: people, products, order ids, places named in the message as "type:value" strings, e.g. "person:Bharat". If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context. Entities in the context's "found" are read from the message already: do not repeat them.
 - payload: extra details, e.g. {"amount": 500, "currency": "THB"}; add "resolvedFrom": "context" when entities came from the context.
-- attributeUpdates: facts the user states about themself as {key, value}, keys like phone, email, name, preference.language, preference. Empty when none.`;
+- attributeUpdates: facts the user states about themself as "key:value" strings, keys like phone, email, name, preference.language, preference.
+Leave out entities, payload and attributeUpdates when they would be empty.`;
 
 const SUMMARY_PROMPT = `Summarize the conversation below as 4 to 6 short bullet points, each starting with "- ".
 Stay under 120 tokens in total. Keep numbers, names, decisions and facts the user stated.
@@ -56,7 +58,7 @@ function structuredRunnable(model: BaseChatModel): StructuredRunnable | null {
     // Function calling works on every OpenAI-compatible server and, unlike strict JSON
     // schema, accepts the free-form `payload` record.
     runnable = model
-      .withStructuredOutput(classifiedEventSchema, {
+      .withStructuredOutput(modelEventSchema, {
         name: "classified_event",
         includeRaw: true,
         ...(model instanceof ChatOpenAI ? { method: "functionCalling" as const } : {}),
@@ -99,9 +101,12 @@ function candidateOf(result: Record<string, unknown>): unknown {
 }
 
 /**
- * Classifies `text` with the model's structured output (falling back to a JSON prompt when
- * the model has none), validated with {@link classifiedEventSchema} after light clean-up
- * (upper-cased type, importance clamped to 0..1, missing lists made empty). Throws
+ * Classifies `text` with the model's structured output in the compact {@link modelEventSchema}
+ * (falling back to a JSON prompt when the model has none), validated with
+ * {@link classifiedEventSchema} after light clean-up (upper-cased type, importance clamped to
+ * 0..1, "kind:value" strings made objects, missing lists made empty, the language detected
+ * locally). Order numbers are found in `text` locally, shown to the model as found, and added to
+ * the entities it names. Throws
  * MemoryGraphError CLASSIFIER_BAD_OUTPUT (kind "upstream") when the answer does not parse;
  * transport errors (timeouts, 429, 5xx) are rethrown unchanged so callers may retry them.
  */
@@ -111,9 +116,12 @@ export async function classifyWithModel(
   context: ClassifyContext = {},
   onUsage?: UsageListener,
 ): Promise<ClassifiedEvent> {
+  // Order numbers are copied, not understood: found here, the model need not spend tokens on them.
+  const found = findOrderIds(classifiedPart(text));
   const contextLine = JSON.stringify({
     lastIntent: context.lastIntent ?? null,
-    activeEntities: context.activeEntities ?? [],
+    activeEntities: (context.activeEntities ?? []).map(pairText),
+    ...(found.length > 0 ? { found: found.map(pairText) } : {}),
   });
   const messages: BaseMessage[] = [
     new SystemMessage(CLASSIFY_PROMPT),
@@ -127,7 +135,7 @@ export async function classifyWithModel(
       onUsage?.(AIMessage.isInstance(result.raw) ? result.raw : undefined);
       candidate = candidateOf(result);
     } else {
-      const json = "Answer with one JSON object only, with exactly those fields.";
+      const json = "Answer with one JSON object only, with those fields.";
       const reply = await sideCall(model).invoke([new SystemMessage(`${CLASSIFY_PROMPT}\n${json}`), messages[1] as BaseMessage]);
       onUsage?.(reply);
       candidate = parseJsonObject(reply.text);
@@ -142,8 +150,13 @@ export async function classifyWithModel(
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
     throw badOutput(issues.slice(0, 3).join("; "), parsed.error);
   }
-  return parsed.data;
+  const { entities } = parsed.data;
+  const known = new Set(entities.map((entity) => pairText(entity).toLowerCase()));
+  return { ...parsed.data, entities: [...entities, ...found.filter((entity) => !known.has(pairText(entity).toLowerCase()))] };
 }
+
+/** An entity as the compact "type:value" the classifier's model reads and writes. */
+const pairText = (entity: EventEntity) => `${entity.type}:${entity.value}`;
 
 const lowTemperatureClones = new WeakMap<BaseChatModel, BaseChatModel>();
 

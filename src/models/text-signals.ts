@@ -131,10 +131,17 @@ export function extractEntities(text: string, exclude: readonly string[] = []): 
   for (const place of THAI_PLACES) {
     if (text.includes(place.name) && !found.some((e) => e.value.includes(place.name))) addEntity(found, { type: "place", value: place.name });
   }
+  for (const orderId of findOrderIds(text)) addEntity(found, orderId);
+  return found.filter((e) => !skip.has(e.value.toLowerCase()));
+}
+
+/** Order numbers ("order 1005", "order no. A-1234", "#55123"), as `order_id` entities, each once. */
+export function findOrderIds(text: string): EventEntity[] {
+  const found: EventEntity[] = [];
   for (const m of text.matchAll(/(?:\border\s*(?:no\.?|number|#)?\s*|#)([A-Z0-9-]*\d[A-Z0-9-]{3,})\b/gi)) {
     addEntity(found, { type: "order_id", value: m[1] ?? "" });
   }
-  return found.filter((e) => !skip.has(e.value.toLowerCase()));
+  return found;
 }
 
 const CURRENCIES: [RegExp, string][] = [

@@ -55,6 +55,53 @@ describe("classifyWithModel with ChatOpenAI on a local stub", () => {
     expect(event).toMatchObject({ type: "INQUIRY", importance: 0.6, payload: {}, attributeUpdates: [] });
   });
 
+  it("asks for the compact answer: three fields required, the rest left out when empty, no language", async () => {
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify({ type: "GENERIC_EVENT", importance: 0.1, intent: "greeting" }) }]);
+    const event = await classifyWithModel(model, "Hello there");
+    expect(event).toEqual({ type: "GENERIC_EVENT", importance: 0.1, intent: "greeting", entities: [], language: "en", payload: {}, attributeUpdates: [] });
+    const tools = stub?.requests[0]?.tools as { function: { parameters: { required: string[]; properties: Record<string, unknown> } } }[];
+    const parameters = tools[0]?.function.parameters;
+    expect(parameters?.required.sort()).toEqual(["importance", "intent", "type"]);
+    expect(Object.keys(parameters?.properties ?? {}).sort()).toEqual(["attributeUpdates", "entities", "importance", "intent", "payload", "type"]);
+  });
+
+  it('reads "kind:value" entities and attributes as objects, and the context goes out the same way', async () => {
+    const answer = { type: "INFORMATION", importance: 0.7, intent: "profile_update", entities: ["person:Anil"], attributeUpdates: ["phone:+66 81 234 5678", "preference.contact:LINE"] };
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(answer) }]);
+    const event = await classifyWithModel(model, "Anil is my brother; my phone is +66 81 234 5678", CONTEXT);
+    expect(event.entities).toEqual([{ type: "person", value: "Anil" }]);
+    expect(event.attributeUpdates).toEqual([
+      { key: "phone", value: "+66 81 234 5678" },
+      { key: "preference.contact", value: "LINE" },
+    ]);
+    expect(JSON.stringify(stub?.requests[0]?.messages)).toContain(String.raw`\"activeEntities\":[\"person:Bharat\"]`);
+  });
+
+  it("shows the model the order numbers it found and adds them to the entities the model names", async () => {
+    const answer = { type: "COMPLAINT", importance: 0.8, intent: "late_delivery", entities: ["person:Anil"] };
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(answer) }]);
+    const event = await classifyWithModel(model, "Anil says order 1005 and order #A-2231 arrived late");
+    expect(event.entities).toEqual([
+      { type: "person", value: "Anil" },
+      { type: "order_id", value: "1005" },
+      { type: "order_id", value: "A-2231" },
+    ]);
+    expect(JSON.stringify(stub?.requests[0]?.messages)).toContain(String.raw`\"found\":[\"order_id:1005\",\"order_id:A-2231\"]`);
+  });
+
+  it("keeps an order number the model repeats once", async () => {
+    const answer = { type: "COMPLAINT", importance: 0.8, intent: "late_delivery", entities: ["ORDER_ID:1005"] };
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(answer) }]);
+    expect((await classifyWithModel(model, "my order 1005 is late")).entities).toEqual([{ type: "ORDER_ID", value: "1005" }]);
+  });
+
+  it('throws CLASSIFIER_BAD_OUTPUT on an entity that is not "kind:value"', async () => {
+    const answer = { type: "COMPLAINT", importance: 0.8, intent: "late_delivery", entities: ["Anil"] };
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify(answer) }]);
+    const error = await badOutputOf(classifyWithModel(model, "Anil is late"));
+    expect(error.message).toContain("entities");
+  });
+
   it("throws CLASSIFIER_BAD_OUTPUT on arguments that break the schema", async () => {
     const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify({ ...EVENT, type: "BANANA" }) }]);
     const error = await badOutputOf(classifyWithModel(model, "Usko 500 add karo", CONTEXT));
