@@ -1,8 +1,9 @@
 /**
  * `npm run bench:latency`: what a user waits for with a real model's pacing. A local
  * OpenAI-compatible stand-in (300 ms to the first token, then 20 tokens 15 ms apart; a non-streamed
- * answer, such as the classification, after its own tokens at that pace; embeddings
- * after 0 ms, then 150 ms) serves both sides of one run:
+ * answer, such as the classification, after its own tokens at that pace, a tool call's arguments
+ * made from the JSON schema it is sent; embeddings after 0 ms, then 150 ms) serves both sides of
+ * one run:
  * - ours: the memory-graph service (SQLite, the model and embeddings from the stand-in) over its
  *   streaming route, POST /v1/turns/stream;
  * - bare: a LangGraph chatbot of one model node with the official SqliteSaver, streamMode "messages".
