@@ -1,15 +1,14 @@
 import { setImmediate as nextMacrotask } from "node:timers/promises";
-import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
 import { buildCandidate } from "../nodes/build-candidate.js";
 import { createCallModelNode } from "../nodes/call-model.js";
-import { Classifications } from "../nodes/classification.js";
 import { createClassifyEventNode } from "../nodes/classify-event.js";
 import type { GraphDeps } from "../nodes/deps.js";
 import { createIngestPromptNode } from "../nodes/ingest-prompt.js";
 import { createRecallNode } from "../nodes/recall.js";
 import { createSummarizeNode } from "../nodes/summarize.js";
 import { NODE } from "../state/node-names.js";
-import { createStateAnnotation, type MemoryState } from "../state/state.js";
+import { createStateAnnotation } from "../state/state.js";
 import { turnInputSchema } from "../state/turn-input.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
@@ -30,25 +29,14 @@ function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
  * START → ingest_prompt → (SKIP → END) recall → [call_model ‖ classify_event] → build_candidate
  * → (summary due → summarize) → END. call_model and classify_event run in the same step; every
  * channel both write has a merging reducer, and call_model reads nothing classify_event writes.
- * The classifier's model call itself starts as recall begins (it needs only the message and the
- * session's context), so it overlaps recall; classify_event takes its answer (see `Classifications`).
  * A run's input is a TurnInput (`{tenantId, userId, sessionId, message}` and the optional fields):
  * checked against `turnInputSchema` before anything runs or is written.
  */
 export function buildGraph(deps: GraphDeps) {
-  const classifications = new Classifications(deps);
-  const recall = createRecallNode(deps);
   return new StateGraph(createStateAnnotation(deps.limits.window), { input: turnInputSchema })
     .addNode(NODE.ingestPrompt, yielding(createIngestPromptNode(deps)))
-    // The classifier's model call starts as recall begins and overlaps it; classify_event takes it.
-    .addNode(
-      NODE.recall,
-      yielding((state: MemoryState, config: LangGraphRunnableConfig) => {
-        classifications.start(state, config);
-        return recall(state, config);
-      }),
-    )
-    .addNode(NODE.classifyEvent, yielding(createClassifyEventNode(deps, classifications)))
+    .addNode(NODE.recall, yielding(createRecallNode(deps)))
+    .addNode(NODE.classifyEvent, yielding(createClassifyEventNode(deps)))
     .addNode(NODE.callModel, yielding(createCallModelNode(deps)))
     .addNode(NODE.buildCandidate, yielding(buildCandidate))
     .addNode(NODE.summarize, yielding(createSummarizeNode(deps)))

@@ -7,11 +7,13 @@ import { saveEvent } from "../memory/events.js";
 import { saveFacts } from "../memory/facts.js";
 import { requireStore } from "../memory/store-io.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
+import { classifyWithModel } from "../models/structured.js";
+import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
+import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
-import { Classifications, classifyContextOf } from "./classification.js";
-import type { GraphDeps } from "./deps.js";
+import { retryOptions, type GraphDeps } from "./deps.js";
 import { humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
 
@@ -19,23 +21,26 @@ import { scopeOfState, turnOf } from "./turn.js";
  * classify_event: types the user's message (model with a structured schema, or the keyword
  * classifier when there is no model, it fails, or its answer does not parse — recorded as the
  * fallback). Saves events at or over the importance threshold, applies attribute updates as
- * superseding facts, and keeps the last intent and active entities for follow-ups. The model call
- * is the one `classifications` started as recall began, when it did (see {@link Classifications}).
+ * superseding facts, and keeps the last intent and active entities for follow-ups.
  */
-export function createClassifyEventNode(deps: GraphDeps, classifications = new Classifications(deps)) {
+export function createClassifyEventNode(deps: GraphDeps) {
+  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
   return async function classifyEvent(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
     const store = requireStore(config);
     const turn = turnOf(state);
     const scope = scopeOfState(state);
-    const context = classifyContextOf(state);
+    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities };
     let classified: ClassifiedEvent;
     let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
-    let fallbackReason: string | null = classifications.hasModel ? null : "no_model";
+    let fallbackReason: string | null = model ? null : "no_model";
     const errors = [];
-    const classification = classifications.take(state, config);
-    if (classification) {
+    const usage: ModelUsage[] = [];
+    if (model) {
       try {
-        classified = await classification.result;
+        classified = await withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
+          ...retryOptions(deps),
+          isRetryable: isTransientError,
+        });
         classifiedBy = "model";
       } catch (error) {
         fallbackReason = messageOf(error);
@@ -81,7 +86,7 @@ export function createClassifyEventNode(deps: GraphDeps, classifications = new C
     return {
       event,
       errors,
-      usage: classification?.usage ?? [],
+      usage,
       nodeMessages: { [NODE.classifyEvent]: [humanForNode(state), answer] },
       session: {
         lastIntent: classified.intent || state.session.lastIntent,

@@ -12,7 +12,7 @@ import { collectGarbage } from "../../src/memory/gc.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { NODE } from "../../src/state/node-names.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
-import { GatedChatModel, RecordingChatModel, SlowChatModel } from "../support/models.js";
+import { GatedChatModel, SlowChatModel } from "../support/models.js";
 
 /** A chat model that streams its reply in pieces and reports token usage, as providers do. */
 class MeteredModel extends FakeListChatModel {
@@ -34,18 +34,6 @@ class ClockedEmbeddings implements EmbeddingsInterface {
   }
   async embedQuery(text: string): Promise<number[]> {
     this.calls.push({ at: performance.now(), kind: "query", count: 1, texts: [text] });
-    return [1, 0, 0];
-  }
-}
-
-/** Embeddings whose document vectors come once `gate` opens. */
-class GatedEmbeddings implements EmbeddingsInterface {
-  constructor(private readonly gate: Promise<void>) {}
-  async embedDocuments(texts: string[]): Promise<number[][]> {
-    await this.gate;
-    return texts.map(() => [1, 0, 0]);
-  }
-  async embedQuery(): Promise<number[]> {
     return [1, 0, 0];
   }
 }
@@ -73,31 +61,6 @@ describe("only what the reply needs stands before call_model", () => {
     expect(releasedBy).toBe("first token");
     // The result waits for the join before build_candidate: the classifier has answered.
     expect(classifier.answered).toBe(1);
-  });
-
-  it("the classifier's model call starts as recall begins, overlapping it, and is made once", async () => {
-    // Recall waits for the new message's vector, which comes only once the classifier has been
-    // called (or, as a way out should that call wait for recall, after 5 s): who released it tells which came first.
-    const classifier = new RecordingChatModel([JSON.stringify({ type: "INQUIRY", importance: 0.4, intent: "parcel_status" })]);
-    let releasedBy: "classifier" | "way out" | undefined;
-    let release!: () => void;
-    const embeddings = new GatedEmbeddings(new Promise<void>((resolve) => (release = resolve)));
-    const answer = classifier._generate.bind(classifier);
-    classifier._generate = (messages, options) => {
-      releasedBy ??= "classifier";
-      release();
-      return answer(messages, options);
-    };
-    const wayOut = setTimeout(() => {
-      releasedBy ??= "way out";
-      release();
-    }, 5_000);
-    const { graph } = await memoryGraphForTest({ chatModel: new FakeListChatModel({ responses: ["On its way."] }), classifierModel: classifier, embeddings, limits: { recall: { vectorWaitMs: 10_000 } } });
-    const result = await graph.runTurn({ ...scope, message: "Where is my parcel?" });
-    clearTimeout(wayOut);
-    expect(releasedBy).toBe("classifier");
-    expect(classifier.prompts).toHaveLength(1);
-    expect(result.event).toMatchObject({ intent: "parcel_status", classifiedBy: "model" });
   });
 
   it("recall leads to both call_model and classify_event, which are joined before build_candidate", async () => {
