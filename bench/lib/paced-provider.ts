@@ -110,6 +110,7 @@ function toolArguments(schema: JsonSchema, asked: Asked): Record<string, unknown
   const found = new Set(asked.found);
   const given: Record<string, unknown> = {
     ...reading,
+    language: reading.language === "en" ? undefined : reading.language, // a model told to name only other languages
     entities: entities.filter((entity) => !found.has(`${entity.type}:${entity.value}`)),
     payload: currency ? { amount, currency, ...details } : details,
   };

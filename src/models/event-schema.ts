@@ -49,6 +49,7 @@ export const modelEventSchema = z.object({
     .array(z.string())
     .optional()
     .describe('Named things the message refers to as "type:value", e.g. "person:Bharat", "product:iPhone 15"; omit when none'),
+  language: z.string().optional().describe('Only when the message is not in English: its short tag, e.g. "es", "th", "hi"; omit for English'),
   payload: z.record(z.string(), z.unknown()).optional().describe("Extra structured details, e.g. amount; omit when none"),
   attributeUpdates: z
     .array(z.string())

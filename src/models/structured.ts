@@ -19,7 +19,8 @@ Return the classified_event with:
 - entities: people, products, order ids, places named in the message as "type:value" strings, e.g. "person:Bharat". If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context. Entities in the context's "found" are read from the message already: do not repeat them.
 - payload: extra details, e.g. {"amount": 500, "currency": "THB"}; add "resolvedFrom": "context" when entities came from the context.
 - attributeUpdates: facts the user states about themself as "key:value" strings, keys like phone, email, name, preference.language, preference.
-Leave out entities, payload and attributeUpdates when they would be empty.`;
+- language: only when the message is not in English, its short tag ("es", "th", "hi" for Hindi also when romanised).
+Leave out entities, payload and attributeUpdates when they would be empty, and language for English.`;
 
 const SUMMARY_PROMPT = `Summarize the conversation below as 4 to 6 short bullet points, each starting with "- ".
 Stay under 120 tokens in total. Keep numbers, names, decisions and facts the user stated.
@@ -105,7 +106,7 @@ function candidateOf(result: Record<string, unknown>): unknown {
  * (falling back to a JSON prompt when the model has none), validated with
  * {@link classifiedEventSchema} after light clean-up (upper-cased type, importance clamped to
  * 0..1, "kind:value" strings made objects, missing lists made empty, the language detected
- * locally). Order numbers are found in `text` locally, shown to the model as found, and added to
+ * locally when the model names none). Order numbers are found in `text` locally, shown to the model as found, and added to
  * the entities it names. Throws
  * MemoryGraphError CLASSIFIER_BAD_OUTPUT (kind "upstream") when the answer does not parse;
  * transport errors (timeouts, 429, 5xx) are rethrown unchanged so callers may retry them.

@@ -55,14 +55,23 @@ describe("classifyWithModel with ChatOpenAI on a local stub", () => {
     expect(event).toMatchObject({ type: "INQUIRY", importance: 0.6, payload: {}, attributeUpdates: [] });
   });
 
-  it("asks for the compact answer: three fields required, the rest left out when empty, no language", async () => {
+  it("asks for the compact answer: three fields required, the rest left out when empty, English left unnamed", async () => {
     const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify({ type: "GENERIC_EVENT", importance: 0.1, intent: "greeting" }) }]);
     const event = await classifyWithModel(model, "Hello there");
     expect(event).toEqual({ type: "GENERIC_EVENT", importance: 0.1, intent: "greeting", entities: [], language: "en", payload: {}, attributeUpdates: [] });
     const tools = stub?.requests[0]?.tools as { function: { parameters: { required: string[]; properties: Record<string, unknown> } } }[];
     const parameters = tools[0]?.function.parameters;
     expect(parameters?.required.sort()).toEqual(["importance", "intent", "type"]);
-    expect(Object.keys(parameters?.properties ?? {}).sort()).toEqual(["attributeUpdates", "entities", "importance", "intent", "payload", "type"]);
+    expect(Object.keys(parameters?.properties ?? {}).sort()).toEqual(["attributeUpdates", "entities", "importance", "intent", "language", "payload", "type"]);
+  });
+
+  it("keeps the language a model names (one the local detection does not know), and detects it when left out", async () => {
+    const model = await modelAnswering([
+      { kind: "tool", name: "classified_event", args: JSON.stringify({ type: "INQUIRY", importance: 0.4, intent: "opening_hours", language: "es" }) },
+      { kind: "tool", name: "classified_event", args: JSON.stringify({ type: "INQUIRY", importance: 0.4, intent: "opening_hours" }) },
+    ]);
+    expect(await classifyWithModel(model, "¿A qué hora abre la tienda?")).toMatchObject({ language: "es" });
+    expect(await classifyWithModel(model, "ร้านเปิดกี่โมง")).toMatchObject({ language: "th" });
   });
 
   it('reads "kind:value" entities and attributes as objects, and the context goes out the same way', async () => {
