@@ -48,7 +48,7 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   if (!search.query.trim()) return [];
   const wanted = search.limit + search.excludeIds.size;
   const labelWeights = roleWeightsFor(search.query);
-  const options: WeightedSearchOptions = { query: search.query, limit: wanted, ...(labelWeights ? { labelWeights } : {}) };
+  const options: WeightedSearchOptions = { query: search.query, limit: wanted, withNeighbours: true, ...(labelWeights ? { labelWeights } : {}) };
   const hits = supportsOf(store).rankedSearch
     ? await rankedByStore(store, prefix, search, options)
     : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights);
@@ -69,7 +69,7 @@ async function rankedByStore(store: BaseStore, prefix: string[], search: Similar
 function localSource(candidates: readonly Item[], texts: readonly string[]): LexicalSource {
   const index = new Bm25Index();
   candidates.forEach((item, i) => index.add(item.key, tokenize(texts[i] ?? "")));
-  const roles = new Map(candidates.flatMap((item) => (typeof item.value.role === "string" ? [[item.key, item.value.role] as const] : [])));
+  const traits = new Map(candidates.map((item) => [item.key, recordTraits(item.value)]));
   const neighbours = new Map<string, string[]>();
   const answers = new Map<string, string>();
   const byNamespace = new Map<string, Item[]>();
@@ -82,16 +82,22 @@ function localSource(candidates: readonly Item[], texts: readonly string[]): Lex
     ordered.forEach((item, i) => {
       neighbours.set(item.key, [ordered[i - 1]?.key, ordered[i + 1]?.key].filter((k): k is string => k !== undefined));
       const next = ordered[i + 1]?.key;
-      if (next !== undefined && recordTraits(item.value).asks === true) answers.set(item.key, next);
+      if (next !== undefined && traits.get(item.key)?.asks === true) answers.set(item.key, next);
     });
   }
+  const traitOf = (ids: Iterable<string>, trait: "label" | "speaker"): Map<string, string> =>
+    new Map([...ids].flatMap((id) => {
+      const value = traits.get(id)?.[trait];
+      return value === undefined ? [] : [[id, value] as const];
+    }));
   return {
     score: (terms) => index.score(terms),
     documentShare: (term) => (index.size === 0 ? 0 : index.documentFrequency(term) / index.size),
     termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
     neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
     lengthsOf: (ids) => new Map(ids.map((id) => [id, index.termsOf(id)?.length ?? 0])),
-    labelsOf: (ids) => new Map([...ids].flatMap((id) => (roles.has(id) ? [[id, roles.get(id) as string] as const] : []))),
+    labelsOf: (ids) => traitOf(ids, "label"),
+    speakersOf: (ids) => traitOf(ids, "speaker"),
     answersOf: (ids) => new Map([...ids].flatMap((id) => (answers.has(id) ? [[id, answers.get(id) as string] as const] : []))),
   };
 }
@@ -118,8 +124,7 @@ async function rankHere(candidates: Item[], search: SimilarSearch, labelWeights:
       .sort((a, b) => b.score - a.score);
     vectorSearch = () => hits;
   }
-  // As in our stores: neighbour context reorders matches and adds none.
-  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, { includeContextOnly: false, ...(labelWeights ? { labelWeights } : {}) }));
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, labelWeights ? { labelWeights } : {}));
   const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const byId = new Map(candidates.map((item) => [item.key, item]));
   return fused.flatMap((hit) => {

@@ -67,8 +67,7 @@ const SESSIONS: { date: string; turns: [speaker: string, text: string][] }[] = [
 
 // Known gaps of lexical recall, left out on purpose: questions that share no word with their
 // evidence ("How did Noor injure herself?" → "I hurt my ankle…", "What is the name of Noor's dog?"
-// → "…a rescue greyhound called Biscuit") need a dense embedding model; an answer two turns after
-// the matching turn ("What went wrong with Teo's khachapuri?") is beyond neighbour context.
+// → "…a rescue greyhound called Biscuit") need a dense embedding model.
 const QUESTIONS: { question: string; evidence: string }[] = [
   { question: "Where did Teo order the replacement mast from?", evidence: "1:4" },
   { question: "What cake did Noor bake for her niece?", evidence: "1:7" },
@@ -83,6 +82,8 @@ const QUESTIONS: { question: string; evidence: string }[] = [
   { question: "What did the physiotherapist recommend?", evidence: "3:7" },
   { question: "Might Noor switch to a shorter race?", evidence: "3:9" },
   { question: "What cuisine is Teo learning to cook?", evidence: "3:10" },
+  // Two turns after the matching one, past Noor's short reply (bridgeLength).
+  { question: "What went wrong with Teo's khachapuri?", evidence: "3:12" },
 ];
 
 async function remember(store: BaseStore): Promise<void> {

@@ -22,11 +22,22 @@ export type RankedItem = SearchItem & { ranking?: Ranking };
  */
 export type LabelWeights = Readonly<Record<string, number>>;
 
-/** `BaseStore.search` options with `labelWeights`. */
-export type WeightedSearchOptions = NonNullable<Parameters<BaseStore["search"]>[1]> & { labelWeights?: LabelWeights };
+/**
+ * What recall asks of a search beyond `BaseStore`'s options, carried by our stores from `search`
+ * options into the operation: `labelWeights`, and `withNeighbours`: also return items found only
+ * as neighbours of matches (the answer written after a matching question), which a plain search
+ * leaves out. The SQLite store honours both, the Postgres store ranks as if they were absent.
+ */
+export interface RecallSearchOptions {
+  labelWeights?: LabelWeights;
+  withNeighbours?: boolean;
+}
 
-/** A search operation with `labelWeights`. */
-export type WeightedSearch = SearchOperation & { labelWeights?: LabelWeights };
+/** `BaseStore.search` options with recall's (`RecallSearchOptions`). */
+export type WeightedSearchOptions = NonNullable<Parameters<BaseStore["search"]>[1]> & RecallSearchOptions;
+
+/** A search operation with recall's options (`RecallSearchOptions`). */
+export type WeightedSearch = SearchOperation & RecallSearchOptions;
 
 /**
  * What a store can do beyond `BaseStore`, declared by the store itself (Mastra's `supports…`

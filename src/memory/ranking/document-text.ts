@@ -4,6 +4,8 @@ export interface DocTraits {
   label?: string;
   /** Whether the document asks a question: the one after it in its conversation answers it. */
   asks?: boolean;
+  /** Who said it, by name; a query naming them favours what they said (`HybridOptions.speakerWeight`). */
+  speaker?: string;
 }
 
 const MONTHS = [
@@ -36,13 +38,15 @@ export function recordIndexText(value: Readonly<Record<string, unknown>>): strin
 
 /**
  * What a ranker keeps of a record beside its text (see `DocTraits`): its string `role` as the
- * label (who said it), and whether its string `text` ends with a question mark (trailing spaces,
- * tabs and line breaks aside). Our SQLite store computes the same in SQL from a stored row. Pure.
+ * label, whether its string `text` ends with a question mark (trailing spaces, tabs and line breaks
+ * aside), and its non-empty string `speaker`. Our SQLite store computes the same in SQL from a
+ * stored row. Pure.
  */
 export function recordTraits(value: unknown): DocTraits {
-  const { role, text } = (value ?? {}) as { role?: unknown; text?: unknown };
+  const { role, text, speaker } = (value ?? {}) as { role?: unknown; text?: unknown; speaker?: unknown };
   const traits: DocTraits = {};
   if (typeof role === "string") traits.label = role;
+  if (typeof speaker === "string" && speaker !== "") traits.speaker = speaker;
   if (typeof text === "string" && lastVisible(text) === "?") traits.asks = true;
   return traits;
 }

@@ -1,7 +1,7 @@
 import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
-import { termFrequencies } from "./tokenize.js";
+import { termFrequencies, tokenize } from "./tokenize.js";
 
 /**
  * Where hybrid ranking reads documents from: a BM25 scorer over `tokenize` terms, the terms of a
@@ -23,6 +23,8 @@ export interface LexicalSource {
   labelsOf?(ids: Iterable<string>): Map<string, string>;
   /** For each id that asks a question, the id written after it in its conversation (its answer), when the source knows it. */
   answersOf?(ids: Iterable<string>): Map<string, string>;
+  /** Who said each id, by name, when the source knows it (ids without a speaker may be left out). */
+  speakersOf?(ids: Iterable<string>): Map<string, string>;
 }
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
@@ -56,6 +58,23 @@ export interface HybridOptions {
    * Default 2 (chosen on LoCoMo and LongMemEval development sets together).
    */
   questionLend?: number;
+  /**
+   * A document of at most this many terms between two of another label (another speaker's reply:
+   * "Wow! Where was that?") does not part them: they lend each other as neighbours do, so what
+   * someone says after such a reply is found by what they said before it. Needs the source's
+   * `lengthsOf` and `labelsOf`; 0 turns it off. Default 20 (chosen on LoCoMo and LongMemEval
+   * development sets together).
+   */
+  bridgeLength?: number;
+  /**
+   * When the best document (after neighbour context, among those whose speaker the source knows,
+   * see `LexicalSource.speakersOf`) was said by someone the query names — every term of their name
+   * is a query term — what everyone else said is weighed by this factor (0..1): a question about
+   * Ann is about what Ann said, unless its words point elsewhere. Applied after neighbour context,
+   * so another speaker's question still lends its answer. 1 turns it off. Default 0.7 (chosen on
+   * LoCoMo, whose turns name their speakers; LongMemEval's do not).
+   */
+  speakerWeight?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -90,6 +109,8 @@ const DEFAULTS: Required<HybridOptions> = {
   neighbourWeight: 0.5,
   contextHalfLength: 60,
   questionLend: 2,
+  bridgeLength: 20,
+  speakerWeight: 0.7,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -151,6 +172,9 @@ function checkOptions(options: Required<HybridOptions>): void {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
     }
   }
+  if (!(options.speakerWeight <= 1)) {
+    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: speakerWeight must lie in 0..1", { kind: "user", field: "speakerWeight" });
+  }
   for (const [name, value] of Object.entries(options)) {
     if (typeof value === "boolean" || typeof value === "object") continue;
     if (!(value >= 0) || (!Number.isFinite(value) && name !== "limit")) {
@@ -170,6 +194,67 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
     }
     return scores;
   };
+}
+
+/**
+ * `neighbours` with bridges (see `HybridOptions.bridgeLength`): beside each document's own
+ * neighbours, the document beyond any of them that has at most `maxLength` terms, when that one
+ * carries the document's label and the short one between another (one speaker's turns around the
+ * other's reply). `neighbours` itself when `maxLength` is 0 or the source cannot tell lengths and
+ * labels.
+ */
+function bridgeShortTurns(
+  source: LexicalSource,
+  neighbours: ReadonlyMap<string, readonly string[]>,
+  maxLength: number,
+): ReadonlyMap<string, readonly string[]> {
+  if (maxLength <= 0 || !source.lengthsOf || !source.labelsOf) return neighbours;
+  const adjacent = [...new Set([...neighbours.values()].flat())];
+  const lengths = source.lengthsOf(adjacent);
+  const beyond = source.neighboursOf(adjacent.filter((id) => (lengths.get(id) ?? Infinity) <= maxLength));
+  if (beyond.size === 0) return neighbours;
+  const labels = source.labelsOf(new Set([...neighbours.keys(), ...beyond.keys(), ...[...beyond.values()].flat()]));
+  const bridged = new Map<string, readonly string[]>();
+  for (const [id, own] of neighbours) {
+    const label = labels.get(id);
+    const far = own.flatMap((next) => {
+      const between = labels.get(next);
+      if (label === undefined || between === undefined || between === label) return [];
+      return (beyond.get(next) ?? []).filter((other) => other !== id && !own.includes(other) && labels.get(other) === label);
+    });
+    bridged.set(id, far.length > 0 ? [...own, ...far] : own);
+  }
+  return bridged;
+}
+
+/**
+ * `scores` with what others said weighed by `weight` when the best document with a known speaker
+ * was said by someone the query names (see `HybridOptions.speakerWeight`); `scores` itself otherwise.
+ */
+function favourNamedSpeaker(scores: Map<string, number>, queryTerms: readonly string[], source: LexicalSource, weight: number): Map<string, number> {
+  if (weight === 1 || !source.speakersOf || scores.size === 0) return scores;
+  const speakers = source.speakersOf(scores.keys());
+  const inQuery = new Set(queryTerms);
+  const named = new Map<string, boolean>();
+  const isNamed = (speaker: string): boolean => {
+    let known = named.get(speaker);
+    if (known === undefined) {
+      const terms = tokenize(speaker);
+      named.set(speaker, (known = terms.length > 0 && terms.every((term) => inQuery.has(term))));
+    }
+    return known;
+  };
+  let bestNamed = -Infinity;
+  let bestOther = -Infinity;
+  for (const [id, speaker] of speakers) {
+    const score = scores.get(id) ?? 0;
+    if (isNamed(speaker)) bestNamed = Math.max(bestNamed, score);
+    else bestOther = Math.max(bestOther, score);
+  }
+  if (bestNamed === -Infinity || bestOther === -Infinity || bestNamed < bestOther) return scores;
+  const weighed = new Map(scores);
+  for (const [id, speaker] of speakers) if (!isNamed(speaker)) weighed.set(id, (scores.get(id) ?? 0) * weight);
+  return weighed;
 }
 
 /** The best `limit` scores, best first (a numeric threshold first, so only those are sorted as objects). */
@@ -202,10 +287,12 @@ function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
  * pseudo-relevance feedback — the best `feedbackDocs` documents give `feedbackTerms` expansion
  * terms (none held by more than `feedbackMaxShare` of the documents, when the source can tell),
  * whose BM25 scores (scaled alike) are added at `feedbackWeight`; (3) neighbour context
- * (`addNeighbourContext`; a question lends its answer `questionLend` times more, a document
- * receives in proportion to its label's weight and to how short it is); (4) reciprocal-rank
- * fusion of that lexical list with the hits of `vectorSearch` (given the first pass's candidates,
- * best first; similarities already filtered by the caller's minimum), the vector list weighted
+ * (`addNeighbourContext`, across another speaker's short reply too, see `bridgeLength`; a question
+ * lends its answer `questionLend` times more, a document receives in proportion to its label's
+ * weight and to how short it is), then `speakerWeight` on what others said when the query names
+ * the speaker of the best document; (4) reciprocal-rank fusion of that lexical list with the hits
+ * of `vectorSearch` (given the first pass's candidates, best first; similarities already filtered
+ * by the caller's minimum), the vector list weighted
  * `vectorWeight`. Returns every document either list holds (at most `limit`), best first, with
  * its parts. No query terms and no vector hits give [].
  */
@@ -237,7 +324,7 @@ export function rankHybrid(
   if (o.neighbourWeight > 0 && lexical.size > 0) {
     const bestScores =
       lexical.size <= o.neighbourCandidates ? lexical : new Map(sorted(lexical, o.neighbourCandidates).map((hit) => [hit.id, hit.score]));
-    const neighbours = source.neighboursOf([...bestScores.keys()]);
+    const neighbours = bridgeShortTurns(source, source.neighboursOf([...bestScores.keys()]), o.bridgeLength);
     const receivers = new Set([...neighbours.values()].flat());
     if (!o.includeContextOnly) for (const id of receivers) if (!lexical.has(id)) receivers.delete(id);
     const lengths = o.contextHalfLength > 0 ? source.lengthsOf?.([...receivers]) : undefined;
@@ -252,6 +339,7 @@ export function rankHybrid(
   if (!o.includeContextOnly) {
     for (const id of context.keys()) if (!lexical.has(id)) final.delete(id);
   }
+  final = favourNamedSpeaker(final, terms, source, o.speakerWeight);
   const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   const fused = fuseRankings(lists, { k: o.rrfK });

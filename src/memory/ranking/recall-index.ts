@@ -224,6 +224,16 @@ export class RecallIndex {
     return out;
   }
 
+  /** The speaker of each id that names one (absent ids and ids without a speaker are left out). */
+  speakersOf(ids: Iterable<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const speaker = this.places.get(id)?.traits?.speaker;
+      if (speaker !== undefined) out.set(id, speaker);
+    }
+    return out;
+  }
+
   /** For each id that asks a question, the id after it in its group (absent when it is the last). */
   answersOf(ids: Iterable<string>): Map<string, string> {
     const out = new Map<string, string>();

@@ -17,10 +17,23 @@ export const LABEL_SQL = "CASE WHEN json_type(i.value, '$.role') = 'text' THEN j
 export const ASKS_SQL =
   "(json_type(i.value, '$.text') = 'text' AND substr(rtrim(json_extract(i.value, '$.text'), ' ' || char(9, 10, 13)), -1) = '?')";
 
-function traitsOfRow(row: { label: string | null; asks: number | null }): DocTraits {
+/** The SQL expression (over `store_items i`) of who said an item, as `recordTraits` finds it (null for none or ""). */
+export const SPEAKER_SQL = "CASE WHEN json_type(i.value, '$.speaker') = 'text' THEN nullif(json_extract(i.value, '$.speaker'), '') END";
+
+interface TraitColumns {
+  label: string | null;
+  asks: number | null;
+  speaker: string | null;
+}
+
+/** The SQL columns `traitsOfRow` reads, for a row of `store_items i`. */
+const TRAIT_COLUMNS = `${LABEL_SQL} AS label, ${ASKS_SQL} AS asks, ${SPEAKER_SQL} AS speaker`;
+
+function traitsOfRow(row: TraitColumns): DocTraits {
   const traits: DocTraits = {};
   if (row.label !== null) traits.label = row.label;
   if (row.asks === 1) traits.asks = true;
+  if (row.speaker !== null) traits.speaker = row.speaker;
   return traits;
 }
 
@@ -87,9 +100,9 @@ export class IndexCache {
     const index = new RecallIndex();
     const rows = statement(
       this.db,
-      `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${LABEL_SQL} AS label, ${ASKS_SQL} AS asks
+      `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${TRAIT_COLUMNS}
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
-    ).all(from, to) as { id: number; path: string; terms: string; label: string | null; asks: number | null }[];
+    ).all(from, to) as ({ id: number; path: string; terms: string } & TraitColumns)[];
     for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id, traitsOfRow(row));
     this.entries.set(key, { from, to, index });
     let cached = 0;
@@ -173,9 +186,9 @@ export class IndexCache {
     // Another connection wrote: apply what it upserted (own writes come again; applying is idempotent).
     const rows = statement(
       this.db,
-      `SELECT i.id AS id, i.ns_path AS path, i.seq AS seq, f.terms AS terms, ${LABEL_SQL} AS label, ${ASKS_SQL} AS asks
+      `SELECT i.id AS id, i.ns_path AS path, i.seq AS seq, f.terms AS terms, ${TRAIT_COLUMNS}
        FROM store_items i LEFT JOIN store_fts f ON f.rowid = i.id WHERE i.seq > ? ORDER BY i.seq`,
-    ).all(this.seen.seq) as { id: number; path: string; seq: number; terms: string | null; label: string | null; asks: number | null }[];
+    ).all(this.seen.seq) as ({ id: number; path: string; seq: number; terms: string | null } & TraitColumns)[];
     this.applyWrites(rows.map((row) => ({ id: row.id, path: row.path, terms: row.terms ? row.terms.split(" ") : null, traits: traitsOfRow(row) })));
     this.seen = { version, seq: rows.at(-1)?.seq ?? this.seen.seq, deletes };
   }

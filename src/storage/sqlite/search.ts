@@ -1,12 +1,12 @@
 import type Database from "better-sqlite3";
 import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { normalizeScores } from "../../memory/ranking/fusion.js";
-import { rankHybrid, type LexicalSource } from "../../memory/ranking/hybrid.js";
+import { rankHybrid, type HybridOptions, type LexicalSource } from "../../memory/ranking/hybrid.js";
 import type { RankedItem, Ranking, WeightedSearch } from "../../memory/ports/store.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
 import { filterToSql } from "./filter.js";
-import { ASKS_SQL, LABEL_SQL, indexCacheOf } from "./index-cache.js";
+import { ASKS_SQL, LABEL_SQL, SPEAKER_SQL, indexCacheOf } from "./index-cache.js";
 import { prefixRange } from "../shared/namespace.js";
 import { ITEM_COLUMNS, type ItemRow } from "./schema.js";
 import { statement } from "./statements.js";
@@ -118,6 +118,12 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
       ) as { id: number; label: string | null }[];
       return new Map(rows.flatMap((row) => (row.label === null ? [] : [[String(row.id), row.label] as const])));
     },
+    speakersOf(ids) {
+      const rows = statement(db, `SELECT i.id AS id, ${SPEAKER_SQL} AS speaker FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify([...ids].map(Number)),
+      ) as { id: number; speaker: string | null }[];
+      return new Map(rows.flatMap((row) => (row.speaker === null ? [] : [[String(row.id), row.speaker] as const])));
+    },
     answersOf(ids) {
       // The item written just after each asking one in its own namespace.
       const rows = statement(
@@ -141,12 +147,16 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
   };
 }
 
+function hasFilter(op: SearchOperation): boolean {
+  return op.filter !== undefined && Object.values(op.filter).some((v) => v !== undefined);
+}
+
 /**
  * The prefix's in-process index (see `IndexCache`) as a `LexicalSource`, for searches without a
  * filter; undefined when the search has a filter or the prefix is too large to cache.
  */
 function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSource & { newest(n: number): string[] }) | undefined {
-  if (op.filter && Object.values(op.filter).some((v) => v !== undefined)) return undefined;
+  if (hasFilter(op)) return undefined;
   const { from, to } = prefixRange(op.namespacePrefix);
   const index = indexCacheOf(db).indexOf(from, to);
   if (!index) return undefined;
@@ -159,6 +169,7 @@ function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSourc
     lengthsOf: (ids) => index.lengthsOf(ids),
     labelsOf: (ids) => index.labelsOf(ids),
     answersOf: (ids) => index.answersOf(ids),
+    speakersOf: (ids) => index.speakersOf(ids),
   };
 }
 
@@ -195,12 +206,13 @@ export function searchRanked(
     : undefined;
   const offset = op.offset ?? 0;
   const wanted = offset + (op.limit ?? 10);
-  // Every hit lies inside the prefix and filter unless context-only neighbours are let in, so
-  // fusion need only explain the first `wanted`.
-  const limited = settings.hybrid?.includeContextOnly === false ? { ...settings.hybrid, limit: wanted } : settings.hybrid;
-  // A search may weigh items by label (their role): `labelWeights` beside the operation's fields.
-  const { labelWeights } = op as WeightedSearch;
-  const hybrid = labelWeights ? { ...limited, labelWeights } : limited;
+  // Recall's options beside the operation's fields: weights by label (role), and neighbours of matches.
+  const { labelWeights, withNeighbours } = op as WeightedSearch;
+  const hybrid: HybridOptions = { ...settings.hybrid, ...(labelWeights ? { labelWeights } : {}), ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}) };
+  // Every hit lies inside the prefix (a neighbour shares its match's namespace) and, unless
+  // context-only neighbours are let in under a filter, inside the filter: then fusion need only
+  // explain the first `wanted`.
+  if (hybrid.includeContextOnly === false || !hasFilter(op)) hybrid.limit = wanted;
   const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid));
   const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
   const kept: RankedItem[] = [];

@@ -10,9 +10,14 @@ import {
   type LexicalSource,
 } from "../../../src/memory/ranking/index.js";
 
-function sourceOf(docs: Record<string, string>, group = "g", roles: Record<string, string> = {}): LexicalSource & { index: RecallIndex } {
+function sourceOf(
+  docs: Record<string, string>,
+  group = "g",
+  roles: Record<string, string> = {},
+  speakers: Record<string, string> = {},
+): LexicalSource & { index: RecallIndex } {
   const index = new RecallIndex();
-  Object.entries(docs).forEach(([id, text], i) => index.add(id, tokenize(text), group, i, recordTraits({ text, role: roles[id] })));
+  Object.entries(docs).forEach(([id, text], i) => index.add(id, tokenize(text), group, i, recordTraits({ text, role: roles[id], speaker: speakers[id] })));
   return {
     index,
     score: (terms, limit) => index.score(terms, limit),
@@ -22,6 +27,7 @@ function sourceOf(docs: Record<string, string>, group = "g", roles: Record<strin
     documentShare: (term) => index.documentShare(term),
     labelsOf: (ids) => index.labelsOf(ids),
     answersOf: (ids) => index.answersOf(ids),
+    speakersOf: (ids) => index.speakersOf(ids),
   };
 }
 
@@ -31,6 +37,8 @@ describe("recordTraits", () => {
     { value: { role: "assistant", text: "In Porto." }, expected: { label: "assistant" } },
     { value: { text: "?" }, expected: { asks: true } },
     { value: { role: 3, text: "   " }, expected: {} },
+    { value: { role: "user", text: "Hi", speaker: "Ann" }, expected: { label: "user", speaker: "Ann" } },
+    { value: { text: "Hi", speaker: "" }, expected: {} },
     { value: null, expected: {} },
   ])("finds $expected in $value", ({ value, expected }) => {
     expect(recordTraits(value)).toEqual(expected);
@@ -69,6 +77,67 @@ describe("rankHybrid label weights and answers", () => {
       rankHybrid(tokenize("race entering"), source, undefined, { questionLend, contextHalfLength: 0, feedbackDocs: 0 }).find((h) => h.id === "x")?.context ?? 0;
     expect(context(2)).toBeCloseTo(2 * context(1), 9);
     expect(context(1)).toBeGreaterThan(0);
+  });
+});
+
+describe("rankHybrid across another speaker's short reply (bridgeLength)", () => {
+  // Ann's two turns around Bo's short reply; only the first shares a word with the query.
+  const docs = {
+    a1: "I finally visited the lighthouse on the north cape last weekend",
+    b1: "Wow! How was it?",
+    a2: "Windy, but the view over the cliffs was worth every step",
+    b2: "Sounds lovely",
+  };
+  const roles = { a1: "user", b1: "assistant", a2: "user", b2: "assistant" };
+  const contextOf = (id: string, options: Parameters<typeof rankHybrid>[3], source = sourceOf(docs, "g", roles)): number | undefined =>
+    rankHybrid(tokenize("lighthouse north cape"), source, undefined, { feedbackDocs: 0, ...options }).find((h) => h.id === id)?.context;
+
+  it("lends the turn after the reply as a neighbour, and nothing with bridgeLength 0", () => {
+    expect(contextOf("a2", {})).toBeGreaterThan(0);
+    expect(contextOf("a2", { bridgeLength: 0 })).toBeUndefined();
+    // The reply itself is a neighbour either way.
+    expect(contextOf("b1", { bridgeLength: 0 })).toBeGreaterThan(0);
+  });
+
+  it("does not bridge a reply longer than bridgeLength terms", () => {
+    const length = tokenize(docs.b1).length;
+    expect(contextOf("a2", { bridgeLength: length })).toBeGreaterThan(0);
+    expect(contextOf("a2", { bridgeLength: length - 0.5 })).toBeUndefined();
+  });
+
+  it("bridges only one speaker's turns around another's", () => {
+    expect(contextOf("a2", {}, sourceOf(docs))).toBeUndefined();
+    expect(contextOf("a2", {}, sourceOf(docs, "g", { ...roles, b1: "user" }))).toBeUndefined();
+  });
+});
+
+describe("rankHybrid for a query naming a speaker (speakerWeight)", () => {
+  const docs = {
+    ann1: "Ann: I sang jazz at the festival with my jazz band",
+    bo: "Bo: jazz festival, jazz all night",
+    ann2: "Ann: the festival was fun",
+  };
+  const source = sourceOf(docs, "g", {}, { ann1: "Ann", bo: "Bo", ann2: "Ann" });
+  const ids = (query: string, speakerWeight: number) =>
+    rankHybrid(tokenize(query), source, undefined, { feedbackDocs: 0, neighbourWeight: 0, speakerWeight }).map((h) => h.id);
+
+  it("weighs what others said when the best match is by the speaker the query names", () => {
+    const query = "What jazz did Ann hear at the festival?";
+    expect(ids(query, 1)).toEqual(["ann1", "bo", "ann2"]);
+    expect(ids(query, 0.5)).toEqual(["ann1", "ann2", "bo"]);
+    // The lexical score stays as it was: only the order follows the weighed score.
+    const hit = rankHybrid(tokenize(query), source, undefined, { feedbackDocs: 0, neighbourWeight: 0, speakerWeight: 0.5 }).find((h) => h.id === "bo");
+    expect(hit?.lexical).toBeCloseTo(source.score(tokenize(query), 10).get("bo") ?? 0, 9);
+  });
+
+  it("leaves the order alone when another speaker said it best, or when no speaker is named", () => {
+    for (const query of ["What jazz did Ann hear all night?", "Who heard jazz at the festival?"]) {
+      expect(ids(query, 0.1)).toEqual(ids(query, 1));
+    }
+  });
+
+  it("refuses a speaker weight above 1", () => {
+    expect(() => ids("Ann", 1.5)).toThrow(/speakerWeight/);
   });
 });
 

@@ -58,7 +58,7 @@ describe("SqliteStore search by role and question", () => {
     expect(weighted[0]).toBe("m0");
     // A filter sends the search to FTS5, which must read roles the same way.
     expect((await ranked({ query, filter: { sessionId: "s1" } }))[0]).toBe("m1");
-    expect((await ranked({ query, labelWeights: { assistant: 0.15 }, filter: { sessionId: "s1" } })).slice(0, 2)).toEqual(["m0", "m1"]);
+    expect((await ranked({ query, labelWeights: { assistant: 0.15 }, filter: { sessionId: "s1" } }))[0]).toBe("m0");
   });
 
   it("lends the answer after a question more, on the cached index and on FTS5 alike", async () => {
@@ -72,6 +72,40 @@ describe("SqliteStore search by role and question", () => {
       const lent = await contextOfAnswer(once, filter);
       expect(lent).toBeGreaterThan(0);
       expect(await contextOfAnswer(twice, filter)).toBeCloseTo(2 * lent, 9);
+    }
+  });
+
+  it("returns a turn found only as a neighbour when the search asks withNeighbours, on the cached index and on FTS5 alike", async () => {
+    const plain = new SqliteStore(db, { hybrid: { feedbackDocs: 0 } });
+    const keys = async (options: { withNeighbours?: boolean; filter?: Record<string, unknown> }): Promise<string[]> =>
+      (await plain.search(prefix, { query: "litter", limit: 10, ...options })).map((hit) => hit.key);
+    for (const filter of [undefined, { sessionId: "s1" }]) {
+      expect(await keys({ filter })).toEqual(["m2"]);
+      // m1 and m3 beside the match, m0 beyond the assistant's short reply m1 (bridgeLength).
+      expect((await keys({ filter, withNeighbours: true })).sort()).toEqual(["m0", "m1", "m2", "m3"]);
+    }
+  });
+
+  it("favours the speaker a query names, on the cached index and on FTS5 alike", async () => {
+    const talk = { tenantId: "t1", userId: "u2", sessionId: "s1" };
+    const turns: [speaker: string, text: string][] = [
+      ["Ann", "I sang jazz at the festival with my jazz band"],
+      ["Bo", "jazz festival, jazz all night"],
+      ["Ann", "the festival was fun"],
+    ];
+    await saveTranscriptMessages(
+      store,
+      talk,
+      turns.map(([speaker, text], i): TranscriptRecord => ({
+        id: `t${i}`, role: speaker === "Ann" ? "user" : "assistant", speaker, text, parentId: null, sessionId: "s1", createdAt: `2024-03-02T18:00:0${i}Z`,
+      })),
+    );
+    const isolated = (speakerWeight: number) => new SqliteStore(db, { hybrid: { feedbackDocs: 0, neighbourWeight: 0, speakerWeight } });
+    const keys = async (s: SqliteStore, filter?: Record<string, unknown>): Promise<string[]> =>
+      (await s.search(namespaces.sessions(talk), { query: "What jazz did Ann hear at the festival?", limit: 10, filter })).map((hit) => hit.key);
+    for (const filter of [undefined, { sessionId: "s1" }]) {
+      expect(await keys(isolated(1), filter)).toEqual(["t0", "t1", "t2"]);
+      expect(await keys(isolated(0.5), filter)).toEqual(["t0", "t2", "t1"]);
     }
   });
 
