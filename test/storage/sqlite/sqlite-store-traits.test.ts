@@ -58,6 +58,8 @@ describe("SqliteStore search by role and question", () => {
     expect(weighted[0]).toBe("m0");
     // A filter sends the search to FTS5, which must read roles the same way.
     expect((await ranked({ query, filter: { sessionId: "s1" } }))[0]).toBe("m1");
+    // Below the first hit the paths part: FTS5 expands the query with feedback terms it cannot
+    // filter by how common they are, and ranks the question m2 (lent to across m1) above m1.
     expect((await ranked({ query, labelWeights: { assistant: 0.15 }, filter: { sessionId: "s1" } }))[0]).toBe("m0");
   });
 
