@@ -1,5 +1,5 @@
 import { truncate } from "./clip.js";
-import { rankedPart, tokenize } from "./ranking/tokenize.js";
+import { MAX_RANKED_CHARS, rankedPart, tokenize } from "./ranking/tokenize.js";
 
 /** Characters before the best-matching span that an excerpt keeps, so its sentence reads. */
 const LEAD_CHARS = 40;
@@ -73,6 +73,15 @@ export function excerpter(query: string): Excerpter {
     if (start === 0) return truncate(text, max);
     return `…${truncate(text.slice(start), max - 1)}`;
   };
+}
+
+/**
+ * How many leading characters of a text an excerpt of at most `max` characters reads: matches are
+ * looked for in the ranked part (`MAX_RANKED_CHARS`), and at most `max` characters are shown from
+ * before the best of them. Any prefix of the text at least this long gives the same excerpt.
+ */
+export function excerptReadChars(max: number): number {
+  return MAX_RANKED_CHARS + max + 1;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
-import { excerpter } from "./excerpt.js";
+import { excerptReadChars, excerpter } from "./excerpt.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
@@ -79,6 +79,8 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
   };
   const similarSearch = {
     query: request.query,
+    // A long message is shown by its excerpt: the store need not hand on more than that reads.
+    textChars: excerptReadChars(RECALLED_TEXT_CHARS),
     limit: limits.similarTopK,
     maxCandidates: limits.maxCandidates,
     minVectorScore: limits.minVectorScore,
@@ -117,7 +119,11 @@ async function recentStoredTurns(
   limits: RecallLimits,
 ): Promise<TranscriptRecord[]> {
   // Offline replies are stored but not recalled; read twice as many so that they do not crowd out turns.
-  const items = await newestItems(store, namespaces.sessions(scope), { limit: 2 * limits.recentTurns + excludeIds.size });
+  const items = await newestItems(store, namespaces.sessions(scope), {
+    limit: 2 * limits.recentTurns + excludeIds.size,
+    // `withBoundedText` reads the first RECALLED_TEXT_CHARS characters and whether there are more.
+    textChars: RECALLED_TEXT_CHARS + 1,
+  });
   const turns = valuesOf<TranscriptRecord>(items.filter((item) => isRecallable(item.value))).filter((turn) => !excludeIds.has(turn.id));
   return newestFirst(turns, (t) => t.createdAt).slice(0, limits.recentTurns);
 }

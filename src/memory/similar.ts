@@ -30,6 +30,8 @@ export interface SimilarSearch {
   minVectorScore: number;
   excludeIds: ReadonlySet<string>;
   embeddings?: EmbeddingsInterface;
+  /** How many leading characters of each message's text the caller reads (see `RecallSearchOptions`); all when left out. */
+  textChars?: number;
   /**
    * The query's vector, computed by the caller: given, nothing is embedded for the query; `null`
    * ranks lexically. Left out, the query is embedded with `embeddings` (by the store, or here).
@@ -48,7 +50,7 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   if (!search.query.trim()) return [];
   const wanted = search.limit + search.excludeIds.size;
   const labelWeights = roleWeightsFor(search.query);
-  const options: WeightedSearchOptions = { query: search.query, limit: wanted, withNeighbours: true, ...(labelWeights ? { labelWeights } : {}) };
+  const options: WeightedSearchOptions = { query: search.query, limit: wanted, withNeighbours: true, textChars: search.textChars, ...(labelWeights ? { labelWeights } : {}) };
   const hits = supportsOf(store).rankedSearch
     ? await rankedByStore(store, prefix, search, options)
     : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights);

@@ -1,6 +1,6 @@
 import { BaseStore, type Item } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
-import type { StoreCapability, StorePort, StoreSupports } from "./ports/store.js";
+import type { StoreCapability, StorePort, StoreSupports, WeightedSearchOptions } from "./ports/store.js";
 
 /** Page size used when a layer reads a whole namespace. */
 const PAGE = 500;
@@ -27,14 +27,18 @@ export async function listAll(
 
 /**
  * The `limit` most recently written items under `prefix`. Our stores answer a plain search newest
- * first, so that is one bounded query; any other store is read whole and sorted here.
+ * first, so that is one bounded query (`textChars`: see `RecallSearchOptions`); any other store is read
+ * whole and sorted here.
  */
 export async function newestItems(
   store: BaseStore,
   prefix: string[],
-  options: { limit: number; filter?: Record<string, unknown> },
+  options: { limit: number; filter?: Record<string, unknown>; textChars?: number },
 ): Promise<Item[]> {
-  if (supportsOf(store).rankedSearch) return store.search(prefix, { filter: options.filter, limit: options.limit });
+  if (supportsOf(store).rankedSearch) {
+    const search: WeightedSearchOptions = { filter: options.filter, limit: options.limit, textChars: options.textChars };
+    return store.search(prefix, search);
+  }
   // Items written in the same millisecond (one batch) tie: a store lists in write order (LangGraph's
   // InMemoryStore does), so the later listed is the newer. The sort is stable.
   const all = (await listAll(store, prefix, { filter: options.filter })).reverse();

@@ -24,13 +24,18 @@ export type LabelWeights = Readonly<Record<string, number>>;
 
 /**
  * What recall asks of a search beyond `BaseStore`'s options, carried by our stores from `search`
- * options into the operation: `labelWeights`, and `withNeighbours`: also return items found only
+ * options into the operation: `labelWeights`; `withNeighbours`: also return items found only
  * as neighbours of matches (the answer written after a matching question), which a plain search
- * leaves out. The SQLite store honours both, the Postgres store ranks as if they were absent.
+ * leaves out; `textChars`: the caller reads no more than this many leading characters of a value's
+ * `text` (and whether there are more), so a longer `text` may come back as a prefix of it at
+ * least `textChars` long (a positive integer). The SQLite store honours all three (it cuts a long
+ * text in SQL, so a long message is not read whole only to be cut); the Postgres store ranks as if
+ * the first two were absent and returns texts whole.
  */
 export interface RecallSearchOptions {
   labelWeights?: LabelWeights;
   withNeighbours?: boolean;
+  textChars?: number;
 }
 
 /** `BaseStore.search` options with recall's (`RecallSearchOptions`). */

@@ -1,5 +1,6 @@
 import type { ListNamespacesOperation, MatchCondition, Operation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError, type ErrorCode } from "../../errors.js";
+import type { WeightedSearch } from "../../memory/ports/store.js";
 import { validateFilter } from "./filter-grammar.js";
 import { assertTenantNamespace } from "./namespace.js";
 
@@ -20,7 +21,7 @@ function prefixConditions(op: ListNamespacesOperation): MatchCondition[] {
 /**
  * Checks one batch operation before anything runs, so a bad batch changes nothing: namespaces
  * and prefixes begin with a tenant (a list operation needs a prefix condition with one), keys are
- * non-empty strings, values are JSON objects or null, filters keep the grammar (`validateFilter`), counts are integers ≥ 0.
+ * non-empty strings, values are JSON objects or null, filters keep the grammar (`validateFilter`), counts are integers ≥ 0, `textChars` an integer ≥ 1.
  */
 export function validateOperation(op: Operation): void {
   if ("namespacePrefix" in op) {
@@ -29,6 +30,8 @@ export function validateOperation(op: Operation): void {
     assertCount(op.limit, "limit");
     assertCount(op.offset, "offset");
     if (op.query !== undefined && typeof op.query !== "string") throw invalid("INVALID_INPUT", "query", "must be a string");
+    const { textChars } = op as WeightedSearch;
+    if (textChars !== undefined && (!Number.isInteger(textChars) || textChars < 1)) throw invalid("INVALID_INPUT", "textChars", "must be an integer ≥ 1");
     return;
   }
   if ("namespace" in op) {

@@ -23,13 +23,13 @@ export abstract class TenantStore extends BaseStore {
     return super.delete(...args);
   }
 
-  /** As `BaseStore.search`; recall's options (`labelWeights`, `withNeighbours`) reach the search operation (see `rankHybrid`). */
+  /** As `BaseStore.search`; recall's options (`labelWeights`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`). */
   override async search(...args: Parameters<BaseStore["search"]>): Promise<SearchItem[]> {
     assertTenantNamespace(args[0], { field: "namespacePrefix" });
     const options: WeightedSearchOptions | undefined = args[1];
-    if (options?.labelWeights === undefined && options?.withNeighbours === undefined) return super.search(...args);
-    const { filter, limit = 10, offset = 0, query, labelWeights, withNeighbours } = options;
-    return (await this.batch([{ namespacePrefix: args[0], filter, limit, offset, query, labelWeights, withNeighbours }]))[0] ?? [];
+    if (options?.labelWeights === undefined && options?.withNeighbours === undefined && options?.textChars === undefined) return super.search(...args);
+    const { filter, limit = 10, offset = 0, query, labelWeights, withNeighbours, textChars } = options;
+    return (await this.batch([{ namespacePrefix: args[0], filter, limit, offset, query, labelWeights, withNeighbours, textChars }]))[0] ?? [];
   }
 
   override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {

@@ -57,3 +57,20 @@ export interface ItemRow {
 
 /** The columns every item read selects, for a table aliased `i`. */
 export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at";
+
+/**
+ * `ITEM_COLUMNS` of a search with `textChars` (see `RecallSearchOptions`): a value whose `text` has at
+ * least `textChars` characters comes back with only its first `textChars`, cut by SQLite's JSON
+ * functions so the rest is never decoded into JavaScript. A value comes back whole where that cut
+ * could not be read back as the same characters: invalid JSON or JSON nested too deep for SQLite;
+ * a NUL among the kept characters (SQLite's text functions stop at one); a byte 0xED among them,
+ * which begins the UTF-8 of a lone surrogate (`JSON.stringify` escapes one, SQLite decodes the
+ * escape to invalid UTF-8) and of the other characters U+D000–U+DFFF.
+ */
+export function itemColumns(textChars: number | undefined): string {
+  // An integer ≥ 1 (`validateOperation`), so it is written into the SQL as it is.
+  if (textChars === undefined) return ITEM_COLUMNS;
+  const kept = `substr(i.value ->> '$.text', 1, ${textChars})`;
+  const cuttable = `octet_length(i.value) > ${textChars} AND json_valid(i.value) AND json_type(i.value, '$.text') = 'text' AND length(${kept}) = ${textChars} AND instr(CAST(${kept} AS BLOB), X'ED') = 0`;
+  return ITEM_COLUMNS.replace("i.value", `CASE WHEN ${cuttable} THEN json_set(i.value, '$.text', ${kept}) ELSE i.value END AS value`);
+}

@@ -8,7 +8,7 @@ import { tokenize } from "../../memory/ranking/tokenize.js";
 import { filterToSql } from "./filter.js";
 import { ASKS_SQL, LABEL_SQL, SPEAKER_SQL, indexCacheOf } from "./index-cache.js";
 import { prefixRange } from "../shared/namespace.js";
-import { ITEM_COLUMNS, type ItemRow } from "./schema.js";
+import { itemColumns, type ItemRow } from "./schema.js";
 import { statement } from "./statements.js";
 import { vectorHits } from "./vector-search.js";
 
@@ -49,14 +49,15 @@ export function scopeOf(op: SearchOperation): { where: string; params: unknown[]
  * the index, each gives its newest `limit + offset` matches in index order, and only those are
  * sorted together (a user's sessions, say, not every message in them).
  */
-export function searchRecent(db: Database.Database, op: SearchOperation): SearchItem[] {
+export function searchRecent(db: Database.Database, op: WeightedSearch): SearchItem[] {
   const { from, to } = prefixRange(op.namespacePrefix);
+  const columns = itemColumns(op.textChars);
   const filter = filterToSql(op.filter);
   const limit = op.limit ?? 10;
   const offset = op.offset ?? 0;
   const order = "ORDER BY i.updated_at DESC, i.seq DESC";
   if (statement(db, "SELECT 1 FROM store_items WHERE ns_path > ? AND ns_path < ? LIMIT 1").get(from, to) === undefined) {
-    const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND (${filter.sql}) ${order} LIMIT ? OFFSET ?`).all(
+    const rows = statement(db, `SELECT ${columns} FROM store_items i WHERE i.ns_path = ? AND (${filter.sql}) ${order} LIMIT ? OFFSET ?`).all(
       from,
       ...filter.params,
       limit,
@@ -71,7 +72,7 @@ export function searchRecent(db: Database.Database, op: SearchOperation): Search
        UNION ALL
        SELECT (SELECT MIN(ns_path) FROM store_items WHERE ns_path > spaces.path AND ns_path < ?) FROM spaces WHERE spaces.path IS NOT NULL
      )
-     SELECT ${ITEM_COLUMNS} FROM spaces JOIN store_items i ON i.id IN (
+     SELECT ${columns} FROM spaces JOIN store_items i ON i.id IN (
        SELECT i.id FROM store_items i WHERE i.ns_path = spaces.path AND (${filter.sql}) ${order} LIMIT ?)
      ${order} LIMIT ? OFFSET ?`,
   ).all(from, to, to, ...filter.params, limit + offset, limit, offset) as ItemRow[];
@@ -174,10 +175,10 @@ function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSourc
 }
 
 /** Rows of `ids` that satisfy the search's prefix and filter, by id. */
-function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string[]): Map<string, ItemRow> {
+function rowsOf(db: Database.Database, op: WeightedSearch, ids: readonly string[]): Map<string, ItemRow> {
   const { where, params } = scopeOf(op);
   // CROSS JOIN keeps json_each outermost: one rowid lookup per id instead of a scan of the prefix.
-  const rows = statement(db, `SELECT ${ITEM_COLUMNS} FROM json_each(?) j CROSS JOIN store_items i ON i.id = j.value WHERE ${where}`).all(
+  const rows = statement(db, `SELECT ${itemColumns(op.textChars)} FROM json_each(?) j CROSS JOIN store_items i ON i.id = j.value WHERE ${where}`).all(
     JSON.stringify(ids.map(Number)),
     ...params,
   ) as ItemRow[];
@@ -195,7 +196,7 @@ function rowsOf(db: Database.Database, op: SearchOperation, ids: readonly string
  */
 export function searchRanked(
   db: Database.Database,
-  op: SearchOperation,
+  op: WeightedSearch,
   queryVector: readonly number[] | undefined,
   settings: RankingSettings,
 ): RankedItem[] {
@@ -207,7 +208,7 @@ export function searchRanked(
   const offset = op.offset ?? 0;
   const wanted = offset + (op.limit ?? 10);
   // Recall's options beside the operation's fields: weights by label (role), and neighbours of matches.
-  const { labelWeights, withNeighbours } = op as WeightedSearch;
+  const { labelWeights, withNeighbours } = op;
   const hybrid: HybridOptions = { ...settings.hybrid, ...(labelWeights ? { labelWeights } : {}), ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}) };
   // Every hit lies inside the prefix (a neighbour shares its match's namespace) and, unless
   // context-only neighbours are let in under a filter, inside the filter: then fusion need only
