@@ -27,6 +27,7 @@ import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
+import { withLightRunContext } from "./run-context.js";
 import { upkeepOf } from "./upkeep.js";
 
 export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
@@ -179,7 +180,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           options.onStart?.({ replayed: plan.kind === "replay" });
           if (plan.kind === "replay") return answer(plan.result);
           const ticket = preparedTurns.ticketFor({ input: plan.input, parent: plan.parent });
-          const state = await session.run(app, (graph, config) => run(plan.input, { ...config, configurable: { ...config.configurable, ...ticket } }, graph));
+          const state = await session.run(app, (graph, config) => run(plan.input, withLightRunContext({ ...config, configurable: { ...config.configurable, ...ticket } }), graph));
           const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
           // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
           if (plan.key !== null && result.status !== "ERROR") {
