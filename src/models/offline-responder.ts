@@ -22,10 +22,16 @@ const NO_MODEL =
 
 /** Up to three recalled memories that share the most words with the message (facts first on ties). */
 function mostRelevant(message: string, recalled: RecalledForReply): string[] {
-  const words = new Set(latinWords(message).filter((w) => w.length > 2));
-  const thai = message.match(/[\u0E00-\u0E7F]{2,}/g) ?? [];
-  const overlap = (item: string): number =>
-    latinWords(item).filter((w) => words.has(w)).length + thai.filter((t) => item.includes(t)).length;
+  // The message's `latinWords` longer than two letters, found without listing the shorter ones.
+  const words = new Set(message.toLowerCase().match(/[a-z']{3,}/g));
+  // Each run of Thai in the message counts once per time it occurs: a long message repeats many.
+  const thai = new Map<string, number>();
+  for (const run of message.match(/[\u0E00-\u0E7F]{2,}/g) ?? []) thai.set(run, (thai.get(run) ?? 0) + 1);
+  const overlap = (item: string): number => {
+    let shared = latinWords(item).filter((w) => words.has(w)).length;
+    for (const [run, times] of thai) if (item.includes(run)) shared += times;
+    return shared;
+  };
   const pool = [
     ...recalled.facts.map((text, i) => ({ text, rank: 3, order: i })),
     ...recalled.similar.map((text, i) => ({ text, rank: 2, order: i })),

@@ -48,6 +48,15 @@ describe("offlineReply", () => {
     expect(reply.split("\n").filter((line) => line.startsWith("  - ")).length).toBeLessThanOrEqual(3);
   });
 
+  it("counts a run of Thai once for each time the message has it", () => {
+    const reply = offlineReply({
+      message: "พัสดุยังไม่มา parcel พัสดุยังไม่มา เปลี่ยนที่อยู่",
+      recalled: { ...empty, similar: ["user: พัสดุยังไม่มา", "user: parcel เปลี่ยนที่อยู่", "user: เปลี่ยนที่อยู่"] },
+    });
+    const shown = reply.split("\n").filter((line) => line.startsWith("  - "));
+    expect(shown).toEqual(["  - user: พัสดุยังไม่มา", "  - user: parcel เปลี่ยนที่อยู่", "  - user: เปลี่ยนที่อยู่"]);
+  });
+
   it("says plainly when an asked fact is not in memory", () => {
     const reply = offlineReply({ message: "What is my email?", recalled: { ...empty, known }, now });
     expect(reply).toMatch(/don't have your email/);
