@@ -35,6 +35,7 @@ const PLAIN_SCRIPTS = [
  * that fails at its end is refused in linear time instead of trying 2^n ways to read its letters.
  */
 const PLAIN_RUN = new RegExp(`^(?:[\\x21-\\x7e]|(?=[^\\x00-\\x7f])(?=[\\p{L}\\p{M}\\p{Nd}])[${PLAIN_SCRIPTS}])+$`, "u");
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
 const MARK = /\p{M}/u;
 const LETTER = /\p{L}/u;
 
@@ -46,7 +47,9 @@ export function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const match of text.matchAll(RUN)) {
     const run = match[0];
-    if (PLAIN_RUN.test(run) && !MARK.test(run[0] ?? "")) splitPlainRun(run, words);
+    // Most runs are one word of ASCII letters and digits, which UAX #29 never splits.
+    if (ASCII_WORD.test(run)) words.push(run);
+    else if (PLAIN_RUN.test(run) && !MARK.test(run[0] ?? "")) splitPlainRun(run, words);
     else segmentRun(run, words);
   }
   return words;
