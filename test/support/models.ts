@@ -52,20 +52,20 @@ export class FlakyChatModel extends FakeListChatModel {
   }
 }
 
-/** A fake chat model that takes `delayMs` to answer each call (to make turns overlap). */
-export class SlowChatModel extends FakeListChatModel {
+/**
+ * A fake chat model that waits (`waitToAnswer`) before each answer, streamed or not, counting the
+ * calls made and the ones answered.
+ */
+abstract class WaitingChatModel extends FakeListChatModel {
   calls = 0;
+  answered = 0;
 
-  constructor(
-    private readonly delayMs: number,
-    responses: string[] = ["ok"],
-  ) {
-    super({ responses });
-  }
+  protected abstract waitToAnswer(): Promise<void>;
 
   override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
     this.calls += 1;
-    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await this.waitToAnswer();
+    this.answered += 1;
     return super._generate(messages, options);
   }
 
@@ -76,8 +76,23 @@ export class SlowChatModel extends FakeListChatModel {
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     this.calls += 1;
-    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    await this.waitToAnswer();
+    this.answered += 1;
     yield* super._streamResponseChunks(messages, options, runManager);
+  }
+}
+
+/** A fake chat model that takes `delayMs` to answer each call (to make turns overlap). */
+export class SlowChatModel extends WaitingChatModel {
+  constructor(
+    private readonly delayMs: number,
+    responses: string[] = ["ok"],
+  ) {
+    super({ responses });
+  }
+
+  protected waitToAnswer(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.delayMs));
   }
 }
 
@@ -85,9 +100,7 @@ export class SlowChatModel extends FakeListChatModel {
  * A chat model whose answer waits until `release()` (or never, if nobody releases it): a test
  * shows that something happened while this model's call was still open, without timing anything.
  */
-export class GatedChatModel extends FakeListChatModel {
-  calls = 0;
-  answered = 0;
+export class GatedChatModel extends WaitingChatModel {
   private opened!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.opened = resolve));
 
@@ -100,21 +113,7 @@ export class GatedChatModel extends FakeListChatModel {
     this.opened();
   }
 
-  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"]): Promise<ChatResult> {
-    this.calls += 1;
-    await this.gate;
-    this.answered += 1;
-    return super._generate(messages, options);
-  }
-
-  override async *_streamResponseChunks(
-    messages: BaseMessage[],
-    options: this["ParsedCallOptions"],
-    runManager?: CallbackManagerForLLMRun,
-  ): AsyncGenerator<ChatGenerationChunk> {
-    this.calls += 1;
-    await this.gate;
-    this.answered += 1;
-    yield* super._streamResponseChunks(messages, options, runManager);
+  protected waitToAnswer(): Promise<void> {
+    return this.gate;
   }
 }
