@@ -7,15 +7,14 @@ import { createTempDatabase } from "./support/postgres.js";
 
 /**
  * The package as a user gets it: `npm pack` (whose prepack builds dist/), `npm install` of the
- * tarball into a new project, tsc over that project, and every ```ts example of README.md compiled
- * and run against the installed package — so the README and the package cannot drift apart.
+ * tarball into a new project, tsc over that project, and every ```ts example of README.md and
+ * docs/library.md compiled and run against the installed package — so the docs and the package
+ * cannot drift apart.
  */
 const ROOT = path.resolve(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
-const examples = [...readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m, i) => ({
-  name: `example-${i + 1}`,
-  code: m[1] ?? "",
-}));
+const exampleCode = ["README.md", "docs/library.md"].flatMap((file) => [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? ""));
+const examples = [...new Set(exampleCode)].map((code, i) => ({ name: `example-${i + 1}`, code }));
 const typesNodeVersion = (JSON.parse(readFileSync(path.join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string }).version;
 const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc");
 const exec = promisify(execFile);
@@ -142,12 +141,12 @@ console.log(JSON.stringify(names));`;
     await expect(importing("memory-graph/sqlite")).rejects.toThrow(/storage driver loaded: better-sqlite3/);
   });
 
-  it("type-checks the README's examples against the installed types", async () => {
+  it("type-checks the examples of README.md and docs/library.md against the installed types", async () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
     await timed("tsc_ms", () => sh(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: project }));
   }, 180_000);
 
-  it.each(examples)("runs the README's $name", async ({ name, code }) => {
+  it.each(examples)("runs the docs' $name", async ({ name, code }) => {
     const { stdout, stderr } = await timed(`${name}_ms`, () => sh(process.execPath, [`out/${name}.js`], { cwd: project, env: exampleEnv() }));
     expect(stderr).toBe("");
     // An example that hands the graph a logger shows that our log lines go there, not to stdout.
