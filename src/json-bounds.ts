@@ -126,3 +126,32 @@ function tooComplex(frame: Frame, root: string, why: string): MemoryGraphError {
 function invalidText(field: string, what = ""): MemoryGraphError {
   return new MemoryGraphError("INVALID_TEXT", `${field}${what}: ${TEXT_RULE}`, { kind: "user", field });
 }
+
+/**
+ * A copy of `value` with every object or array nested deeper than `maxDepth` levels replaced by
+ * null, and how many were replaced (0: `value` itself is returned). Iterative. For repairing data
+ * stored before inputs were bounded; never for input, which is refused instead.
+ */
+export function pruneDeep(value: unknown, maxDepth: number): { value: unknown; pruned: number } {
+  if (jsonDepth(value, maxDepth) <= maxDepth) return { value, pruned: 0 };
+  let pruned = 0;
+  const copyOf = (item: unknown): unknown => (Array.isArray(item) ? [...(item as unknown[])] : { ...(item as Record<string, unknown>) });
+  const root = copyOf(value);
+  const stack: [Record<string, unknown>, number][] = [[root as Record<string, unknown>, 1]];
+  while (stack.length > 0) {
+    const [container, depth] = stack.pop() as [Record<string, unknown>, number];
+    for (const key of Object.keys(container)) {
+      const inner = container[key];
+      if (inner === null || typeof inner !== "object") continue;
+      if (depth + 1 > maxDepth) {
+        container[key] = null;
+        pruned += 1;
+        continue;
+      }
+      const copy = copyOf(inner) as Record<string, unknown>;
+      container[key] = copy;
+      stack.push([copy, depth + 1]);
+    }
+  }
+  return { value: root, pruned };
+}

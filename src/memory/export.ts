@@ -26,12 +26,12 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
   // Oldest write first: our stores list newest first (by update, then write sequence); any other
   // store is put in update order. Import writes in this order, so neighbours stay neighbours.
   const prefix = namespaces.sessions(user);
-  // By first write (`createdAt` survives updates: a regeneration may write its user message again), then
-  // by the message's own time, then by update order.
+  // By first write (`createdAt` survives updates: a regeneration writes its user message again),
+  // then by write order.
   const written = (await listAll(store, prefix, { cap: MAX_MESSAGES })).reverse();
   const ordered = written
     .map((item, i) => ({ item, i }))
-    .sort((a, b) => a.item.createdAt.getTime() - b.item.createdAt.getTime() || timeOf(a.item).localeCompare(timeOf(b.item)) || a.i - b.i);
+    .sort((a, b) => a.item.createdAt.getTime() - b.item.createdAt.getTime() || a.i - b.i);
   const bySession = new Map<string, ImportSession["messages"]>();
   for (const { item } of ordered) {
     // A transcript's namespace is the prefix, the session's label, "messages".
@@ -75,9 +75,6 @@ function turnRecordsOf(items: readonly Item[]): TurnRecordExport[] {
   });
 }
 
-function timeOf(item: Item): string {
-  return (item.value as Partial<TranscriptRecord>).createdAt ?? "";
-}
 
 /** A stored message in the import shape: every field it has, none it lacks. */
 function messageOf(record: TranscriptRecord): UserMemoryExport["sessions"][number]["messages"][number] {
