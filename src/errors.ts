@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: "user",
   RATE_LIMITED: "user",
   PAYLOAD_TOO_LARGE: "user",
+  BODY_INCOMPLETE: "user",
   UNSUPPORTED_MEDIA_TYPE: "user",
   METHOD_NOT_ALLOWED: "user",
   NOT_FOUND: "user",

@@ -7,7 +7,8 @@ import { assertJsonBounds } from "../json-bounds.js";
  * limit is 413 before anything is read; a content type other than application/json is 415; a
  * body (chunked or not) that grows past the limit while read is 413; bytes that are not UTF-8 or
  * text that is not JSON is 400, and so is JSON over the structure bound or breaking the text rule
- * (`assertJsonBounds`), before anything else reads it. Never throws anything but a user `MemoryGraphError`.
+ * (`assertJsonBounds`), before anything else reads it; a body cut short (the client went away, or
+ * sent less than its Content-Length) is 400 BODY_INCOMPLETE, logged as the caller's mistake. Never throws anything but a user `MemoryGraphError`.
  */
 export async function readJsonBody(c: Context, limitBytes: number): Promise<unknown> {
   const declared = c.req.header("content-length");
@@ -33,7 +34,10 @@ async function readText(request: Request, limitBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      // The client went away mid-body (or sent less than its Content-Length): its mistake, not ours.
+      throw new MemoryGraphError("BODY_INCOMPLETE", "the body ended before it was whole (the client went away?)", { kind: "user", cause: error });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limitBytes) {
