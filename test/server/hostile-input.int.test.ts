@@ -131,6 +131,13 @@ describe.each(backends)("hostile input on $name", ({ make }) => {
     const res = await server.call("POST", "/v1/users/u1/sessions/import", { body: imported });
     expect(res.status).toBe(500);
     expect(await stored()).toBe(0);
+    // A large import (written in slices on SQLite) too.
+    const many = Array.from({ length: 300 }, (_, i) => ({ id: i === 299 ? "boom" : `m${i}`, role: "user" as const, text: `message ${i}` }));
+    expect((await server.call("POST", "/v1/users/u1/sessions/import", { body: [session("s3", many)] })).status).toBe(500);
+    expect(await stored()).toBe(0);
+    expect((await server.call("POST", "/v1/users/u1/sessions/import", { body: [session("s3", many.slice(0, 299))] })).status).toBe(200);
+    expect((await server.call("GET", "/v1/users/u1/memory/search?q=message")).status).toBe(200);
+    expect(await stored()).toBe(299);
   });
 
   it("refuses an export imported into another user's path unless as_user says so", async () => {
