@@ -48,8 +48,11 @@ export interface MemoryApi {
   /**
    * Imports past sessions (`[{ sessionId, startedAt, messages: [{ id, role, text, speaker?, createdAt? }] }]`)
    * or a whole `exportUser` document into the user's memory, through the write path of live turns
-   * (transcript and recall index; classification into events and facts with `classify`). Idempotent
-   * by message id; a bad element fails it all, naming its index and field, and nothing is stored.
+   * (transcript and recall index; classification into events and facts with `classify`), in one
+   * store batch (one transaction). Idempotent by message id, and the counts are what was written;
+   * a bad element, a record pointing at a session or message neither the import nor the store holds
+   * (UNKNOWN_REFERENCE), an export of another user without `asUser` (IMPORT_USER_MISMATCH) or a
+   * failed write fails it all, and nothing is stored.
    */
   importSessions(user: UserScope, input: ImportInput, options?: ImportOptions): Promise<ImportResult>;
   /** Every layer of a user's memory as one document that `importSessions` takes back (after answered turns' upkeep). */

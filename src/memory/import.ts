@@ -98,14 +98,14 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     if (sessionIds.has(session.sessionId)) throw invalid(`${prefix}${s}.sessionId`, `the session ${session.sessionId} appears twice`);
     sessionIds.add(session.sessionId);
   });
-  const imported = new Map(parsed.sessions.map((session) => [session.sessionId, new Set(session.messages.map((m) => m.id))]));
+  const inImport = new Map(parsed.sessions.map((session) => [session.sessionId, new Set(session.messages.map((m) => m.id))]));
   const references = referencesOf(parsed);
   const records = layerRecordsOf(user, parsed);
   const messageReads = [
     ...parsed.sessions.flatMap((session) => session.messages.flatMap((m) => [m.id, ...(m.parentId ? [m.parentId] : [])]).map((id) => ({ sessionId: session.sessionId, id }))),
-    ...references.messages.filter((ref) => !imported.get(ref.sessionId)?.has(ref.messageId)).map((ref) => ({ sessionId: ref.sessionId, id: ref.messageId })),
+    ...references.messages.filter((ref) => !inImport.get(ref.sessionId)?.has(ref.messageId)).map((ref) => ({ sessionId: ref.sessionId, id: ref.messageId })),
   ];
-  const unknownSessions = [...new Set(references.sessions.map((ref) => ref.sessionId).filter((id) => !imported.has(id)))];
+  const unknownSessions = [...new Set(references.sessions.map((ref) => ref.sessionId).filter((id) => !inImport.has(id)))];
   const operations: Operation[] = [
     ...messageReads.map(({ sessionId, id }) => ({ namespace: namespaces.transcript({ ...user, sessionId }), key: id })),
     ...records.map((record) => ({ namespace: record.namespace, key: record.key })),
@@ -122,19 +122,21 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
   });
   const storedSessions = new Set(unknownSessions.filter((_, i) => ((results[messageReads.length + records.length + i] as unknown[]) ?? []).length > 0));
   for (const ref of references.messages) {
-    if (imported.get(ref.sessionId)?.has(ref.messageId) || storedBySession.get(ref.sessionId)?.has(ref.messageId)) continue;
+    if (inImport.get(ref.sessionId)?.has(ref.messageId) || storedBySession.get(ref.sessionId)?.has(ref.messageId)) continue;
     throw unknownReference(ref.field, `the message ${ref.messageId} of session ${ref.sessionId}`);
   }
   for (const ref of references.sessions) {
-    if (!imported.has(ref.sessionId) && !storedSessions.has(ref.sessionId)) throw unknownReference(ref.field, `the session ${ref.sessionId}`);
+    if (!inImport.has(ref.sessionId) && !storedSessions.has(ref.sessionId)) throw unknownReference(ref.field, `the session ${ref.sessionId}`);
   }
   const transcripts = transcriptsOf(user, parsed, prefix, storedBySession);
   const stored = records.map((_, i) => (results[messageReads.length + i] as { value: unknown } | null)?.value ?? null);
   const { puts, written } = layerWrites(records, stored);
+  const sent = parsed.sessions.reduce((n, session) => n + session.messages.length, 0);
+  const imported = transcripts.reduce((n, t) => n + t.records.length, 0);
   return {
     counts: {
       sessions: parsed.sessions.length,
-      messages: { imported: transcripts.reduce((n, t) => n + t.records.length, 0), skipped: parsed.sessions.reduce((n, s) => n + s.messages.length, 0) - transcripts.reduce((n, t) => n + t.records.length, 0) },
+      messages: { imported, skipped: sent - imported },
       events: written.events,
       facts: written.facts,
       summaries: written.summaries,
@@ -178,8 +180,8 @@ export async function applyImport(store: BaseStore, plan: ImportPlan, extra: rea
   if (operations.length === 0) return;
   await store.batch(operations);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
-  const first = plan.transcripts[0];
-  if (messages.length > 0 && first) await warmSearch(store, namespaces.sessions(first.scope));
+  const user = plan.transcripts[0]?.scope;
+  if (messages.length > 0 && user) await warmSearch(store, namespaces.sessions(user));
 }
 
 function sameMessage(a: TranscriptRecord, b: TranscriptRecord): boolean {
