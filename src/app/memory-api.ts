@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
@@ -88,7 +89,10 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       const scope = userScopeOf(user);
       const parsed = parseImport(input);
       checkImportUser(scope, parsed.userId, options.asUser);
+      // Between the long synchronous steps of a large import, other requests get their turn.
+      await setImmediate();
       const plan = await planImport(store, scope, parsed, Array.isArray(input) ? "" : "sessions");
+      await setImmediate();
       const classification = options.classify ? await classifyImported(store, deps, scope, plan) : { puts: [], events: 0, facts: 0, classified: 0 };
       // One batch: the import is stored whole or not at all.
       await applyImport(store, plan, classification.puts);

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { Context } from "hono";
 import { assertImportSize, validatedImport } from "../memory/import-schema.js";
 import { snakeKeys } from "./case.js";
@@ -45,6 +46,8 @@ export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: numb
     const userId = pathId(c, "user_id");
     const { classify, as_user: asUser } = parseRequest(importQuerySchema, queryOf(c), "query");
     const body = await readJsonBody(c, deps.importBodyLimitBytes);
+    // Reading and checking a large body is long synchronous work: other requests go first.
+    await setImmediate();
     // Too many messages is a 413 before any field is looked at, as for a library caller.
     assertImportSize(body);
     // Checked once, here, by the core's rules: the library takes the parsed import as it is.
