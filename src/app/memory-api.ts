@@ -1,19 +1,16 @@
+import { setImmediate } from "node:timers/promises";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { messageOf } from "../errors.js";
+import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
-import { saveEvent } from "../memory/events.js";
+import { enforceEventCap } from "../memory/events.js";
 import { exportUserMemory } from "../memory/export.js";
-import { saveFacts } from "../memory/facts.js";
-import { applyImport, planImport, type ImportCounts, type ImportPlan } from "../memory/import.js";
+import { applyImport, planImport, type ImportCounts } from "../memory/import.js";
 import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/import-schema.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { validateId } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
-import { isTransientError, withRetry } from "../models/chat-model.js";
-import type { ClassifiedEvent } from "../models/event-schema.js";
-import { classifyByKeywords } from "../models/keyword-classifier.js";
-import { classifyWithModel } from "../models/structured.js";
-import { retryOptions, type GraphDeps } from "../nodes/deps.js";
+import type { GraphDeps } from "../nodes/deps.js";
+import { classifyImported } from "./import-classify.js";
 
 /**
  * Memory as an API, beside turns: search a user's memory, import past sessions, export every
@@ -29,6 +26,11 @@ export interface ImportOptions {
    * dated by the message. Off by default: an import then writes the transcript and its index only.
    */
   classify?: boolean;
+  /**
+   * Import an export document of another user as this one: must equal the user imported into.
+   * Without it, a document whose `userId` is not that user's is refused (IMPORT_USER_MISMATCH).
+   */
+  asUser?: string;
 }
 
 /** What an import did; `classified` counts the user messages classified (0 unless asked for). */
@@ -47,8 +49,11 @@ export interface MemoryApi {
   /**
    * Imports past sessions (`[{ sessionId, startedAt, messages: [{ id, role, text, speaker?, createdAt? }] }]`)
    * or a whole `exportUser` document into the user's memory, through the write path of live turns
-   * (transcript and recall index; classification into events and facts with `classify`). Idempotent
-   * by message id; a bad element fails it all, naming its index and field, and nothing is stored.
+   * (transcript and recall index; classification into events and facts with `classify`), in one
+   * store batch (one transaction). Idempotent by message id, and the counts are what was written;
+   * a bad element, a record pointing at a session or message neither the import nor the store holds
+   * (UNKNOWN_REFERENCE), an export of another user without `asUser` (IMPORT_USER_MISMATCH) or a
+   * failed write fails it all, and nothing is stored.
    */
   importSessions(user: UserScope, input: ImportInput, options?: ImportOptions): Promise<ImportResult>;
   /** Every layer of a user's memory as one document that `importSessions` takes back (after answered turns' upkeep). */
@@ -83,53 +88,40 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
     async importSessions(user, input, options = {}) {
       const scope = userScopeOf(user);
       const parsed = parseImport(input);
+      checkImportUser(scope, parsed.userId, options.asUser);
+      // Between the long synchronous steps of a large import, other requests get their turn.
+      await setImmediate();
       const plan = await planImport(store, scope, parsed, Array.isArray(input) ? "" : "sessions");
-      await applyImport(store, plan);
-      const classified = options.classify ? await classifyImported(store, deps, plan) : 0;
-      log.info("memory.imported", { tenant: scope.tenantId, sessions: plan.counts.sessions, ...plan.counts.messages, classified });
-      return { ...plan.counts, classified };
+      await setImmediate();
+      const classification = options.classify ? await classifyImported(store, deps, scope, plan) : { puts: [], events: 0, facts: 0, classified: 0 };
+      // One batch: the import is stored whole or not at all.
+      await applyImport(store, plan, classification.puts);
+      if (classification.events > 0) await enforceEventCap(store, scope, deps.limits.retention, deps.now());
+      const { classified } = classification;
+      const counts = { ...plan.counts, events: plan.counts.events + classification.events, facts: plan.counts.facts + classification.facts };
+      log.info("memory.imported", { tenant: scope.tenantId, sessions: counts.sessions, ...counts.messages, events: counts.events, facts: counts.facts, classified });
+      return { ...counts, classified };
     },
     exportUser: (user) => exportUserMemory(store, userScopeOf(user)),
   };
 }
 
-function userScopeOf(user: UserScope): UserScope {
-  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
+/**
+ * Refuses (IMPORT_USER_MISMATCH, naming `userId`) an export document of another user, unless the
+ * caller says so with `asUser` equal to the user imported into.
+ */
+function checkImportUser(user: UserScope, documentUserId: string | undefined, asUser: string | undefined): void {
+  if (asUser !== undefined && asUser !== user.userId) {
+    throw new MemoryGraphError("IMPORT_USER_MISMATCH", `asUser: must be the user imported into (${user.userId})`, { kind: "user", field: "asUser" });
+  }
+  if (documentUserId === undefined || documentUserId === user.userId || asUser === user.userId) return;
+  throw new MemoryGraphError(
+    "IMPORT_USER_MISMATCH",
+    `userId: the document was exported from user ${documentUserId}, not ${user.userId}; to import it as ${user.userId} anyway, say so explicitly (over HTTP ?as_user=${user.userId}, in the library asUser)`,
+    { kind: "user", field: "userId" },
+  );
 }
 
-/**
- * Classifies the imported user messages in order, each session keeping its last intent and active
- * entities for the next message as a live session does; events and facts are dated by the message.
- * A model that fails falls back to the keyword classifier (logged), as classify_event does.
- */
-async function classifyImported(store: BaseStore, deps: GraphDeps, plan: ImportPlan): Promise<number> {
-  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
-  const contexts = new Map<string, { lastIntent?: string; activeEntities: ClassifiedEvent["entities"] }>();
-  let classified = 0;
-  for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
-    if (record.role !== "user" || record.recall === false) continue;
-    const context = contexts.get(scope.sessionId) ?? { activeEntities: [] };
-    let fromModel: ClassifiedEvent | undefined;
-    if (model) {
-      try {
-        fromModel = await withRetry(() => classifyWithModel(model, record.text, context), { ...retryOptions(deps), isRetryable: isTransientError });
-      } catch (error) {
-        log.warn("classifier_fallback", { reason: messageOf(error), source: "import" });
-      }
-    }
-    const event = fromModel ?? classifyByKeywords(record.text, context);
-    const classifiedBy = fromModel ? "model" : "keywords";
-    if (event.importance >= deps.limits.importanceThreshold) {
-      const { type, importance, intent, entities, language, payload } = event;
-      const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
-      await saveEvent(store, scope, { ...base, type, importance, intent, entities, language, payload, classifiedBy }, deps.limits.retention, deps.now());
-    }
-    await saveFacts(store, scope, event.attributeUpdates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
-    contexts.set(scope.sessionId, {
-      lastIntent: event.intent || context.lastIntent,
-      activeEntities: event.entities.length > 0 ? event.entities : context.activeEntities,
-    });
-    classified += 1;
-  }
-  return classified;
+function userScopeOf(user: UserScope): UserScope {
+  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
 }

@@ -76,13 +76,17 @@ function warnIfMemoryIsEphemeral(env: Env): void {
   });
 }
 
+/** How long streams cut by an expired grace get to send their last event, and storage to close after. */
+const STREAM_END_MS = 500;
+
 /** One server process: the graph, the HTTP service and its graceful shutdown. */
 async function serveHere(): Promise<void> {
-  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }] = await Promise.all([
+  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }, { OpenStreams }] = await Promise.all([
     import("@hono/node-server"),
     import("../app/create-memory-graph.js"),
     import("../app/options-from-env.js"),
     import("../server/create-server.js"),
+    import("../server/open-streams.js"),
   ]);
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
   if (keys.length === 0) {
@@ -92,7 +96,9 @@ async function serveHere(): Promise<void> {
     });
   }
   let draining = false;
+  const streams = new OpenStreams();
   const app = createServer({
+    streams,
     memory,
     apiKeys: keys,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
@@ -111,9 +117,14 @@ async function serveHere(): Promise<void> {
     draining = true;
     log.info("server.draining", { signal, grace_ms: env.SHUTDOWN_GRACE_MS });
     const deadline = setTimeout(() => {
-      log.error("server.grace_expired", { grace_ms: env.SHUTDOWN_GRACE_MS });
-      server.closeAllConnections();
-      void memory.close().finally(() => process.exit(1));
+      log.error("server.grace_expired", { grace_ms: env.SHUTDOWN_GRACE_MS, open_streams: streams.size });
+      // Each streaming answer still open ends with an `error` event (retry the same message_id) first.
+      void streams
+        .endAll(STREAM_END_MS)
+        .finally(() => server.closeAllConnections())
+        // A turn still in flight (its model never answered) would hold the close up: exit anyway.
+        .then(() => Promise.race([memory.close(), new Promise((resolve) => setTimeout(resolve, STREAM_END_MS))]))
+        .finally(() => process.exit(1));
     }, env.SHUTDOWN_GRACE_MS);
     deadline.unref();
     // Keep-alive connections that fall idle while draining are closed as they do.

@@ -1,4 +1,4 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { applyEventRetention, type RetentionPolicy } from "../reducers/retention.js";
 import { truncate } from "./clip.js";
 import { namespaces } from "./namespaces.js";
@@ -32,8 +32,19 @@ export async function saveEvent(
   retention: RetentionPolicy,
   now: Date,
 ): Promise<number> {
+  const { namespace, key, value } = eventPut(scope, event);
+  await store.put(namespace, key, value, false);
+  return enforceEventCap(store, scope, retention, now);
+}
+
+/** The write of one event (as `saveEvent` makes it), for a caller that batches writes. */
+export function eventPut(scope: UserScope, event: EventRecord): PutOperation & { value: Record<string, unknown> } {
   // Unindexed: events are read by recency, never searched by text (no full-text row, no vector).
-  await store.put(namespaces.events(scope), event.id, { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) }, false);
+  return { namespace: namespaces.events(scope), key: event.id, value: { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) }, index: false };
+}
+
+/** Applies retention when the user holds more than `maxEventsPerUser` events (one bounded probe); returns how many were dropped. */
+export async function enforceEventCap(store: BaseStore, scope: UserScope, retention: RetentionPolicy, now: Date): Promise<number> {
   const beyond = await hasStoredAtLeast(store, namespaces.events(scope), retention.maxEventsPerUser + 1);
   return beyond ? applyRetention(store, scope, retention, now) : 0;
 }

@@ -1,13 +1,15 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import type { ImportSession, UserMemoryExport } from "./import-schema.js";
+import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
+import type { ImportSession, TurnRecordExport, UserMemoryExport } from "./import-schema.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { listAll } from "./store-io.js";
+import type { TurnRecord } from "./turn-records.js";
 
 /**
  * Export: every layer of one user's long-term memory as one JSON document — sessions with their
- * messages, events, facts (current and superseded, with validity) and summaries — in the shape
+ * messages, events, facts (current and superseded, with validity), summaries and the idempotency
+ * records of finished turns — in the shape
  * `importSessions` takes back. Deterministic: the same memory gives the same document, so export →
  * forget → import → export gives it again. The session windows (checkpoints) are not memory the
  * user brought and are not exported; a session continued after an import follows on from its
@@ -24,8 +26,12 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
   // Oldest write first: our stores list newest first (by update, then write sequence); any other
   // store is put in update order. Import writes in this order, so neighbours stay neighbours.
   const prefix = namespaces.sessions(user);
+  // By first write (`createdAt` survives updates: a regeneration writes its user message again),
+  // then by write order.
   const written = (await listAll(store, prefix, { cap: MAX_MESSAGES })).reverse();
-  const ordered = written.map((item, i) => ({ item, i })).sort((a, b) => a.item.updatedAt.getTime() - b.item.updatedAt.getTime() || a.i - b.i);
+  const ordered = written
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => a.item.createdAt.getTime() - b.item.createdAt.getTime() || a.i - b.i);
   const bySession = new Map<string, ImportSession["messages"]>();
   for (const { item } of ordered) {
     // A transcript's namespace is the prefix, the session's label, "messages".
@@ -41,10 +47,11 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     startedAt: messages.reduce((first, m) => (m.createdAt && m.createdAt < first ? m.createdAt : first), messages[0]?.createdAt ?? ""),
     messages,
   }));
-  const [events, facts, summaries] = await Promise.all([
+  const [events, facts, summaries, turns] = await Promise.all([
     listAll(store, namespaces.events(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.facts(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.summaries(user), { cap: Number.MAX_SAFE_INTEGER }),
+    listAll(store, namespaces.allTurns(user), { cap: Number.MAX_SAFE_INTEGER }),
   ]);
   return {
     version: 1,
@@ -53,8 +60,21 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     events: byTime(events.map((item) => item.value as EventRecord), (e) => e.createdAt),
     facts: byTime(facts.map((item) => item.value as FactRecord), (f) => f.validFrom),
     summaries: byTime(summaries.map((item) => item.value as SummaryRecord), (s) => s.createdAt),
+    turns: turnRecordsOf(turns).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.sessionId.localeCompare(b.sessionId) || a.key.localeCompare(b.key)),
   };
 }
+
+/** The idempotency records among the items of the user's turns namespaces (not the session marks kept beside them). */
+function turnRecordsOf(items: readonly Item[]): TurnRecordExport[] {
+  return items.flatMap((item): TurnRecordExport[] => {
+    const record = item.value as Partial<TurnRecord>;
+    const label = item.namespace.at(-1);
+    if (label === undefined || item.key !== record.key || typeof record.text !== "string" || typeof record.result !== "object" || record.result === null) return [];
+    const { key, text, parentMessageId = null, result, createdAt = "" } = record;
+    return [{ sessionId: decodeLabel(label), key, text, parentMessageId, result: result as Record<string, unknown>, createdAt }];
+  });
+}
+
 
 /** A stored message in the import shape: every field it has, none it lacks. */
 function messageOf(record: TranscriptRecord): UserMemoryExport["sessions"][number]["messages"][number] {

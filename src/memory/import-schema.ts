@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
+import { assertJsonBounds } from "../json-bounds.js";
 import { fileRefSchema } from "../reducers/message-meta.js";
 import { idSchema } from "./scope.js";
 
@@ -102,6 +103,21 @@ export const summaryRecordSchema = z
   })
   .strict();
 
+/**
+ * A finished turn's idempotency record (see `TurnRecord`), as an export carries it: a retry of
+ * `key` after export → forget → import replays `result` instead of answering again.
+ */
+export const turnRecordSchema = z
+  .object({
+    sessionId: idSchema("sessionId"),
+    key: idSchema("key", "The client's message id: the idempotency key."),
+    text: z.string(),
+    parentMessageId: idSchema("parentMessageId").nullable(),
+    result: z.record(z.string(), z.unknown()).meta({ description: "What the caller got back, replayed on a retry (as the library gives it)." }),
+    createdAt: time("When the turn finished."),
+  })
+  .strict();
+
 /** A whole user's memory, as `exportUser` gives it and `importSessions` takes it back. */
 export const userMemorySchema = z
   .object({
@@ -111,9 +127,10 @@ export const userMemorySchema = z
     events: z.array(eventRecordSchema),
     facts: z.array(factRecordSchema),
     summaries: z.array(summaryRecordSchema),
+    turns: z.array(turnRecordSchema).optional().meta({ description: "Idempotency records of finished turns (absent in older exports)." }),
   })
   .strict()
-  .meta({ description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries." });
+  .meta({ description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries, idempotency records." });
 
 /** One past message to import (see `importMessageSchema`). */
 export type ImportMessage = z.input<typeof importMessageSchema>;
@@ -121,6 +138,8 @@ export type ImportMessage = z.input<typeof importMessageSchema>;
 export type ImportSession = z.input<typeof importSessionSchema>;
 /** Every layer of one user's memory, as `exportUser` gives it; `importSessions` takes it back. */
 export type UserMemoryExport = z.output<typeof userMemorySchema>;
+/** A finished turn's idempotency record, as an export carries it. */
+export type TurnRecordExport = z.output<typeof turnRecordSchema>;
 /** A session as validated: times normalised to UTC ISO strings. */
 export type ParsedImportSession = z.output<typeof importSessionSchema>;
 
@@ -128,7 +147,10 @@ export type ParsedImportSession = z.output<typeof importSessionSchema>;
 export type ImportInput = readonly ImportSession[] | z.input<typeof userMemorySchema>;
 
 /** An import, validated: sessions and the records an export carried (none for a plain list). */
-export type ParsedImport = Omit<UserMemoryExport, "version" | "userId">;
+export type ParsedImport = Required<Omit<UserMemoryExport, "version" | "userId">> & {
+  /** The user the document was exported from (none for a plain list of sessions). */
+  userId?: string;
+};
 
 /** Imports parsed already by these schemas' rules (see `validatedImport`). */
 const VALIDATED = new WeakSet<object>();
@@ -146,17 +168,19 @@ export function validatedImport(parsed: ParsedImportSession[] | UserMemoryExport
  * Parses an import (a list of sessions, or an export document) or throws a user error naming the
  * first bad field from the input's root: "2.messages.0.role" in a list, "sessions.2…" in a document.
  * Bounds come first: more than `MAX_IMPORT_MESSAGES` messages or `MAX_IMPORT_CHARS` of text is
- * IMPORT_TOO_LARGE, before anything else is read. An import marked by `validatedImport` is taken as it is.
+ * IMPORT_TOO_LARGE, then the structure bound and text rule (`assertJsonBounds`), before anything
+ * else is read. An import marked by `validatedImport` is taken as it is.
  */
 export function parseImport(input: unknown): ParsedImport {
   const parsed = VALIDATED.has(input as object) ? (input as ParsedImportSession[] | UserMemoryExport) : parseUnchecked(input);
-  if (Array.isArray(parsed)) return { sessions: parsed, events: [], facts: [], summaries: [] };
-  const { version: _version, userId: _userId, ...layers } = parsed;
-  return layers;
+  if (Array.isArray(parsed)) return { sessions: parsed, events: [], facts: [], summaries: [], turns: [] };
+  const { version: _version, turns = [], ...layers } = parsed;
+  return { ...layers, turns };
 }
 
 function parseUnchecked(input: unknown): ParsedImportSession[] | UserMemoryExport {
   assertImportSize(input);
+  assertJsonBounds(input);
   return Array.isArray(input) ? parseWith(importSessionsSchema, input) : parseWith(userMemorySchema, input);
 }
 

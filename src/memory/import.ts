@@ -4,24 +4,28 @@ import type { ParsedImport, ParsedImportSession } from "./import-schema.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { saveTranscriptMessages } from "./transcript.js";
+import { layerRecordsOf, layerWrites, referencesOf, unknownReference } from "./import-layers.js";
+import { warmSearch } from "./store-io.js";
 
 /**
  * Import of past conversations: messages go into the transcript through the write path of live
  * turns (the store indexes them for recall as it indexes a turn's messages), and an export's
- * events, facts and summaries into their layers. Everything is checked before the first write: a
- * bad element or a conflict with what is stored fails the whole import, and nothing is written.
+ * events, facts, summaries and idempotency records into their layers. Everything is checked before
+ * the first write, and everything is written in one batch (one transaction): a bad element, a
+ * conflict with what is stored or a failed write fails the whole import, and nothing is written.
  */
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
-/** What an import wrote: sessions touched, messages new and already stored, records of the other layers. */
+/** What an import wrote: sessions touched, messages new and already stored, records of the other layers written. */
 export interface ImportCounts {
   sessions: number;
   messages: { imported: number; skipped: number };
   events: number;
   facts: number;
   summaries: number;
+  /** Idempotency records of finished turns. */
+  turns: number;
 }
 
 /** The writes an import makes, planned before any is made. */
@@ -79,10 +83,13 @@ export function sessionRecords(
 }
 
 /**
- * Plans an import for `user`: reads the messages already stored under the imported ids (one
- * batch of reads), skips those stored with the same role, speaker and text (an import sent again
- * writes nothing), and refuses with MESSAGE_ID_CONFLICT (naming the element) one stored with
- * another. Writes nothing.
+ * Plans an import for `user` with one batch of reads: the messages already stored under the
+ * imported ids and the ids the other records point at, and the records stored under the
+ * imported records' keys. Skips messages stored with the same role, speaker and text, and records
+ * stored as they are (an import sent again writes nothing, and counts nothing); refuses with
+ * MESSAGE_ID_CONFLICT (naming the element) a message stored with another text, and with
+ * UNKNOWN_REFERENCE a record pointing at a session or message neither the import nor the store
+ * holds. Writes nothing.
  */
 export async function planImport(store: BaseStore, user: UserScope, parsed: ParsedImport, root: string): Promise<ImportPlan> {
   const prefix = root ? `${root}.` : "";
@@ -91,73 +98,90 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     if (sessionIds.has(session.sessionId)) throw invalid(`${prefix}${s}.sessionId`, `the session ${session.sessionId} appears twice`);
     sessionIds.add(session.sessionId);
   });
-  const reads = parsed.sessions.flatMap((session) => {
-    const namespace = namespaces.transcript({ ...user, sessionId: session.sessionId });
-    const ids = new Set(session.messages.flatMap((m) => [m.id, ...(m.parentId ? [m.parentId] : [])]));
-    return [...ids].map((key) => ({ sessionId: session.sessionId, op: { namespace, key } satisfies Operation }));
-  });
-  const found = reads.length === 0 ? [] : ((await store.batch(reads.map((read) => read.op))) as ({ value: unknown } | null)[]);
-  const storedBySession = new Map<string, Map<string, TranscriptRecord>>();
-  found.forEach((item, i) => {
-    const read = reads[i];
-    if (!item || !read) return;
-    const bySession = storedBySession.get(read.sessionId) ?? new Map<string, TranscriptRecord>();
-    bySession.set(read.op.key, item.value as TranscriptRecord);
-    storedBySession.set(read.sessionId, bySession);
-  });
-  const transcripts: ImportPlan["transcripts"] = [];
-  let skipped = 0;
-  parsed.sessions.forEach((session, s) => {
-    const scope = { ...user, sessionId: session.sessionId };
-    const stored = storedBySession.get(session.sessionId) ?? new Map<string, TranscriptRecord>();
-    const records: TranscriptRecord[] = [];
-    transcripts.push({ scope, records });
-    sessionRecords(session, `${prefix}${s}`, stored).forEach((record, i) => {
-      const existing = stored.get(record.id);
-      if (existing && sameMessage(existing, record)) {
-        skipped += 1;
-        return;
-      }
-      if (existing) {
-        throw new MemoryGraphError(
-          "MESSAGE_ID_CONFLICT",
-          `${prefix}${s}.messages.${i}.id: the message ${record.id} is stored with another role, speaker or text; nothing was imported`,
-          { kind: "user", field: `${prefix}${s}.messages.${i}.id` },
-        );
-      }
-      records.push(record);
-    });
-  });
-  // Events, facts and summaries are upserted by id, written as their layers write them.
-  const layer = (namespace: string[], records: readonly { id: string }[]) =>
-    records.map((record): Operation => ({ namespace, key: record.id, value: { ...record } }));
-  const layers = [
-    ...layer(namespaces.events(user), parsed.events),
-    ...layer(namespaces.facts(user), parsed.facts),
-    ...layer(namespaces.summaries(user), parsed.summaries),
+  const inImport = new Map(parsed.sessions.map((session) => [session.sessionId, new Set(session.messages.map((m) => m.id))]));
+  const references = referencesOf(parsed);
+  const records = layerRecordsOf(user, parsed);
+  const messageReads = [
+    ...parsed.sessions.flatMap((session) => session.messages.flatMap((m) => [m.id, ...(m.parentId ? [m.parentId] : [])]).map((id) => ({ sessionId: session.sessionId, id }))),
+    ...references.messages.filter((ref) => !inImport.get(ref.sessionId)?.has(ref.messageId)).map((ref) => ({ sessionId: ref.sessionId, id: ref.messageId })),
   ];
+  const unknownSessions = [...new Set(references.sessions.map((ref) => ref.sessionId).filter((id) => !inImport.has(id)))];
+  const operations: Operation[] = [
+    ...messageReads.map(({ sessionId, id }) => ({ namespace: namespaces.transcript({ ...user, sessionId }), key: id })),
+    ...records.map((record) => ({ namespace: record.namespace, key: record.key })),
+    ...unknownSessions.map((sessionId) => ({ namespacePrefix: namespaces.transcript({ ...user, sessionId }), limit: 1 })),
+  ];
+  const results = (operations.length === 0 ? [] : await store.batch(operations)) as unknown[];
+  const storedBySession = new Map<string, Map<string, TranscriptRecord>>();
+  messageReads.forEach(({ sessionId, id }, i) => {
+    const item = results[i] as { value: unknown } | null;
+    if (!item) return;
+    const bySession = storedBySession.get(sessionId) ?? new Map<string, TranscriptRecord>();
+    bySession.set(id, item.value as TranscriptRecord);
+    storedBySession.set(sessionId, bySession);
+  });
+  const storedSessions = new Set(unknownSessions.filter((_, i) => ((results[messageReads.length + records.length + i] as unknown[]) ?? []).length > 0));
+  for (const ref of references.messages) {
+    if (inImport.get(ref.sessionId)?.has(ref.messageId) || storedBySession.get(ref.sessionId)?.has(ref.messageId)) continue;
+    throw unknownReference(ref.field, `the message ${ref.messageId} of session ${ref.sessionId}`);
+  }
+  for (const ref of references.sessions) {
+    if (!inImport.has(ref.sessionId) && !storedSessions.has(ref.sessionId)) throw unknownReference(ref.field, `the session ${ref.sessionId}`);
+  }
+  const transcripts = transcriptsOf(user, parsed, prefix, storedBySession);
+  const stored = records.map((_, i) => (results[messageReads.length + i] as { value: unknown } | null)?.value ?? null);
+  const { puts, written } = layerWrites(records, stored);
+  const sent = parsed.sessions.reduce((n, session) => n + session.messages.length, 0);
+  const imported = transcripts.reduce((n, t) => n + t.records.length, 0);
   return {
     counts: {
       sessions: parsed.sessions.length,
-      messages: { imported: transcripts.reduce((n, t) => n + t.records.length, 0), skipped },
-      events: parsed.events.length,
-      facts: parsed.facts.length,
-      summaries: parsed.summaries.length,
+      messages: { imported, skipped: sent - imported },
+      events: written.events,
+      facts: written.facts,
+      summaries: written.summaries,
+      turns: written.turns,
     },
     transcripts,
-    layers,
+    layers: puts,
   };
 }
 
+/** Each session's records new to the store; throws MESSAGE_ID_CONFLICT for one stored otherwise. */
+function transcriptsOf(user: UserScope, parsed: ParsedImport, prefix: string, storedBySession: ReadonlyMap<string, ReadonlyMap<string, TranscriptRecord>>): ImportPlan["transcripts"] {
+  return parsed.sessions.map((session, s) => {
+    const scope = { ...user, sessionId: session.sessionId };
+    const stored = storedBySession.get(session.sessionId) ?? new Map<string, TranscriptRecord>();
+    const records = sessionRecords(session, `${prefix}${s}`, stored).filter((record, i) => {
+      const existing = stored.get(record.id);
+      if (!existing) return true;
+      if (sameMessage(existing, record)) return false;
+      throw new MemoryGraphError(
+        "MESSAGE_ID_CONFLICT",
+        `${prefix}${s}.messages.${i}.id: the message ${record.id} is stored with another role, speaker or text; nothing was imported`,
+        { kind: "user", field: `${prefix}${s}.messages.${i}.id` },
+      );
+    });
+    return { scope, records };
+  });
+}
+
 /**
- * Makes a planned import's writes: each session's messages as a live turn's are saved
- * (`saveTranscriptMessages`: one batch, one embedding call, indexed for recall), then the other
- * layers in one batch. A store that fails part-way leaves what was written; the import sent again
- * writes the rest (what is stored is skipped).
+ * Makes a planned import's writes, with `extra` ones (a classification's events and facts), in one
+ * store batch: one transaction on every engine, so a failure leaves nothing of the import stored.
+ * Messages are indexed for recall as a live turn's are (one embedding call for the batch).
  */
-export async function applyImport(store: BaseStore, plan: ImportPlan): Promise<void> {
-  for (const { scope, records } of plan.transcripts) await saveTranscriptMessages(store, scope, records);
-  if (plan.layers.length > 0) await store.batch(plan.layers);
+export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = []): Promise<void> {
+  const messages = plan.transcripts.flatMap(({ scope, records }) => {
+    const namespace = namespaces.transcript(scope);
+    return records.map((record): Operation => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) }));
+  });
+  const operations = [...messages, ...plan.layers, ...extra];
+  if (operations.length === 0) return;
+  await store.batch(operations);
+  // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
+  const user = plan.transcripts[0]?.scope;
+  if (messages.length > 0 && user) await warmSearch(store, namespaces.sessions(user));
 }
 
 function sameMessage(a: TranscriptRecord, b: TranscriptRecord): boolean {

@@ -40,4 +40,6 @@ export const namespaces = {
    * kept apart from `sessions` so that transcript recall never sees them.
    */
   turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
+  /** The finished turns of every session of one user (the prefix of `turns`). */
+  allTurns: (s: UserScope): string[] => [...user(s), "turns"],
 };

@@ -9,13 +9,17 @@ export interface MemoryScope {
 }
 
 export const MAX_ID_LENGTH = 128;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Control (Cc) and format (Cf: bidi overrides, zero-width characters) characters, and line/paragraph separators. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+/** White space at either end. */
+const SURROUNDING_SPACE = /^\s|\s$/u;
 
 /**
- * Checks one identifier: well-formed Unicode (no lone surrogate, which no URL can carry), non-empty,
- * at most 128 characters, no `/`, no `..`, no control characters. Throws a user error naming
- * `field` otherwise; returns the id unchanged.
+ * Checks one identifier: well-formed Unicode (no lone surrogate, which no URL can carry) in NFC,
+ * non-empty, at most 128 characters, no `/`, no `..`, no control or format characters (so no bidi
+ * override and no zero-width character), no white space at either end. Two ids that look alike
+ * are then the same string or one of them is refused. Throws a user error naming `field`
+ * otherwise; returns the id unchanged.
  */
 export function validateId(field: string, value: unknown): string {
   if (typeof value !== "string") throw invalidInput(field, "must be a string", "INVALID_ID");
@@ -24,12 +28,14 @@ export function validateId(field: string, value: unknown): string {
   if (value.length > MAX_ID_LENGTH) throw invalidInput(field, `must be at most ${MAX_ID_LENGTH} characters`, "INVALID_ID");
   if (value.includes("/")) throw invalidInput(field, "must not contain '/'", "INVALID_ID");
   if (value.includes("..")) throw invalidInput(field, "must not contain '..'", "INVALID_ID");
-  if (CONTROL.test(value)) throw invalidInput(field, "must not contain control characters", "INVALID_ID");
+  if (INVISIBLE.test(value)) throw invalidInput(field, "must not contain control or format characters (bidi controls, zero-width characters)", "INVALID_ID");
+  if (SURROUNDING_SPACE.test(value)) throw invalidInput(field, "must not begin or end with white space", "INVALID_ID");
+  if (value.normalize("NFC") !== value) throw invalidInput(field, "must be in Unicode normalization form C (NFC)", "INVALID_ID");
   return value;
 }
 
 /** What `validateId` accepts, in words (schemas and the API document describe ids with it). */
-export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode, without '/', '..' or control characters`;
+export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end`;
 
 /**
  * An id as `validateId` accepts it, its errors reported under `field` (as the caller names it).

@@ -1,13 +1,35 @@
 import { BaseStore, type Item } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
+import { JSON_BOUNDS, jsonDepth } from "../json-bounds.js";
+import { log } from "../logger.js";
 import type { StoreCapability, StorePort, StoreSupports, WeightedSearchOptions } from "./ports/store.js";
 
 /** Page size used when a layer reads a whole namespace. */
 const PAGE = 500;
 
 /**
+ * Deepest stored record a layer reads: inputs nest at most `JSON_BOUNDS.maxDepth` levels, and a
+ * record wraps them in a few more. Anything deeper was stored before inputs were bounded.
+ */
+export const MAX_RECORD_DEPTH = JSON_BOUNDS.maxDepth + 8;
+
+/**
+ * The items whose value nests at most `MAX_RECORD_DEPTH` levels; any other is skipped, with a
+ * warning naming its key (never its content), so that no reader, serializer or checkpoint meets it.
+ */
+export function readableItems(items: Item[]): Item[] {
+  const readable = items.filter((item) => jsonDepth(item.value, MAX_RECORD_DEPTH) <= MAX_RECORD_DEPTH);
+  if (readable.length === items.length) return items;
+  for (const item of items) {
+    if (!readable.includes(item)) log.warn("memory.record_too_deep", { layer: item.namespace.at(-1), key: item.key, max_depth: MAX_RECORD_DEPTH });
+  }
+  return readable;
+}
+
+/**
  * Reads every item under `prefix` (matching `filter`), up to `cap` items, page by page.
- * Stores return items in their own order; callers sort by the record's own timestamps.
+ * Stores return items in their own order; callers sort by the record's own timestamps. A record
+ * nested too deep to read safely is skipped (`readableItems`).
  */
 export async function listAll(
   store: BaseStore,
@@ -22,7 +44,7 @@ export async function listAll(
     items.push(...page);
     if (page.length < limit) break;
   }
-  return items;
+  return readableItems(items);
 }
 
 /**
@@ -37,7 +59,7 @@ export async function newestItems(
 ): Promise<Item[]> {
   if (supportsOf(store).rankedSearch) {
     const search: WeightedSearchOptions = { filter: options.filter, limit: options.limit, textChars: options.textChars };
-    return store.search(prefix, search);
+    return readableItems(await store.search(prefix, search));
   }
   // Items written in the same millisecond (one batch) tie: a store lists in write order (LangGraph's
   // InMemoryStore does), so the later listed is the newer. The sort is stable.

@@ -17,7 +17,7 @@ export function snakeField(path: string): string {
 
 /**
  * A copy of a JSON value with every object key in snake_case, except below keys named in
- * `opaque` (caller data such as `payload` or `metadata`, returned as stored).
+ * `opaque` (caller data such as `payload` or `metadata`, and a turn record's `result`, returned as stored).
  */
 export function snakeKeys(value: unknown, opaque: ReadonlySet<string> = OPAQUE): unknown {
   if (Array.isArray(value)) return value.map((item) => snakeKeys(item, opaque));
@@ -27,4 +27,4 @@ export function snakeKeys(value: unknown, opaque: ReadonlySet<string> = OPAQUE):
   return out;
 }
 
-const OPAQUE = new Set(["payload", "metadata"]);
+const OPAQUE = new Set(["payload", "metadata", "result"]);

@@ -1,4 +1,5 @@
 import type { MemoryGraph } from "../app/create-memory-graph.js";
+import type { OpenStreams } from "./open-streams.js";
 
 /** The per-request values middleware sets for the routes. */
 export interface ServerEnv {
@@ -14,4 +15,6 @@ export interface ServerEnv {
 export interface RouteDeps {
   memory: MemoryGraph;
   bodyLimitBytes: number;
+  /** The streaming answers in flight (a shutdown ends them with an `error` event). */
+  streams: OpenStreams;
 }

@@ -12,6 +12,7 @@ import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
+import { OpenStreams } from "./open-streams.js";
 import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
 import { turnHandlers } from "./turn-routes.js";
 
@@ -26,6 +27,8 @@ export interface ServerOptions {
   importBodyLimitBytes?: number;
   /** Requests per key per minute; 0 (default) turns the limit off. */
   rateLimitPerMinute?: number;
+  /** The streaming answers in flight: a shutdown whose grace runs out ends them (`OpenStreams.endAll`). */
+  streams?: OpenStreams;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
   now?: () => number;
@@ -50,7 +53,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
 
   app.use("*", requestLog());
   app.use(`${API_PREFIX}/*`, authenticate(keys), rateLimit(limiter));
-  const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144 };
+  const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144, streams: options.streams ?? new OpenStreams() };
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),

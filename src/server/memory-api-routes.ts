@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { Context } from "hono";
 import { assertImportSize, validatedImport } from "../memory/import-schema.js";
 import { snakeKeys } from "./case.js";
@@ -43,13 +44,15 @@ export function memoryApiHandlers(deps: RouteDeps & { importBodyLimitBytes: numb
 
   const importSessions = async (c: Context<ServerEnv>) => {
     const userId = pathId(c, "user_id");
-    const { classify } = parseRequest(importQuerySchema, queryOf(c), "query");
+    const { classify, as_user: asUser } = parseRequest(importQuerySchema, queryOf(c), "query");
     const body = await readJsonBody(c, deps.importBodyLimitBytes);
+    // Reading and checking a large body is long synchronous work: other requests go first.
+    await setImmediate();
     // Too many messages is a 413 before any field is looked at, as for a library caller.
     assertImportSize(body);
     // Checked once, here, by the core's rules: the library takes the parsed import as it is.
     const input = validatedImport(Array.isArray(body) ? parseRequest(sessionListSchema, body) : parseRequest(importDocumentSchema, body));
-    const counts = await memory.importSessions({ tenantId: c.get("tenantId"), userId }, input, { classify: classify === "true" });
+    const counts = await memory.importSessions({ tenantId: c.get("tenantId"), userId }, input, { classify: classify === "true", ...(asUser === undefined ? {} : { asUser }) });
     return c.json(importResponseSchema.parse({ user_id: userId, ...counts }), 200);
   };
 

@@ -61,7 +61,10 @@ export const importRequestSchema = z.union([sessionListSchema, importDocumentSch
 });
 
 export const importQuerySchema = z
-  .object({ classify: flag.optional().meta({ description: "`true`: classify imported user messages into events and facts, as live turns are (default false)." }) })
+  .object({
+    classify: flag.optional().meta({ description: "`true`: classify imported user messages into events and facts, as live turns are (default false)." }),
+    as_user: idSchema("as_user", "Import an export document of another user as this one: must be the user_id of the path. Without it such a document is refused (IMPORT_USER_MISMATCH).").optional(),
+  })
   .strict();
 
 const count = z.number().int().nonnegative();
@@ -71,9 +74,10 @@ export const importResponseSchema = z
     user_id: z.string(),
     sessions: count,
     messages: z.object({ imported: count, skipped: count.meta({ description: "Already stored with the same id, role, speaker and text." }) }).strict(),
-    events: count,
+    events: count.meta({ description: "Events written (an import sent again writes, and counts, none)." }),
     facts: count,
     summaries: count,
+    turns: count.meta({ description: "Idempotency records of finished turns written." }),
     classified: count,
   })
   .strict()

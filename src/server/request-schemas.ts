@@ -1,5 +1,6 @@
 import { z, type ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
+import { jsonDepth } from "../json-bounds.js";
 import { ID_RULES, idSchema } from "../memory/scope.js";
 import { turnInputSchema, validatedTurnInput, type TurnInput } from "../state/turn-input.js";
 import { toCamel } from "./case.js";
@@ -31,7 +32,7 @@ function httpId(key: "userId" | "sessionId" | "messageId" | "parentMessageId", d
 
 /** The core's metadata field, nesting at most MAX_METADATA_DEPTH levels (the service's own bound). */
 const metadataField = (turnInputSchema.shape.metadata.unwrap() as ZodType)
-  .refine((value) => depthOf(value) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
+  .refine((value) => jsonDepth(value, MAX_METADATA_DEPTH) <= MAX_METADATA_DEPTH, { message: `must nest at most ${MAX_METADATA_DEPTH} levels` })
   .optional()
   .describe(`Caller data (nesting at most ${MAX_METADATA_DEPTH} levels), kept with the turn's input.`);
 
@@ -88,18 +89,4 @@ export function turnInputOf(body: unknown, tenantId: string, maxPromptChars: num
   const request = parseRequest(turnRequestSchema, body) as Record<string, unknown>;
   const input = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined).map(([key, value]) => [toCamel(key), value]));
   return validatedTurnInput({ tenantId, ...input } as TurnInput, maxPromptChars);
-}
-
-/** How deeply a JSON value nests (iterative, so a hostile value cannot overflow the stack). */
-function depthOf(root: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (value === null || typeof value !== "object") continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_METADATA_DEPTH) return deepest;
-    for (const inner of Object.values(value)) stack.push([inner, depth + 1]);
-  }
-  return deepest;
 }

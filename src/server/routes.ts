@@ -71,7 +71,9 @@ const error = (description: string, options: { id?: string; headers?: ZodObject 
 
 const BAD_REQUEST = error(
   "The request is invalid: a bad or unknown field (`error.field` names it, in snake_case), a bad id (INVALID_ID), " +
-    "a body that is not JSON (INVALID_JSON), a prompt over the limit (PROMPT_TOO_LONG), an unknown parent (UNKNOWN_PARENT).",
+    "a body that is not JSON (INVALID_JSON) or cut short (BODY_INCOMPLETE), JSON over the structure bound (INPUT_TOO_COMPLEX: " +
+    "32 levels, 10,000 items per array, 1,000 keys per object, 1,000,000 characters per string), text with NUL or a lone surrogate " +
+    "(INVALID_TEXT), a prompt over the limit (PROMPT_TOO_LONG), an unknown parent (UNKNOWN_PARENT).",
   { id: "BadRequest" },
 );
 const TURN_CONFLICT = error(
@@ -203,7 +205,9 @@ export const ROUTES = {
     tag: "memory",
     summary: "Import past sessions (or an export) into a user's memory",
     description:
-      "Stores the messages as live turns are stored (transcript and recall index). Idempotent by message id; a bad element rejects the whole request, naming its index and field, and nothing is stored.",
+      "Stores the messages as live turns are stored (transcript and recall index), in one transaction. Idempotent by message id, the counts what was written; " +
+      "a bad element rejects the whole request, naming its index and field, and nothing is stored: a record pointing at a session or message neither the document " +
+      "nor the store holds is UNKNOWN_REFERENCE, an export of another user IMPORT_USER_MISMATCH unless `as_user` names the path's user.",
     params: userPathSchema,
     query: importQuerySchema,
     body: importRequestSchema,

@@ -45,21 +45,36 @@ export function turnHandlers(deps: RouteDeps): Pick<RouteHandlers, "createTurn" 
         writes = writes.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
         return writes;
       };
-      forward = (text) => void send({ event: "token", data: { text } });
+      let ended = false;
+      const end = async (event: TurnEvent) => {
+        if (ended) return;
+        ended = true;
+        unregister();
+        await send(event);
+      };
+      // A shutdown whose grace runs out: the last event says so, and the stream closes.
+      const unregister = deps.streams.add(async () => {
+        await end({ event: "error", data: { error: { code: "DRAINING", message: CUT_BY_SHUTDOWN } } });
+        await stream.close();
+      });
+      forward = (text) => void (ended ? undefined : send({ event: "token", data: { text } }));
       for (const text of early.splice(0)) forward(text);
       try {
         const done = await result;
         logTurn(requestId, done);
-        await send({ event: "result", data: turnResponseOf(done) });
+        await end({ event: "result", data: turnResponseOf(done) });
       } catch (error) {
         const { body } = errorAnswer(error, requestId);
-        await send({ event: "error", data: body });
+        await end({ event: "error", data: body });
       }
     });
   };
 
   return { createTurn, streamTurn };
 }
+
+const CUT_BY_SHUTDOWN =
+  "the service shut down before this answer was complete; retry with the same message_id (the message is kept: a retry replays the answer or answers it again)";
 
 /** Token usage at info, trim stats and fallbacks at debug; never the message text. */
 function logTurn(requestId: string, result: TurnResult): void {

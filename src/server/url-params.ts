@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { invalidInput } from "../errors.js";
+import { assertText } from "../json-bounds.js";
 import { validateId } from "../memory/scope.js";
 
 /**
@@ -28,7 +29,7 @@ export function pathId(c: Context, name: string): string {
 
 /**
  * The query parameters, decoded strictly (`+` is a space); the first of repeated names wins, as in
- * Hono. Own properties only, so a name such as `__proto__` is an unknown field, not a prototype.
+ * Hono; a value with NUL is INVALID_TEXT, as in a body. Own properties only, so a name such as `__proto__` is an unknown field, not a prototype.
  */
 export function queryOf(c: Context): Record<string, string> {
   const params = new Map<string, string>();
@@ -37,7 +38,7 @@ export function queryOf(c: Context): Record<string, string> {
     const equals = pair.indexOf("=");
     const [rawName, rawValue] = equals < 0 ? [pair, ""] : [pair.slice(0, equals), pair.slice(equals + 1)];
     const name = decodeStrictly("query", rawName.replace(/\+/g, " "));
-    const value = decodeStrictly(name, rawValue.replace(/\+/g, " "));
+    const value = assertText(decodeStrictly(name, rawValue.replace(/\+/g, " ")), name);
     if (name !== "" && !params.has(name)) params.set(name, value);
   }
   return Object.fromEntries(params);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fileRefSchema } from "../reducers/message-meta.js";
 import { ID_RULES, idSchema, MAX_ID_LENGTH } from "../memory/scope.js";
 import { MemoryGraphError } from "../errors.js";
+import { assertJsonBounds, JSON_BOUNDS } from "../json-bounds.js";
 
 /**
  * The incoming event of one turn: who (tenant, user, session), what (a message or one or more
@@ -30,11 +31,13 @@ export type TurnInput = z.infer<typeof turnInputSchema>;
 
 /**
  * Validates a turn's input before anything is stored. Throws a user error naming the first bad
- * field (for example `prompts.0.text`), including a prompt longer than `maxPromptChars`.
+ * field (for example `prompts.0.text`), including a prompt longer than `maxPromptChars`, JSON over
+ * the structure bound (INPUT_TOO_COMPLEX) and text with NUL or a lone surrogate (INVALID_TEXT).
  */
 export function parseTurnInput(raw: unknown, maxPromptChars: number): TurnInput {
   if (typeof raw === "object" && raw !== null && VALIDATED.has(raw)) return checkPromptLength(raw as TurnInput, maxPromptChars);
-  const parsed = turnInputSchema.safeParse(raw);
+  // The structure bound and the text rule first: nothing else walks a hostile value.
+  const parsed = turnInputSchema.safeParse(assertJsonBounds(raw, "", JSON_BOUNDS));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "input";

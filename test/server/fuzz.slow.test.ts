@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type { Server } from "node:http";
@@ -23,7 +24,10 @@ import { KNOWN, requestArb, send, type RawRequest, type RawResponse } from "../s
  * error shape, and a 4xx leaves the database as it was: every row of every table, read from a second
  * connection, is the same before and after. Only the turn lock may have been taken and let go (a
  * turn refused under its session's lock, e.g. for an unknown parent): it is coordination, not
- * memory, and no lock row may outlive the request. FUZZ_SEED / FUZZ_RUNS override.
+ * memory, and no lock row may outlive the request. Two workers (two graphs, each its own
+ * connection and server) take the requests in turn, and a second process writes to the same file
+ * throughout (as the chat CLI or gc would; its rows are left out of the comparison). Afterwards a
+ * plain turn of another tenant answers 200 and `npm run gc` exits 0. FUZZ_SEED / FUZZ_RUNS override.
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_917);
@@ -41,18 +45,21 @@ describe("[slow] fuzzing the HTTP API", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-fuzz-"));
   const file = path.join(dir, "memory.db");
   const errorLogs: string[] = [];
-  let memory: MemoryGraph;
-  let server: Server;
-  let port = 0;
+  const workers: { memory: MemoryGraph; server: Server; port: number }[] = [];
+  let writer: ChildProcess;
+  let sent = 0;
   let probe: Database.Database;
+  /** The port of the worker that takes the next request. */
+  const nextPort = () => workers[sent++ % workers.length]!.port;
 
   /** A digest of every row of every table but the turn locks, read from the probe's connection. */
   const stored = () => {
     const hash = createHash("sha256");
-    const tables = probe.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'turn_locks' ORDER BY name").pluck().all() as string[];
+    const tables = probe.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('turn_locks', 'sqlite_sequence') ORDER BY name").pluck().all() as string[];
     for (const table of tables) {
       hash.update(`\0${table}\0`);
-      for (const row of probe.prepare(`SELECT * FROM "${table}"`).raw().iterate()) hash.update(JSON.stringify(row, (_, v: unknown) => (Buffer.isBuffer(v) ? v.toString("base64") : v)));
+      const where = table === "store_items" ? ` WHERE ns_path NOT LIKE '${WRITER_TENANT}%'` : "";
+      for (const row of probe.prepare(`SELECT * FROM "${table}"${where}`).raw().iterate()) hash.update(JSON.stringify(row, (_, v: unknown) => (Buffer.isBuffer(v) ? v.toString("base64") : v)));
     }
     return hash.digest("hex");
   };
@@ -72,19 +79,26 @@ describe("[slow] fuzzing the HTTP API", () => {
     });
     setLogLevel("error");
     setLogSink((line) => errorLogs.push(line));
-    memory = await createMemoryGraph(optionsFromEnv(env));
-    const app = createServer({ memory, apiKeys: env.API_KEYS, bodyLimitBytes: env.BODY_LIMIT_BYTES });
-    server = await new Promise<Server>((resolve) => {
-      const listening = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(listening)) as Server;
-    });
-    port = (server.address() as AddressInfo).port;
+    for (let i = 0; i < 2; i += 1) {
+      const memory = await createMemoryGraph(optionsFromEnv(env));
+      const app = createServer({ memory, apiKeys: env.API_KEYS, bodyLimitBytes: env.BODY_LIMIT_BYTES });
+      const server = await new Promise<Server>((resolve) => {
+        const listening = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(listening)) as Server;
+      });
+      workers.push({ memory, server, port: (server.address() as AddressInfo).port });
+    }
     probe = new Database(file, { readonly: true });
+    // Another process writing to the file all along: every worker's index cache sees foreign commits.
+    writer = spawn(process.execPath, ["-e", WRITER_SCRIPT, file], { stdio: "ignore" });
   }, 60_000);
 
   afterAll(async () => {
+    writer.kill();
     probe.close();
-    await new Promise((resolve) => server.close(resolve));
-    await memory.close();
+    for (const { server, memory } of workers) {
+      await new Promise((resolve) => server.close(resolve));
+      await memory.close();
+    }
     setLogSink((line) => process.stdout.write(`${line}\n`));
     setLogLevel("silent");
     fs.rmSync(dir, { recursive: true, force: true });
@@ -96,7 +110,7 @@ describe("[slow] fuzzing the HTTP API", () => {
       for (const user of KNOWN.users) {
         for (const session of KNOWN.sessions) {
           const body = { user_id: user, session_id: session, message: "My email is fuzz@example.com and I prefer tea." };
-          const res = await send(port, json("POST", "/v1/turns", key, body));
+          const res = await send(nextPort(), json("POST", "/v1/turns", key, body));
           expect(res.status, res.text).toBe(200);
         }
       }
@@ -110,7 +124,7 @@ describe("[slow] fuzzing the HTTP API", () => {
       fc.asyncProperty(requestArb([KEY_A, KEY_B]), async (req) => {
         await quiet();
         const before = stored();
-        const res = await send(port, req);
+        const res = await send(nextPort(), req);
         seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
         checkAnswer(req, res, errorLogs);
         if (res.status >= 400) {
@@ -126,7 +140,35 @@ describe("[slow] fuzzing the HTTP API", () => {
     expect(seen.get(400) ?? 0).toBeGreaterThan(RUNS / 10);
     expect(seen.get(401) ?? 0).toBeGreaterThan(0);
   }, 120_000);
+
+  it("serves a plain turn of another tenant on every worker afterwards, and `npm run gc` exits 0", async () => {
+    for (const { port } of workers) {
+      const res = await send(port, json("POST", "/v1/turns", KEY_B, { user_id: `after-${port}`, session_id: "s", message: "still there?" }));
+      expect(res.status, res.text).toBe(200);
+    }
+    const gc = spawn(process.execPath, ["--import", "tsx", "src/cli/gc.ts"], {
+      env: { ...process.env, SQLITE_PATH: file, MEMORY_BACKEND: "sqlite", OPENAI_API_KEY: "", OPENAI_BASE_URL: "", LOG_LEVEL: "error" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    gc.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => gc.once("exit", resolve)), stderr).toBe(0);
+  }, 60_000);
 });
+
+const WRITER_TENANT = "fz-writer";
+/** Inserts an unindexed item of its own tenant every 20 ms (a foreign commit, as the store writes one). */
+const WRITER_SCRIPT = `
+const Database = require(${JSON.stringify(path.resolve("node_modules/better-sqlite3"))});
+const db = new Database(process.argv[1]);
+db.pragma("busy_timeout = 5000");
+let n = 0;
+const put = db.prepare("INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq) VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items))");
+setInterval(() => {
+  const now = new Date().toISOString();
+  try { put.run("${WRITER_TENANT}\u001fnotes\u001f", JSON.stringify(["${WRITER_TENANT}", "notes"]), "n" + n++, JSON.stringify({ text: "foreign write" }), now, now); } catch {}
+}, 20);
+`;
 
 function checkAnswer(req: RawRequest, res: RawResponse, errorLogs: string[]): void {
   const where = describeExchange(req, res);

@@ -71,7 +71,7 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
       code: "UNKNOWN_FIELD",
     },
     { name: "camelCase file ref field", body: { ...base, files: [{ type: "image", transferMethod: "local_file", uploadFileId: "u", belongsTo: "user" }] }, field: "files.0.transfer_method" },
-    { name: "deep metadata", body: { ...base, metadata: { a: JSON.parse("[".repeat(50) + "]".repeat(50)) } }, field: "metadata" },
+    { name: "deep metadata", body: { ...base, metadata: { a: JSON.parse("[".repeat(12) + "]".repeat(12)) } }, field: "metadata" },
     { name: "bad parent id", body: { ...base, parent_message_id: "../x" }, field: "parent_message_id" },
   ])("400 for $name", async ({ body, field, code }) => {
     server = await testServer();

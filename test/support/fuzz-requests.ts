@@ -194,6 +194,51 @@ const importBodyArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
 
+/** Numbers at and past the edges of what JSON and a double carry. */
+const edgeNumberArb = fc.constantFrom(0, -0, 5e-324, 1e-310, 2 ** 53 + 1, -(2 ** 63), 1.7976931348623157e308, 1e308, -1e308, 0.1 + 0.2);
+
+/** Any JSON value a hostile caller may send: every Unicode category in keys and strings, edge numbers, deep and wide nesting. */
+const hostileJsonArb: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 2, arbitrary: fc.dictionary(fc.string({ unit: "binary", maxLength: 6 }), fc.oneof(fc.string({ unit: "binary", maxLength: 20 }), edgeNumberArb), { maxKeys: 4 }) },
+  { weight: 1, arbitrary: fc.constantFrom(deep(31), deep(40), deep(200)) },
+  { weight: 1, arbitrary: fc.constantFrom(Array.from({ length: 10_001 }, (_, i) => i), Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, i]))) },
+);
+
+const timeArb = fc.constantFrom("2024-03-02T10:00:00Z", "2024-03-02T10:00:05+07:00", "2024-03-02", "nope");
+
+/**
+ * An export document to import: sessions, and events, facts, summaries and turn records that point
+ * at its messages, at stored ones, or at nothing; payloads and results from `hostileJsonArb`.
+ */
+const importDocumentArb: fc.Arbitrary<unknown> = fc
+  .record({
+    user_id: fc.oneof(fc.constantFrom(...KNOWN.users), idArb),
+    sessions: fc.array(
+      fc.record({
+        session_id: fc.oneof(fc.constantFrom(...KNOWN.sessions), idArb),
+        started_at: timeArb,
+        messages: fc.array(fc.record({ id: fc.constantFrom("d1", "d2", "d3"), role: fc.constantFrom("user", "assistant"), text: messageArb }), { minLength: 1, maxLength: 3 }),
+      }),
+      { maxLength: 2 },
+    ),
+    ref: fc.record({ session: fc.constantFrom(...KNOWN.sessions, "nowhere"), message: fc.constantFrom("d1", "d2", "ghost") }),
+    importance: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), edgeNumberArb),
+    payload: hostileJsonArb,
+    value: fc.oneof(messageArb, fc.string({ unit: "binary", maxLength: 30 })),
+    layers: fc.subarray(["events", "facts", "summaries", "turns"]),
+  })
+  .map(({ user_id, sessions, ref, importance, payload, value, layers }) => {
+    const at = "2024-03-02T10:00:00Z";
+    const all: Record<string, unknown[]> = {
+      events: [{ id: ref.message, type: "INQUIRY", importance, intent: "x", entities: [], language: "en", payload, text: "t", message_id: ref.message, session_id: ref.session, created_at: at, classified_by: "keywords" }],
+      facts: [{ id: `k@${ref.message}`, key: "k", value, text: "k: v", valid_from: at, valid_to: null, source_message_ids: [ref.message], session_id: ref.session }],
+      summaries: [{ id: `${ref.session}:${ref.message}`, text: value, session_id: ref.session, from_message_id: ref.message, to_message_id: ref.message, message_ids: [ref.message], method: "rules", created_at: at }],
+      turns: [{ session_id: ref.session, key: ref.message, text: "t", parent_message_id: null, result: payload, created_at: at }],
+    };
+    return { version: 1, user_id, sessions, events: [], facts: [], summaries: [], ...Object.fromEntries(layers.map((layer) => [layer, all[layer]])) };
+  });
+
 /** A request of the API: a turn, a read or forget of a session or a user, a search, import or export of memory. */
 export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawRequest> {
   const auth = authArb(validKeys);
@@ -207,16 +252,17 @@ export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawReques
     request(method, method === "GET" ? `/v1/users/${id}/memory${query}` : `/v1/users/${id}${query}`, auth),
   );
   const memoryApi = fc
-    .record({ auth, id: segmentArb, route: fc.constantFrom("search", "import", "export"), q: segmentArb, more: fc.constantFrom("", "&limit=5", "&limit=0", "&limit=x", "&limit=500", "&session_id=fz-s1", "&memory_context=true", "&extra=1"), type: contentTypeArb, sessions: importBodyArb })
+    .record({ auth, id: segmentArb, route: fc.constantFrom("search", "import", "export"), q: segmentArb, more: fc.constantFrom("", "&limit=5", "&limit=0", "&limit=x", "&limit=500", "&session_id=fz-s1", "&memory_context=true", "&extra=1"), type: contentTypeArb, sessions: fc.oneof(importBodyArb, importDocumentArb) })
     .map(({ auth, id, route, q, more, type, sessions }) => {
       if (route === "search") return request("GET", `/v1/users/${id}/memory/search?q=${q}${more}`, auth);
       if (route === "export") return request("GET", `/v1/users/${id}/export`, auth);
-      return request("POST", `/v1/users/${id}/sessions/import${more === "&extra=1" ? "?classify=true" : ""}`, auth, Buffer.from(JSON.stringify(sessions)), type);
+      const query = more === "&extra=1" ? "?classify=true" : more === "&limit=5" ? `?as_user=${id}` : "";
+      return request("POST", `/v1/users/${id}/sessions/import${query}`, auth, Buffer.from(JSON.stringify(sessions)), type);
     });
   const stray = fc.record({ auth, method: fc.constantFrom("GET", "PUT", "PATCH", "OPTIONS", "POST"), path: fc.constantFrom("/v1/turns", "/v1/sessions", "/v1/users//memory", "/v1/sessions//messages", "/v1/./turns", "/v1/%2e%2e/healthz", "/v1", "/v2/turns") }).map(({ auth, method, path }) =>
     request(method, path, auth),
   );
-  return fc.oneof({ weight: 6, arbitrary: turn }, { weight: 2, arbitrary: session }, { weight: 2, arbitrary: user }, { weight: 2, arbitrary: memoryApi }, { weight: 1, arbitrary: stray });
+  return fc.oneof({ weight: 6, arbitrary: turn }, { weight: 2, arbitrary: session }, { weight: 2, arbitrary: user }, { weight: 3, arbitrary: memoryApi }, { weight: 1, arbitrary: stray });
 }
 
 function request(method: string, path: string, auth: string | undefined, body?: Buffer, contentType?: string): RawRequest {

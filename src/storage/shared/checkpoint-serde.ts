@@ -15,6 +15,8 @@ import {
   type BaseMessage,
 } from "@langchain/core/messages";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { pruneDeep } from "../../json-bounds.js";
+import { log } from "../../logger.js";
 
 /** Type written by the fast path (plain JSON text); anything else is read by JsonPlus. */
 export const COMPACT_JSON_TYPE = "mg-json";
@@ -174,7 +176,24 @@ export class CompactSerializer implements SerializerProtocol {
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
-    if (type !== COMPACT_JSON_TYPE) return this.#fallback.loadsTyped(type, data) as Promise<unknown>;
+    if (type !== COMPACT_JSON_TYPE) return this.#loadFallback(type, data);
     return revive(JSON.parse(typeof data === "string" ? data : this.#decoder.decode(data)));
+  }
+
+  /**
+   * JsonPlus's load, whose reviver recurses: JSON nested thousands of levels deep (stored before
+   * inputs were bounded) overflows the stack. Such a checkpoint is repaired as it is read (every
+   * value nested deeper than 256 levels becomes null, logged), so that its thread, and GC, go on.
+   */
+  async #loadFallback(type: string, data: Uint8Array | string): Promise<unknown> {
+    try {
+      return (await this.#fallback.loadsTyped(type, data)) as unknown;
+    } catch (error) {
+      if (!(error instanceof RangeError) || type !== "json") throw error;
+      const { value, pruned } = pruneDeep(JSON.parse(typeof data === "string" ? data : this.#decoder.decode(data)), MAX_DEPTH);
+      if (pruned === 0) throw error;
+      log.warn("checkpoint.too_deep", { pruned, max_depth: MAX_DEPTH });
+      return (await this.#fallback.loadsTyped(type, JSON.stringify(value))) as unknown;
+    }
   }
 }

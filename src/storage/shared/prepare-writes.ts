@@ -14,26 +14,47 @@ export interface PreparedPut {
   vector?: number[];
 }
 
+/** Texts embedded per call: a large batch (an import) is embedded in parts, the event loop free between them. */
+const EMBED_CHUNK = 128;
+/** Longest stretch of synchronous preparation between two yields to the event loop. */
+const SLICE_MS = 10;
+
+/** A function that yields to the event loop when `SLICE_MS` have passed since it last did. */
+function timeSlice(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
 /**
  * The index text, terms and vector of every put in a batch that is indexed (`index !== false`),
- * embedded in one call, once, at write time (none when that call fails: see `embedOrSkip`).
- * Deletes and unindexed puts are left out.
+ * embedded once, at write time, in calls of at most `EMBED_CHUNK` texts (none for a call that
+ * fails: see `embedOrSkip`). Deletes and unindexed puts are left out. A large batch yields to the
+ * event loop every few milliseconds, so that an import does not hold other requests up.
  */
 export async function preparePuts(
   operations: readonly Operation[],
   options: { indexFields?: string[]; embeddings?: EmbeddingsInterface },
 ): Promise<Map<Operation, PreparedPut>> {
   const prepared = new Map<Operation, PreparedPut>();
+  const slice = timeSlice();
   for (const op of operations) {
     if (!("value" in op) || op.value === null || op.index === false) continue;
     const text = indexTextOf(op.value, op.index ?? options.indexFields);
     prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
+    await slice();
   }
   const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
   const embeddings = options.embeddings;
-  if (embeddings && embeddable.length > 0) {
-    const vectors = await embedOrSkip("documents", () => embeddings.embedDocuments(embeddable.map((p) => p.text)));
-    if (vectors) embeddable.forEach((p, i) => (p.vector = vectors[i]));
+  // In chunks, yielding between them: a local embedder computes synchronously.
+  for (let from = 0; embeddings && from < embeddable.length; from += EMBED_CHUNK) {
+    const chunk = embeddable.slice(from, from + EMBED_CHUNK);
+    const vectors = await embedOrSkip("documents", () => embeddings.embedDocuments(chunk.map((p) => p.text)));
+    if (vectors) chunk.forEach((p, i) => (p.vector = vectors[i]));
+    await slice();
   }
   return prepared;
 }

@@ -1,4 +1,5 @@
 import { invalidFilter as invalid, isOperatorObject, OPERATORS, RANGE } from "../shared/filter-grammar.js";
+import { READABLE_JSON_SQL } from "./index-cache.js";
 
 /** A SQL condition over `i.value` and its parameters, in order. */
 export interface SqlCondition {
@@ -67,7 +68,8 @@ function operatorCondition(path: string, op: string, operand: unknown): SqlCondi
  * `i`): each top-level field either equals a JSON value exactly, or satisfies every operator
  * given ($eq, $ne, $gt, $gte, $lt, $lte, $in, $nin). Ranges compare numbers with numbers and
  * strings (or Dates, as ISO strings) with strings; a missing field fails every condition except
- * $ne/$nin. Fields set to `undefined` are ignored. Returns "1" for an empty filter.
+ * $ne/$nin; a value SQLite's JSON functions cannot read matches nothing. Fields set to `undefined`
+ * are ignored. Returns "1" for an empty filter.
  * Throws `INVALID_FILTER` for unknown operators or unsupported operands.
  */
 export function filterToSql(filter: Record<string, unknown> | undefined): SqlCondition {
@@ -87,5 +89,6 @@ export function filterToSql(filter: Record<string, unknown> | undefined): SqlCon
     }
   }
   if (parts.length === 0) return { sql: "1", params: [] };
-  return { sql: parts.map((p) => p.sql).join(" AND "), params: parts.flatMap((p) => p.params) };
+  // A value SQLite cannot read (nested too deep) matches no filter, instead of failing the search.
+  return { sql: `(CASE WHEN ${READABLE_JSON_SQL} THEN ${parts.map((p) => p.sql).join(" AND ")} ELSE 0 END)`, params: parts.flatMap((p) => p.params) };
 }

@@ -11,14 +11,22 @@ export interface IndexedWrite {
   traits?: DocTraits;
 }
 
+/**
+ * The SQL condition (over `store_items i`) that SQLite's JSON functions can read the value: JSON
+ * nested over 1,000 levels (stored before inputs were bounded) makes them fail with "malformed
+ * JSON", for the whole statement. A value of at most 2,000 bytes cannot nest that deep, so only a
+ * longer one is checked (`json_valid`, one more parse). Used as a CASE condition, which SQLite
+ * evaluates before the branch (an AND in a result column evaluates both sides).
+ */
+export const READABLE_JSON_SQL = "(octet_length(i.value) <= 2000 OR json_valid(i.value))";
+
 /** The SQL expression (over `store_items i`) of an item's label, as `recordTraits` finds it. */
-export const LABEL_SQL = "CASE WHEN json_type(i.value, '$.role') = 'text' THEN json_extract(i.value, '$.role') END";
+export const LABEL_SQL = `CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.role') = 'text' THEN json_extract(i.value, '$.role') END`;
 /** The SQL expression (over `store_items i`) of whether an item asks a question (1) or not, as `recordTraits` finds it. */
-export const ASKS_SQL =
-  "(json_type(i.value, '$.text') = 'text' AND substr(rtrim(json_extract(i.value, '$.text'), ' ' || char(9, 10, 13)), -1) = '?')";
+export const ASKS_SQL = `(CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.text') = 'text' THEN substr(rtrim(json_extract(i.value, '$.text'), ' ' || char(9, 10, 13)), -1) = '?' ELSE 0 END)`;
 
 /** The SQL expression (over `store_items i`) of who said an item, as `recordTraits` finds it (null for none or ""). */
-export const SPEAKER_SQL = "CASE WHEN json_type(i.value, '$.speaker') = 'text' THEN nullif(json_extract(i.value, '$.speaker'), '') END";
+export const SPEAKER_SQL = `CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.speaker') = 'text' THEN nullif(json_extract(i.value, '$.speaker'), '') END`;
 
 interface TraitColumns {
   label: string | null;

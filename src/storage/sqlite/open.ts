@@ -55,7 +55,9 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
     turnLock,
     gc,
     ping: async () => {
-      db.prepare("SELECT 1").get();
+      // Down the path a request takes (the in-process index and its version check, the full-text
+      // table), not only the connection: a store that cannot serve a search is not ready.
+      await store.search(["readyz"], { query: "ready", limit: 1 });
     },
     close: async () => {
       if (closed) return;

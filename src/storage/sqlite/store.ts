@@ -23,6 +23,7 @@ import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
 import { deleteOrphanedIndexRows, deletePrefix, writeItem } from "./writes.js";
 import { writeWhenFree } from "./write-when-free.js";
+import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { TenantStore } from "../shared/tenant-store.js";
 
@@ -58,7 +59,9 @@ export interface SqliteStoreOptions {
  * tables of the same file. Invariants:
  * - every namespace, search prefix and list prefix begins with a valid tenant
  *   (`assertTenantNamespace`); a batch holding one bad operation throws before changing anything;
- * - a batch runs in one transaction, operations in order (a get after a put sees the put);
+ * - a batch runs in one transaction, operations in order (a get after a put sees the put); a
+ *   large batch of writes only is written in slices on a second connection (`SlicedWriter`), still
+ *   one transaction;
  * - values are JSON objects; `createdAt` survives updates, `updatedAt` is the last write;
  * - a search with a query ranks hybridly (see `searchRanked`) and returns only hits, each with a
  *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first.
@@ -70,6 +73,7 @@ export class SqliteStore extends TenantStore implements StorePort {
   private readonly indexFields: string[] | undefined;
   private readonly settings: RankingSettings;
   private ownsDatabase = false;
+  private readonly sliced: SlicedWriter | undefined;
   private ready = false;
   private closed = false;
 
@@ -78,6 +82,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     options: SqliteStoreOptions = {},
   ) {
     super();
+    this.sliced = SlicedWriter.supports(db) ? new SlicedWriter(db.name) : undefined;
     this.embeddings = options.embeddings;
     this.indexFields = options.indexFields;
     this.settings = {
@@ -120,6 +125,7 @@ export class SqliteStore extends TenantStore implements StorePort {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.sliced?.close();
     if (this.ownsDatabase) this.db.close();
   }
 
@@ -138,6 +144,11 @@ export class SqliteStore extends TenantStore implements StorePort {
     const queryVectors = await embedQueries(operations, this.embeddings);
     this.assertOpen();
     const cache = indexCacheOf(this.db);
+    if (this.sliced && operations.length >= SLICED_BATCH_PUTS && operations.every((op) => "value" in op)) {
+      // A large batch of writes only (an import): one transaction, written without holding the event loop.
+      await this.sliced.write(operations, puts);
+      return operations.map(() => undefined) as OperationResults<Op>;
+    }
     const writes: IndexedWrite[] = [];
     const runAll = () => {
       writes.length = 0; // a write retried after SQLITE_BUSY starts over

@@ -268,3 +268,16 @@ describe("CompactSerializer property", () => {
     );
   });
 });
+
+describe("a checkpoint stored with JSON nested too deep for JsonPlus's reviver", () => {
+  it("loads, every value nested deeper than 256 levels replaced by null, instead of overflowing the stack", async () => {
+    const levels = 100_000;
+    const text = `{"kept":{"a":1},"payload":${'{"a":'.repeat(levels)}1${"}".repeat(levels)}}`;
+    const loaded = (await new CompactSerializer().loadsTyped("json", new TextEncoder().encode(text))) as Record<string, unknown>;
+    expect(loaded.kept).toEqual({ a: 1 });
+    let depth = 0;
+    for (let at: unknown = loaded.payload; at !== null && typeof at === "object"; at = (at as { a: unknown }).a) depth += 1;
+    expect(depth).toBe(255);
+    await expect(new JsonPlusSerializer().loadsTyped("json", new TextEncoder().encode(text))).rejects.toThrow(RangeError);
+  });
+});

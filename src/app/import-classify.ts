@@ -1,0 +1,81 @@
+import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
+import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import { eventPut } from "../memory/events.js";
+import { loadFacts, upsertFacts } from "../memory/facts.js";
+import type { ImportPlan } from "../memory/import.js";
+import { namespaces } from "../memory/namespaces.js";
+import type { FactRecord } from "../memory/records.js";
+import type { MemoryScope } from "../memory/scope.js";
+import { isTransientError, withRetry } from "../models/chat-model.js";
+import type { ClassifiedEvent } from "../models/event-schema.js";
+import { classifyByKeywords } from "../models/keyword-classifier.js";
+import { classifyWithModel } from "../models/structured.js";
+import { retryOptions, type GraphDeps } from "../nodes/deps.js";
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** What classifying an import gives: the writes of its events and facts, made with the import's own. */
+export interface ImportClassification {
+  puts: Operation[];
+  events: number;
+  facts: number;
+  classified: number;
+}
+
+/** Longest stretch of synchronous work between two yields to the event loop. */
+const SLICE_MS = 10;
+
+/**
+ * Classifies the imported user messages in order, each session keeping its last intent and active
+ * entities for the next message as a live session does; events and facts are dated by the message,
+ * a changed fact superseding the one before it as `saveFacts` would. Writes nothing: the caller
+ * writes the returned puts with the import, in one batch. A model that fails falls back to the
+ * keyword classifier (logged), as classify_event does. Yields to the event loop every few
+ * milliseconds, so a long import does not hold other requests up.
+ */
+export async function classifyImported(store: BaseStore, deps: GraphDeps, user: UserScope, plan: ImportPlan): Promise<ImportClassification> {
+  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
+  const contexts = new Map<string, { lastIntent?: string; activeEntities: ClassifiedEvent["entities"] }>();
+  let facts: FactRecord[] = await loadFacts(store, user);
+  const factWrites = new Map<string, FactRecord>();
+  const eventPuts: Operation[] = [];
+  let classified = 0;
+  let sliceStart = performance.now();
+  for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
+    if (record.role !== "user" || record.recall === false) continue;
+    const context = contexts.get(scope.sessionId) ?? { activeEntities: [] };
+    let fromModel: ClassifiedEvent | undefined;
+    if (model) {
+      try {
+        fromModel = await withRetry(() => classifyWithModel(model, record.text, context), { ...retryOptions(deps), isRetryable: isTransientError });
+      } catch (error) {
+        log.warn("classifier_fallback", { reason: messageOf(error), source: "import" });
+      }
+    }
+    const event = fromModel ?? classifyByKeywords(record.text, context);
+    if (event.importance >= deps.limits.importanceThreshold) {
+      const { type, importance, intent, entities, language, payload } = event;
+      const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
+      eventPuts.push(eventPut(user, { ...base, type, importance, intent, entities, language, payload, classifiedBy: fromModel ? "model" : "keywords" }));
+    }
+    const writes = upsertFacts(facts, event.attributeUpdates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
+    if (writes.length > 0) {
+      const ids = new Set(writes.map((fact) => fact.id));
+      facts = [...facts.filter((fact) => !ids.has(fact.id)), ...writes];
+      for (const fact of writes) factWrites.set(fact.id, fact);
+    }
+    contexts.set(scope.sessionId, {
+      lastIntent: event.intent || context.lastIntent,
+      activeEntities: event.entities.length > 0 ? event.entities : context.activeEntities,
+    });
+    classified += 1;
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+  // Unindexed, as `saveFacts` writes them: facts are read whole, never searched by text.
+  const factPuts = [...factWrites.values()].map((fact): Operation => ({ namespace: namespaces.facts(user), key: fact.id, value: { ...fact }, index: false }));
+  return { puts: [...eventPuts, ...factPuts], events: eventPuts.length, facts: factPuts.length, classified };
+}

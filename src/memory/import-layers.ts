@@ -1,0 +1,108 @@
+import type { Operation } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../errors.js";
+import { jsonDepth } from "../json-bounds.js";
+import type { ParsedImport } from "./import-schema.js";
+import { namespaces } from "./namespaces.js";
+import type { MemoryScope } from "./scope.js";
+
+/**
+ * The records an export carries beside its messages (events, facts, summaries, idempotency
+ * records of turns): which messages they point at, and which of them an import must write.
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** One message a record points at, and the field that names it. */
+export interface MessageReference {
+  field: string;
+  sessionId: string;
+  messageId: string;
+}
+
+/** A record's session, for records that name no message (a fact with no source). */
+export interface SessionReference {
+  field: string;
+  sessionId: string;
+}
+
+/** Every session and message the records of `parsed` point at (fields dotted from the document's root). */
+export function referencesOf(parsed: ParsedImport): { messages: MessageReference[]; sessions: SessionReference[] } {
+  const messages: MessageReference[] = [];
+  const sessions: SessionReference[] = [];
+  const add = (field: string, sessionId: string, messageId: string) => messages.push({ field, sessionId, messageId });
+  parsed.events.forEach((event, i) => add(`events.${i}.messageId`, event.sessionId, event.messageId));
+  parsed.facts.forEach((fact, i) => {
+    fact.sourceMessageIds.forEach((id, j) => add(`facts.${i}.sourceMessageIds.${j}`, fact.sessionId, id));
+    if (fact.sourceMessageIds.length === 0) sessions.push({ field: `facts.${i}.sessionId`, sessionId: fact.sessionId });
+  });
+  parsed.summaries.forEach((summary, i) => {
+    add(`summaries.${i}.fromMessageId`, summary.sessionId, summary.fromMessageId);
+    add(`summaries.${i}.toMessageId`, summary.sessionId, summary.toMessageId);
+    summary.messageIds.forEach((id, j) => add(`summaries.${i}.messageIds.${j}`, summary.sessionId, id));
+  });
+  parsed.turns.forEach((turn, i) => {
+    add(`turns.${i}.key`, turn.sessionId, turn.key);
+    if (turn.parentMessageId !== null) add(`turns.${i}.parentMessageId`, turn.sessionId, turn.parentMessageId);
+  });
+  return { messages, sessions };
+}
+
+/** UNKNOWN_REFERENCE naming `field`: the record points at something neither the import nor the store holds. */
+export function unknownReference(field: string, what: string): MemoryGraphError {
+  return new MemoryGraphError("UNKNOWN_REFERENCE", `${field}: ${what} is neither in this import nor stored; nothing was imported`, {
+    kind: "user",
+    field,
+  });
+}
+
+/** One record of a layer, where it is written. */
+export interface LayerRecord {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  layer: "events" | "facts" | "summaries" | "turns";
+}
+
+/** The records of every layer in `parsed`, keyed as their layers write them. */
+export function layerRecordsOf(user: UserScope, parsed: ParsedImport): LayerRecord[] {
+  const records: LayerRecord[] = [];
+  for (const layer of ["events", "facts", "summaries"] as const) {
+    for (const record of parsed[layer]) records.push({ namespace: namespaces[layer](user), key: record.id, value: { ...record }, layer });
+  }
+  for (const { sessionId, ...turn } of parsed.turns) {
+    records.push({ namespace: namespaces.turns({ ...user, sessionId }), key: turn.key, value: { ...turn }, layer: "turns" });
+  }
+  return records;
+}
+
+/**
+ * The puts of the layer records that differ from what is stored under their keys (`stored`, in the
+ * same order; null for none), and how many of each layer that is: an import sent again writes none.
+ */
+export function layerWrites(records: readonly LayerRecord[], stored: readonly unknown[]): { puts: Operation[]; written: Record<LayerRecord["layer"], number> } {
+  const written = { events: 0, facts: 0, summaries: 0, turns: 0 };
+  const puts: Operation[] = [];
+  records.forEach((record, i) => {
+    if (sameJson(stored[i], record.value)) return;
+    written[record.layer] += 1;
+    puts.push({ namespace: record.namespace, key: record.key, value: record.value, index: false });
+  });
+  return { puts, written };
+}
+
+/** Deepest stored value compared: anything deeper (stored before inputs were bounded) is written over. */
+const MAX_COMPARED_DEPTH = 64;
+
+/** Whether two JSON values are equal, whatever the order of their keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (jsonDepth(a, MAX_COMPARED_DEPTH) > MAX_COMPARED_DEPTH || jsonDepth(b, MAX_COMPARED_DEPTH) > MAX_COMPARED_DEPTH) return false;
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(",")}}`;
+}
