@@ -2,6 +2,8 @@ import type pg from "pg";
 import type { Item, ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
 import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/namespace.js";
 import { vectorLiteral } from "./sql.js";
+import { recordTraits } from "../../memory/ranking/document-text.js";
+import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 
 /** A put with the `tokenize()` terms of its indexed text (space-joined) and, when embedded, its vector. */
 import type { PreparedPut } from "../shared/prepare-writes.js";
@@ -35,24 +37,31 @@ export async function readItem(db: pg.ClientBase, schema: string, namespace: str
 
 /**
  * Applies one put inside the caller's transaction: upserts the item (keeping `created_at`,
- * setting `updated_at`, a fresh `seq` and its full-text terms) and replaces its vector, or deletes
- * the item (its vector goes with it) when the value is null. Empty `terms` leave the item out of
- * full-text search.
+ * setting `updated_at`, a fresh `seq`, its full-text terms, its `tokens` and trait columns, and
+ * this transaction as `written_xid`) and replaces its vector, or deletes the item (its vector goes
+ * with it; the deletion is logged in `store_deletions`) when the value is null. Empty `terms`
+ * leave the item out of full-text search and of the recall index.
  */
-export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, vector }: PreparedPut): Promise<void> {
+export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut): Promise<void> {
   const path = pathOf(op.namespace);
   if (op.value === null) {
-    await db.query(`DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2`, [path, op.key]);
+    await db.query(
+      `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id)
+       INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d`,
+      [path, op.key],
+    );
     return;
   }
   const now = new Date();
+  const columns = columnsOfTraits(traits ?? recordTraits(op.value));
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms)
-     VALUES ($1, $2, $3, $4, $5, $5, CASE WHEN $6::text = '' THEN NULL ELSE to_tsvector('simple', $6::text) END)
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms, tokens, label, speaker, asks)
+     VALUES ($1, $2, $3, $4, $5, $5, CASE WHEN $6::text = '' THEN NULL ELSE to_tsvector('simple', $6::text) END, NULLIF($6::text, ''), $7, $8, $9)
      ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at,
-       terms = EXCLUDED.terms, seq = nextval('${schema}.store_items_seq')
+       terms = EXCLUDED.terms, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
+       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id`,
-    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms],
+    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks],
   );
   if (!vectors) return;
   const id = rows[0]?.id;
@@ -67,11 +76,16 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
   }
 }
 
-/** Deletes every item under `prefix` (vectors go with them); returns the item count. */
+/** Deletes every item under `prefix` (vectors go with them; the range is logged in `store_deletions`); returns the item count. */
 export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, prefix: readonly string[]): Promise<number> {
   const { from, to } = prefixRange(prefix);
-  const result = await db.query(`DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2`, [from, to]);
-  return result.rowCount ?? 0;
+  const { rows } = await db.query<{ n: string }>(
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2 RETURNING 1),
+     logged AS (INSERT INTO ${schema}.store_deletions (from_path, to_path) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM d))
+     SELECT count(*) AS n FROM d`,
+    [from, to],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Lists namespaces as every store does (see `pickNamespaces`). Expects `validateOperation` to have passed. */
