@@ -38,7 +38,8 @@ interface Measured {
 
 async function runConversation(conv: LocomoConversation, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
-  const { store, close } = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
+  const opened = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
+  const store = opened.store;
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
@@ -67,7 +68,7 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
     }
   } finally {
     await memory.close();
-    await close();
+    await opened.close();
   }
 }
 

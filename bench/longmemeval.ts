@@ -41,7 +41,8 @@ interface Measured {
 
 async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
-  const { store, close } = await stores.open(q.id, { embeddings, hybrid: tuning });
+  const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
+  const store = opened.store;
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
   const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
@@ -64,7 +65,7 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
     out.inContext.push(evidenceShown(memoryContext?.shownIds ?? [], [...evidence]));
   } finally {
     await memory.close();
-    await close();
+    await opened.close();
   }
 }
 

@@ -22,11 +22,6 @@ export interface SearchContext {
   cache: PostgresIndexCache;
 }
 
-function scope(op: SearchOperation, p: Params): string {
-  const { from, to } = prefixRange(op.namespacePrefix);
-  return `i.ns_path >= ${p.add(from)} AND i.ns_path < ${p.add(to)} AND (${filterToPg(op.filter, p)})`;
-}
-
 /**
  * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
  * the page, not by what the prefix holds: a recursive skip scan finds the namespaces under the
@@ -115,7 +110,12 @@ export async function searchRanked(db: pg.ClientBase, ctx: SearchContext, op: We
     const chunk = fused.slice(start, start + wanted);
     const p = new Params();
     const ids = p.add(chunk.map((hit) => hit.id));
-    const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY(${ids}::bigint[]) AND ${scope(op, p)}`, p.values);
+    // Every hit lies under the prefix (the index holds only it): only a filter needs checking, row by row.
+    const where = hasFilter(op) ? `WHERE ${filterToPg(op.filter, p)}` : "";
+    const { rows } = await db.query<ItemRow>(
+      `SELECT ${ITEM_COLUMNS} FROM unnest(${ids}::bigint[]) AS u(id) JOIN ${ctx.schema}.store_items i ON i.id = u.id ${where}`,
+      p.values,
+    );
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     for (const hit of chunk) {
       const row = byId.get(hit.id);

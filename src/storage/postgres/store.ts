@@ -156,7 +156,9 @@ export class PostgresStore extends TenantStore implements StorePort {
     const queryVectors = await embedQueries(operations, useVectors ? this.embeddings : undefined);
     for (const put of puts.values()) if (put.vector) await this.ensureIndex(put.vector.length);
     const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings, cache: this.cache };
-    return this.transaction(async (db) => {
+    // A batch that only reads needs no transaction of its own (BEGIN and COMMIT cost two round trips).
+    const reading = !operations.some((op) => "value" in op);
+    return this.transaction(reading, async (db) => {
       const results: unknown[] = [];
       for (const op of operations) {
         if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
@@ -198,7 +200,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     assertTenantNamespace(prefix, { field: "namespacePrefix" });
     await this.setup();
     const { from, to } = prefixRange(prefix);
-    await this.transaction((db) => this.cache.indexOf(db, from, to));
+    await this.transaction(true, (db) => this.cache.indexOf(db, from, to));
   }
 
   /** Deletes vector rows whose item is gone (none while the foreign key holds) and deletion-log rows older than a day; returns the count. */
@@ -219,16 +221,17 @@ export class PostgresStore extends TenantStore implements StorePort {
     return rows.map((r) => r.tenant);
   }
 
-  private async transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(readOnly: boolean, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertOpen();
     const client = await this.pool.connect();
     try {
+      if (readOnly) return await work(client);
       await client.query("BEGIN");
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      if (!readOnly) await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
       client.release();
