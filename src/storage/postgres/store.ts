@@ -1,9 +1,9 @@
 import pg from "pg";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import type { GetOperation, Operation, OperationResults, PutOperation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { deletePrefix, listNamespaces, readItem, writeItem } from "./items.js";
+import { deletePrefix, listNamespaces, readItem, readItems, writeItem, writeItems } from "./items.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
@@ -15,6 +15,24 @@ import { TenantStore } from "../shared/tenant-store.js";
 import { validateOperation } from "../shared/operations.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+
+const isUpsert = (op: Operation): op is PutOperation => "value" in op && op.value !== null;
+const isGet = (op: Operation): op is GetOperation => "key" in op && !("value" in op);
+
+/** The operations from `start` on that pass `test`, stopping before a second one at the same namespace and key. */
+function runOf<T extends PutOperation | GetOperation>(operations: readonly Operation[], start: number, test: (op: Operation) => op is T): T[] {
+  const run: T[] = [];
+  const keys = new Set<string>();
+  for (let i = start; i < operations.length; i++) {
+    const op = operations[i] as Operation;
+    if (!test(op)) break;
+    const key = `${pathOf(op.namespace)}\u0000${op.key}`;
+    if (keys.has(key)) break;
+    keys.add(key);
+    run.push(op);
+  }
+  return run;
+}
 
 /** Options of `PostgresStore`. */
 export interface PostgresStoreOptions {
@@ -160,7 +178,23 @@ export class PostgresStore extends TenantStore implements StorePort {
     const reading = !operations.some((op) => "value" in op);
     return this.transaction(reading, async (db) => {
       const results: unknown[] = [];
-      for (const op of operations) {
+      for (let i = 0; i < operations.length; ) {
+        const op = operations[i] as Operation;
+        // A run of upserts (distinct keys) is one statement, a run of gets another; in order all the same.
+        const upserts = runOf(operations, i, isUpsert);
+        const gets = runOf(operations, i, isGet);
+        if (upserts.length > 1) {
+          await writeItems(db, this.schema, vectors, upserts.map((put) => puts.get(put) ?? { op: put, text: "", terms: "" }));
+          results.push(...upserts.map(() => undefined));
+          i += upserts.length;
+          continue;
+        }
+        if (gets.length > 1) {
+          results.push(...(await readItems(db, this.schema, gets)));
+          i += gets.length;
+          continue;
+        }
+        i += 1;
         if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
         else if ("namespacePrefix" in op) {
           results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
