@@ -6,14 +6,23 @@ import { RecallIndex } from "../../memory/ranking/recall-index.js";
 export interface IndexCacheLimits {
   /** A prefix holding more indexed items than this is not indexed (its ranked searches fail with a clear error). */
   maxItems: number;
-  /** Items over all cached prefixes; past it, the least recently used prefixes go. */
-  maxCachedItems: number;
+  /** Estimated heap of all cached prefixes, in bytes (see `estimatedBytes`); past it, the least recently used prefixes go. */
+  maxCachedBytes: number;
   /** Cached prefixes; past it, the least recently used go. */
   maxPrefixes: number;
 }
 
-/** About 1 KB of heap per cached item (measured, see docs/recall.md): 200,000 items is about 200 MB. */
-export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedItems: 200_000, maxPrefixes: 4096 });
+/** 256 MB of estimated heap: with the service's own ~160 MB, 1,000 active users stay under 512 MB of RSS (docs/recall.md). */
+export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: 256 * 1024 * 1024, maxPrefixes: 4096 });
+
+/**
+ * The heap an index of `items` messages takes, as measured with `bench:recall-users` (synthetic
+ * chat messages of 6–20 words, forced GC): about 80 KB per index plus 2.9 KB per message (its
+ * postings, terms, neighbours and traits).
+ */
+export function estimatedBytes(items: number): number {
+  return 80_000 + 2_900 * items;
+}
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
 const MAX_DELTA = 20_000;
@@ -45,8 +54,9 @@ interface ChangeRow extends TraitColumns {
  *   committed by any process is ranked by the next search on any other (read-your-writes across
  *   instances), whatever order transactions commit in;
  * - an entry is built from the prefix's rows (`tokens` and trait columns, in id order) on first use;
- * - bounded: at most `maxCachedItems` items over all entries and `maxPrefixes` entries, least
- *   recently used (one user's prefix) evicted first; a prefix over `maxItems` is not cached;
+ * - bounded: at most `maxCachedBytes` of estimated heap over all entries (`estimatedBytes`) and
+ *   `maxPrefixes` entries, least recently used (one user's prefix) evicted first; a prefix over
+ *   `maxItems` is not indexed;
  * - synchronising and building run one at a time per cache, so a stale read never overwrites a
  *   newer one.
  */
@@ -66,6 +76,11 @@ export class PostgresIndexCache {
   /** Items held over all entries. */
   get size(): number {
     return this.cached;
+  }
+
+  /** Estimated heap of all entries, in bytes. */
+  get bytes(): number {
+    return this.entries.size * estimatedBytes(0) + (this.cached * (estimatedBytes(1) - estimatedBytes(0)));
   }
 
   /** The index of the prefix range [from, to), current as of now; undefined when the prefix is too large to index. */
@@ -157,7 +172,7 @@ export class PostgresIndexCache {
     for (const row of rows) this.addTo(entry, row);
     this.entries.set(key, entry);
     for (const [oldest, old] of this.entries) {
-      if (oldest === key || (this.entries.size <= this.limits.maxPrefixes && this.cached <= this.limits.maxCachedItems)) break;
+      if (oldest === key || (this.entries.size <= this.limits.maxPrefixes && this.bytes <= this.limits.maxCachedBytes)) break;
       this.drop(oldest, old);
     }
     return entry.index;

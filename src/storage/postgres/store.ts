@@ -110,11 +110,11 @@ export class PostgresStore extends TenantStore implements StorePort {
     };
     const limits = { ...DEFAULT_INDEX_CACHE_LIMITS, ...options.indexCache };
     const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
-    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1, limits.maxItems, limits.maxCachedItems + 1, limits.maxPrefixes];
+    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1, limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes];
     if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
       throw new MemoryGraphError(
         "INVALID_INPUT",
-        "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit and the index cache's bounds be integers ≥ 1, vectorCandidates, recentCandidates and maxCachedItems integers ≥ 0",
+        "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit and the index cache's bounds be integers ≥ 1, vectorCandidates, recentCandidates and maxCachedBytes integers ≥ 0",
         { kind: "user", field: "options" },
       );
     }
