@@ -5,7 +5,6 @@ import { vectorLiteral } from "./sql.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 
-/** A put with the `tokenize()` terms of its indexed text (space-joined) and, when embedded, its vector. */
 import type { PreparedPut } from "../shared/prepare-writes.js";
 
 /** An item row as read back. */
@@ -37,10 +36,10 @@ export async function readItem(db: pg.ClientBase, schema: string, namespace: str
 
 /**
  * Applies one put inside the caller's transaction: upserts the item (keeping `created_at`,
- * setting `updated_at`, a fresh `seq`, its full-text terms, its `tokens` and trait columns, and
- * this transaction as `written_xid`) and replaces its vector, or deletes the item (its vector goes
- * with it; the deletion is logged in `store_deletions`) when the value is null. Empty `terms`
- * leave the item out of full-text search and of the recall index.
+ * setting `updated_at`, a fresh `seq`, its `tokens` and trait columns, and this transaction as
+ * `written_xid`) and replaces its vector, or deletes the item (its vector goes with it; the
+ * deletion is logged in `store_deletions`) when the value is null. Empty `terms` leave the item
+ * out of the recall index.
  */
 export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut): Promise<void> {
   const path = pathOf(op.namespace);
@@ -55,10 +54,9 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
   const now = new Date();
   const columns = columnsOfTraits(traits ?? recordTraits(op.value));
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms, tokens, label, speaker, asks)
-     VALUES ($1, $2, $3, $4, $5, $5, CASE WHEN $6::text = '' THEN NULL ELSE to_tsvector('simple', $6::text) END, NULLIF($6::text, ''), $7, $8, $9)
-     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at,
-       terms = EXCLUDED.terms, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
+     VALUES ($1, $2, $3, $4, $5, $5, NULLIF($6::text, ''), $7, $8, $9)
+     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
        seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id`,
     [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks],
@@ -85,14 +83,12 @@ export async function writeItems(db: pg.ClientBase, schema: string, vectors: boo
   if (puts.length === 1) return writeItem(db, schema, vectors, puts[0] as PreparedPut);
   const columns = puts.map(({ op, traits }) => columnsOfTraits(traits ?? recordTraits(op.value)));
   const { rows } = await db.query<{ id: string; ns_path: string; key: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms, tokens, label, speaker, asks)
-     SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9,
-       CASE WHEN u.terms = '' THEN NULL ELSE to_tsvector('simple', u.terms) END, NULLIF(u.terms, ''), u.label, u.speaker, u.asks
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
+     SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9, NULLIF(u.terms, ''), u.label, u.speaker, u.asks
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
        WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, n)
      ORDER BY u.n
-     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at,
-       terms = EXCLUDED.terms, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
+     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
        seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id, ns_path, key`,
     [

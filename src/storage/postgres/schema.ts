@@ -8,8 +8,8 @@ import { indexTextOf } from "../shared/index-text.js";
  * The Postgres store's tables, in the store's own schema (`s` below):
  * - `store_items`: one row per (namespace, key). `ns_path` is the namespace in `pathOf` form under
  *   the "C" collation, so a namespace prefix is an index range; `seq` grows with every write and
- *   breaks `updated_at` ties; `terms` is `to_tsvector('simple', …)` over our `tokenize()` output
- *   (NULL when the item is not indexed), with a GIN index.
+ *   breaks `updated_at` ties; `terms` was `to_tsvector('simple', …)` over our `tokenize()` output
+ *   with a GIN index, until migration 5 dropped both (ranking reads `tokens`, below).
  * - `store_vectors` (only with pgvector): one embedding per item, deleted with it, in half
  *   precision (`halfvec`, pgvector ≥ 0.7: half the bytes of `vector`; migration 3 converts the
  *   rows written before it); an HNSW index per embedding length is made on first use
@@ -96,6 +96,14 @@ const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS store_deletions_xid ON ${s}.store_deletions (xid);`,
     fill: true,
+  },
+  {
+    version: 5,
+    needsVector: false,
+    // Ranking reads `tokens` in process since migration 4: the tsvector and its GIN index only cost writes.
+    sql: (s) => `
+      DROP INDEX IF EXISTS ${s}.store_items_terms;
+      ALTER TABLE ${s}.store_items DROP COLUMN IF EXISTS terms;`,
   },
 ];
 

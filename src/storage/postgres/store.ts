@@ -206,7 +206,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   }
 
   /**
-   * Deletes every item (with its full-text terms and vector) whose namespace starts with
+   * Deletes every item (with its vector) whose namespace starts with
    * `prefix`; returns how many items were deleted. The prefix must begin with a tenant.
    */
   async deleteNamespacePrefix(prefix: string[]): Promise<number> {
