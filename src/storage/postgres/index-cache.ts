@@ -108,12 +108,14 @@ export class PostgresIndexCache {
       this.syncedAt = Date.now();
       return;
     }
-    // One statement, one snapshot: the new xmin and every change not visible before it.
+    // One statement, one snapshot: the new xmin and every change not visible before it. The ORDER
+    // BY keeps the planner on the written_xid index when statistics lag a bulk write.
     const { rows } = await db.query<ChangeRow>(
       `SELECT 'x' AS kind, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL::bigint AS id, NULL::text AS ns_path,
          NULL::text AS to_path, NULL::text AS tokens, NULL::text AS label, NULL::text AS speaker, NULL::boolean AS asks
        UNION ALL SELECT 'd', NULL, item_id, from_path, to_path, NULL, NULL, NULL, NULL FROM ${s}.store_deletions WHERE xid >= $1::xid8
-       UNION ALL (SELECT 'i', NULL, id, ns_path, NULL, tokens, label, speaker, asks FROM ${s}.store_items WHERE written_xid >= $1::xid8 LIMIT $2)`,
+       UNION ALL (SELECT 'i', NULL, id, ns_path, NULL, tokens, label, speaker, asks FROM ${s}.store_items
+                  WHERE written_xid >= $1::xid8 ORDER BY written_xid LIMIT $2)`,
       [this.seen, MAX_DELTA + 1],
     );
     this.apply(rows);

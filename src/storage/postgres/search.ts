@@ -111,11 +111,8 @@ export async function searchRanked(db: pg.ClientBase, ctx: SearchContext, op: We
     const p = new Params();
     const ids = p.add(chunk.map((hit) => hit.id));
     // Every hit lies under the prefix (the index holds only it): only a filter needs checking, row by row.
-    const where = hasFilter(op) ? `WHERE ${filterToPg(op.filter, p)}` : "";
-    const { rows } = await db.query<ItemRow>(
-      `SELECT ${ITEM_COLUMNS} FROM unnest(${ids}::bigint[]) AS u(id) JOIN ${ctx.schema}.store_items i ON i.id = u.id ${where}`,
-      p.values,
-    );
+    const where = hasFilter(op) ? `AND (${filterToPg(op.filter, p)})` : "";
+    const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY(${ids}::bigint[]) ${where}`, p.values);
     const byId = new Map(rows.map((row) => [String(row.id), row]));
     for (const hit of chunk) {
       const row = byId.get(hit.id);
