@@ -25,10 +25,10 @@ const opened = await stores.open("users", {});
 const store = opened.store;
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 
-function heap(): { heapUsed: number; rss: number } {
+function heap(): { heapUsed: number; rss: number; arrayBuffers: number } {
   (globalThis as { gc?: () => void }).gc?.();
-  const { heapUsed, rss } = process.memoryUsage();
-  return { heapUsed, rss };
+  const { heapUsed, rss, arrayBuffers } = process.memoryUsage();
+  return { heapUsed, rss, arrayBuffers };
 }
 
 try {
@@ -67,6 +67,7 @@ try {
     gc_forced: typeof (globalThis as { gc?: unknown }).gc === "function",
     heap_mb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
     rss_mb: { before: mb(before.rss), after: mb(after.rss) },
+    array_buffers_mb: { before: mb(before.arrayBuffers), after: mb(after.arrayBuffers) },
     heap_kb_per_user: round((after.heapUsed - before.heapUsed) / 1024 / users, 1),
     heap_bytes_per_message: Math.round((after.heapUsed - before.heapUsed) / (users * perUser)),
   };

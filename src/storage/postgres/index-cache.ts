@@ -6,22 +6,23 @@ import { RecallIndex } from "../../memory/ranking/recall-index.js";
 export interface IndexCacheLimits {
   /** A prefix holding more indexed items than this is not indexed (its ranked searches fail with a clear error). */
   maxItems: number;
-  /** Estimated heap of all cached prefixes, in bytes (see `estimatedBytes`); past it, the least recently used prefixes go. */
+  /** Estimated memory of all cached prefixes, in bytes (see `estimatedBytes`); past it, the least recently used prefixes go. */
   maxCachedBytes: number;
   /** Cached prefixes; past it, the least recently used go. */
   maxPrefixes: number;
 }
 
-/** 256 MB of estimated heap: with the service's own ~160 MB, 1,000 active users stay under 512 MB of RSS (docs/recall.md). */
+/** 256 MB of estimated memory: with the service's own ~180 MB, 1,000 active users stay under 512 MB of RSS (docs/recall.md). */
 export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: 256 * 1024 * 1024, maxPrefixes: 4096 });
 
 /**
- * The heap an index of `items` messages takes, as measured with `bench:recall-users` (synthetic
- * chat messages of 6–20 words, forced GC): about 80 KB per index plus 2.9 KB per message (its
- * postings, terms, neighbours and traits).
+ * The memory an index of `items` messages takes, as measured with `bench:recall-users` (synthetic
+ * chat messages of 6–20 words, forced GC): the process's RSS grew 5.6 KB per cached message (its
+ * postings, terms, neighbours and traits: V8 heap plus typed arrays' backing stores, which the heap
+ * figure leaves out), and each index has a fixed part (term dictionary, scratch arrays).
  */
 export function estimatedBytes(items: number): number {
-  return 80_000 + 2_900 * items;
+  return 160_000 + 5_600 * items;
 }
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
@@ -54,7 +55,7 @@ interface ChangeRow extends TraitColumns {
  *   committed by any process is ranked by the next search on any other (read-your-writes across
  *   instances), whatever order transactions commit in;
  * - an entry is built from the prefix's rows (`tokens` and trait columns, in id order) on first use;
- * - bounded: at most `maxCachedBytes` of estimated heap over all entries (`estimatedBytes`) and
+ * - bounded: at most `maxCachedBytes` of estimated memory over all entries (`estimatedBytes`) and
  *   `maxPrefixes` entries, least recently used (one user's prefix) evicted first; a prefix over
  *   `maxItems` is not indexed;
  * - synchronising and building run one at a time per cache, so a stale read never overwrites a
@@ -78,7 +79,7 @@ export class PostgresIndexCache {
     return this.cached;
   }
 
-  /** Estimated heap of all entries, in bytes. */
+  /** Estimated memory of all entries, in bytes. */
   get bytes(): number {
     return this.entries.size * estimatedBytes(0) + (this.cached * (estimatedBytes(1) - estimatedBytes(0)));
   }
