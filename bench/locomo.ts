@@ -1,19 +1,18 @@
 /**
  * LoCoMo retrieval benchmark: `npm run bench:locomo -- --data <file> [--json <out>]`.
- * For each conversation, a fresh SQLite memory (temp file) is filled through the public API only:
+ * For each conversation, a fresh memory (`--backend sqlite`, the default: a temp file; `postgres`:
+ * a fresh schema in the database of `--database-url`, else DATABASE_URL) is filled through the public API only:
  * `memory.importSessions`, one call per session (each turn with its speaker and its session's
  * date); then every question is asked through `memory.search` (ranking metrics, latency) and
  * `memory.search` with `withContext` (the memory block call_model would be given). Prints JSON.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
-import { SqliteStore } from "../src/entries/sqlite.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
+import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLocomo, type LocomoConversation } from "./lib/locomo-data.js";
 import { mean, percentile, recallAt, round, summarize, type QuestionResult } from "./lib/metrics.js";
@@ -37,9 +36,10 @@ interface Measured {
   inContext: { category: number; fraction: number }[];
 }
 
-async function runConversation(conv: LocomoConversation, dir: string, out: Measured, vectors: boolean): Promise<void> {
+async function runConversation(conv: LocomoConversation, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
-  const store = SqliteStore.open(join(dir, `${conv.sampleId}.db`), { embeddings, hybrid: tuning });
+  const opened = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
+  const store = opened.store;
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
@@ -68,7 +68,7 @@ async function runConversation(conv: LocomoConversation, dir: string, out: Measu
     }
   } finally {
     await memory.close();
-    store.close();
+    await opened.close();
   }
 }
 
@@ -93,23 +93,24 @@ async function main(): Promise<void> {
       "per-question": { type: "string" },
       baseline: { type: "string" },
       hybrid: { type: "string" },
+      ...BACKEND_OPTIONS,
     },
     strict: true,
   });
   if (!values.data) {
     process.stderr.write(
-      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>]\n",
+      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
   const conversations = loadLocomo(values.data);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
-  const dir = mkdtempSync(join(tmpdir(), "locomo-"));
+  const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { results: [], bm25: [], ids: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {
-    for (const conv of conversations) await runConversation(conv, dir, measured, values.embeddings !== "none");
+    for (const conv of conversations) await runConversation(conv, stores, measured, values.embeddings !== "none");
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    stores.dispose();
   }
   const { results } = measured;
   const main = results.filter((r) => r.category >= 1 && r.category <= 4 && r.evidence.length > 0);
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
   const inContext = (list: { fraction: number }[]): number => round(100 * mean(list.map((x) => x.fraction)));
   const report = {
     data: values.data,
+    backend: stores.backend,
     embeddings: values.embeddings === "none" ? "none" : "local hashed character n-grams (HashedNgramEmbeddings)",
     conversations: conversations.length,
     turns: conversations.reduce((s, c) => s + c.turns.length, 0),

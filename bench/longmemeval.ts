@@ -1,22 +1,21 @@
 /**
  * LongMemEval retrieval benchmark:
  * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]`.
- * For each question, a fresh SQLite memory (temp file) holds only that question's haystack, filled
+ * For each question, a fresh memory (`--backend sqlite`, the default: a temp file; `postgres`: a
+ * fresh schema in the database of `--database-url`, else DATABASE_URL) holds only that question's haystack, filled
  * through the public API only: `memory.importSessions`, one call per session (each turn with its
  * session's date); then the question is asked through `memory.search` (turn metrics, latency: the
  * first query after the writes is the one timed) and `memory.search` with `withContext` (the memory
  * block call_model would be given). A plain Okapi BM25 over "role: content" runs on the same
  * questions. Prints JSON.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
-import { SqliteStore } from "../src/entries/sqlite.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
+import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
 import { mean, percentile, round } from "./lib/metrics.js";
@@ -40,10 +39,10 @@ interface Measured {
   inContext: number[];
 }
 
-async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: boolean): Promise<void> {
+async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
-  const file = join(dir, `${q.id}.db`);
-  const store = SqliteStore.open(file, { embeddings, hybrid: tuning });
+  const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
+  const store = opened.store;
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
   const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
@@ -66,8 +65,7 @@ async function runQuestion(q: LmeQuestion, dir: string, out: Measured, vectors: 
     out.inContext.push(evidenceShown(memoryContext?.shownIds ?? [], [...evidence]));
   } finally {
     await memory.close();
-    store.close();
-    rmSync(file, { force: true });
+    await opened.close();
   }
 }
 
@@ -100,28 +98,30 @@ async function main(): Promise<void> {
       hybrid: { type: "string" },
       every: { type: "string", default: "1" },
       embeddings: { type: "string", default: "none" },
+      ...BACKEND_OPTIONS,
     },
     strict: true,
   });
   const every = Number(values.every);
   if (!values.data || !Number.isInteger(every) || every < 1 || !["local", "none"].includes(values.embeddings)) {
     process.stderr.write(
-      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]\n",
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
   const questions = loadLongMemEval(values.data).filter((_, i) => i % every === 0);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
-  const dir = mkdtempSync(join(tmpdir(), "longmemeval-"));
+  const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {
-    for (const q of questions) await runQuestion(q, dir, measured, values.embeddings === "local");
+    for (const q of questions) await runQuestion(q, stores, measured, values.embeddings === "local");
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    stores.dispose();
   }
   const turns = questions.reduce((s, q) => s + q.turns.length, 0);
   const report = {
     data: values.data,
+    backend: stores.backend,
     embeddings: values.embeddings === "none" ? "none" : "local hashed character n-grams (HashedNgramEmbeddings)",
     questions: questions.length,
     turns,

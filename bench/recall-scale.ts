@@ -1,23 +1,20 @@
 /**
- * Recall at scale: `npm run bench:recall-scale` — one user with 100,000 stored messages in the
- * SQLite store (temp file), written through the graph's write path in batches (one transaction
+ * Recall at scale: `npm run bench:recall-scale [-- --backend sqlite|postgres]` — one user with
+ * 100,000 stored messages in the SQLite store (temp file) or the Postgres store (a fresh schema), written through the graph's write path in batches (one transaction
  * each); reports the ingest rate, and query latency of `searchSimilar` at 10,000 and 100,000
  * messages (the first query of each size, which builds the in-process index, reported apart).
  * Messages are synthetic: sentences drawn from a fixed vocabulary by a seeded generator.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
-import { SqliteStore } from "../src/storage/sqlite/store.js";
 import { DEFAULT_LIMITS } from "../src/memory/limits.js";
 import { namespaces } from "../src/memory/namespaces.js";
 import { HashedNgramEmbeddings } from "../src/memory/ranking/index.js";
 import type { TranscriptRecord } from "../src/memory/records.js";
 import type { MemoryScope } from "../src/memory/scope.js";
 import { searchSimilar } from "../src/memory/similar.js";
+import { BACKEND_OPTIONS, benchStores } from "./lib/bench-store.js";
 import { percentile, round } from "./lib/metrics.js";
 import { syntheticSentence, seededRandom } from "./lib/synthetic.js";
 
@@ -28,6 +25,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "300" },
     // The default configuration computes no vectors; `local` measures the hashed n-gram embedder.
     embeddings: { type: "string", default: "none" },
+    ...BACKEND_OPTIONS,
   },
 });
 const total = Number(values.total);
@@ -36,9 +34,10 @@ const queryCount = Number(values.queries);
 const checkpoints = [10_000, 100_000].filter((n) => n <= total);
 const perSession = 100;
 
-const dir = mkdtempSync(join(tmpdir(), "recall-scale-"));
 const embeddings = values.embeddings === "local" ? new HashedNgramEmbeddings() : undefined;
-const store = SqliteStore.open(join(dir, "scale.db"), { embeddings });
+const stores = benchStores(values.backend, values["database-url"]);
+const opened = await stores.open("scale", { embeddings });
+const store = opened.store;
 const random = seededRandom(42);
 const scope = (session: number): MemoryScope => ({ tenantId: "bench", userId: "user-1", sessionId: `s${session}` });
 const limits = DEFAULT_LIMITS.recall;
@@ -72,7 +71,7 @@ async function measureQueries(): Promise<Record<string, number>> {
 }
 
 try {
-  const report: Record<string, unknown> = { messages: total, batch: batchSize, embeddings: embeddings ? "local hashed character n-grams" : "none" };
+  const report: Record<string, unknown> = { backend: stores.backend, messages: total, batch: batchSize, embeddings: embeddings ? "local hashed character n-grams" : "none" };
   let written = 0;
   let ingestMs = 0;
   let parentId: string | null = null;
@@ -102,6 +101,6 @@ try {
   }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await opened.close();
+  stores.dispose();
 }

@@ -1,7 +1,8 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { embedOrSkip } from "./ranking/embed-or-skip.js";
-import { Bm25Index, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize, type LexicalSource } from "./ranking/index.js";
+import { RecallIndex, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize } from "./ranking/index.js";
+import { indexSource, lexicalMaxOf, rankingOf } from "./ranking/index-source.js";
 import type { TranscriptRecord } from "./records.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
 import { roleWeightsFor } from "./query-subject.js";
@@ -67,41 +68,19 @@ async function rankedByStore(store: BaseStore, prefix: string[], search: Similar
   return hits as RankedItem[];
 }
 
-/** Candidates as a lexical source: BM25 over their index text, neighbours by time within one namespace. */
-function localSource(candidates: readonly Item[], texts: readonly string[]): LexicalSource {
-  const index = new Bm25Index();
-  candidates.forEach((item, i) => index.add(item.key, tokenize(texts[i] ?? "")));
-  const traits = new Map(candidates.map((item) => [item.key, recordTraits(item.value)]));
-  const neighbours = new Map<string, string[]>();
-  const answers = new Map<string, string>();
-  const byNamespace = new Map<string, Item[]>();
-  for (const item of candidates) {
-    const ns = item.namespace.join("\u001f");
-    byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), item]);
-  }
-  for (const items of byNamespace.values()) {
-    const ordered = [...items].sort((a, b) => createdOf(a).localeCompare(createdOf(b)));
-    ordered.forEach((item, i) => {
-      neighbours.set(item.key, [ordered[i - 1]?.key, ordered[i + 1]?.key].filter((k): k is string => k !== undefined));
-      const next = ordered[i + 1]?.key;
-      if (next !== undefined && traits.get(item.key)?.asks === true) answers.set(item.key, next);
-    });
-  }
-  const traitOf = (ids: Iterable<string>, trait: "label" | "speaker"): Map<string, string> =>
-    new Map([...ids].flatMap((id) => {
-      const value = traits.get(id)?.[trait];
-      return value === undefined ? [] : [[id, value] as const];
-    }));
-  return {
-    score: (terms) => index.score(terms),
-    documentShare: (term) => (index.size === 0 ? 0 : index.documentFrequency(term) / index.size),
-    termsOf: (ids) => new Map(ids.flatMap((id) => (index.termsOf(id) ? [[id, index.termsOf(id) ?? []] as const] : []))),
-    neighboursOf: (ids) => new Map(ids.map((id) => [id, neighbours.get(id) ?? []])),
-    lengthsOf: (ids) => new Map(ids.map((id) => [id, index.termsOf(id)?.length ?? 0])),
-    labelsOf: (ids) => traitOf(ids, "label"),
-    speakersOf: (ids) => traitOf(ids, "speaker"),
-    answersOf: (ids) => new Map([...ids].flatMap((id) => (answers.has(id) ? [[id, answers.get(id) as string] as const] : []))),
-  };
+/**
+ * Candidates in the `RecallIndex` every engine ranks with: their index text's terms (items with
+ * none are left out, as the stores leave them out), their traits, and their turn order within their
+ * namespace (by `createdAt`, ties in listing order).
+ */
+function localIndex(candidates: readonly Item[], texts: readonly string[]): RecallIndex {
+  const index = new RecallIndex();
+  const ordered = candidates.map((item, i) => ({ item, i, at: createdOf(item) })).sort((a, b) => a.at.localeCompare(b.at) || a.i - b.i);
+  ordered.forEach(({ item, i }, order) => {
+    const terms = tokenize(texts[i] ?? "");
+    if (terms.length > 0) index.add(item.key, terms, item.namespace.join("\u001f"), order, recordTraits(item.value));
+  });
+  return index;
 }
 
 function createdOf(item: Item): string {
@@ -126,17 +105,13 @@ async function rankHere(candidates: Item[], search: SimilarSearch, labelWeights:
       .sort((a, b) => b.score - a.score);
     vectorSearch = () => hits;
   }
-  const fused = normalizeScores(rankHybrid(tokenize(search.query), localSource(candidates, texts), vectorSearch, labelWeights ? { labelWeights } : {}));
-  const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), indexSource(localIndex(candidates, texts)), vectorSearch, labelWeights ? { labelWeights } : {}));
+  const lexicalMax = lexicalMaxOf(fused);
   const byId = new Map(candidates.map((item) => [item.key, item]));
   return fused.flatMap((hit) => {
     const item = byId.get(hit.id);
     if (!item) return [];
-    const ranking: Ranking = { fused: hit.score };
-    if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
-    if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
-    if (hit.parts.vector) ranking.vector = hit.parts.vector.score;
-    return [{ ...item, score: hit.score, ranking }];
+    return [{ ...item, score: hit.score, ranking: rankingOf(hit, lexicalMax) }];
   });
 }
 

@@ -17,8 +17,7 @@ export type RankedItem = SearchItem & { ranking?: Ranking };
 
 /**
  * Per role, a factor (0..1) on the lexical score of the items of that role (`HybridOptions.labelWeights`).
- * Our stores carry it from `search` options into the operation; the SQLite store ranks by it, the
- * Postgres store ranks as if it were absent.
+ * Our stores carry it from `search` options into the operation and rank by it.
  */
 export type LabelWeights = Readonly<Record<string, number>>;
 
@@ -29,8 +28,8 @@ export type LabelWeights = Readonly<Record<string, number>>;
  * leaves out; `textChars`: the caller reads no more than this many leading characters of a value's
  * `text` (and whether there are more), so a longer `text` may come back as a prefix of it at
  * least `textChars` long (a positive integer). The SQLite store honours all three (it cuts a long
- * text in SQL, so a long message is not read whole only to be cut); the Postgres store ranks as if
- * the first two were absent and returns texts whole.
+ * text in SQL, so a long message is not read whole only to be cut); the Postgres store honours the
+ * first two and returns texts whole.
  */
 export interface RecallSearchOptions {
   labelWeights?: LabelWeights;

@@ -2,8 +2,9 @@ import type pg from "pg";
 import type { Item, ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
 import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/namespace.js";
 import { vectorLiteral } from "./sql.js";
+import { recordTraits } from "../../memory/ranking/document-text.js";
+import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 
-/** A put with the `tokenize()` terms of its indexed text (space-joined) and, when embedded, its vector. */
 import type { PreparedPut } from "../shared/prepare-writes.js";
 
 /** An item row as read back. */
@@ -35,24 +36,30 @@ export async function readItem(db: pg.ClientBase, schema: string, namespace: str
 
 /**
  * Applies one put inside the caller's transaction: upserts the item (keeping `created_at`,
- * setting `updated_at`, a fresh `seq` and its full-text terms) and replaces its vector, or deletes
- * the item (its vector goes with it) when the value is null. Empty `terms` leave the item out of
- * full-text search.
+ * setting `updated_at`, a fresh `seq`, its `tokens` and trait columns, and this transaction as
+ * `written_xid`) and replaces its vector, or deletes the item (its vector goes with it; the
+ * deletion is logged in `store_deletions`) when the value is null. Empty `terms` leave the item
+ * out of the recall index.
  */
-export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, vector }: PreparedPut): Promise<void> {
+export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut): Promise<void> {
   const path = pathOf(op.namespace);
   if (op.value === null) {
-    await db.query(`DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2`, [path, op.key]);
+    await db.query(
+      `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id)
+       INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d`,
+      [path, op.key],
+    );
     return;
   }
   const now = new Date();
+  const columns = columnsOfTraits(traits ?? recordTraits(op.value));
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms)
-     VALUES ($1, $2, $3, $4, $5, $5, CASE WHEN $6::text = '' THEN NULL ELSE to_tsvector('simple', $6::text) END)
-     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at,
-       terms = EXCLUDED.terms, seq = nextval('${schema}.store_items_seq')
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
+     VALUES ($1, $2, $3, $4, $5, $5, NULLIF($6::text, ''), $7, $8, $9)
+     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
+       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id`,
-    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms],
+    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks],
   );
   if (!vectors) return;
   const id = rows[0]?.id;
@@ -67,11 +74,72 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
   }
 }
 
-/** Deletes every item under `prefix` (vectors go with them); returns the item count. */
+/**
+ * `writeItem` for many upserts at once (no deletes, no two of the same namespace and key): one
+ * statement for the items, inserted in the given order (so ids keep turn order), one for their
+ * vectors, one for the vectors they no longer have.
+ */
+export async function writeItems(db: pg.ClientBase, schema: string, vectors: boolean, puts: readonly PreparedPut[]): Promise<void> {
+  if (puts.length === 1) return writeItem(db, schema, vectors, puts[0] as PreparedPut);
+  const columns = puts.map(({ op, traits }) => columnsOfTraits(traits ?? recordTraits(op.value)));
+  const { rows } = await db.query<{ id: string; ns_path: string; key: string }>(
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
+     SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9, NULLIF(u.terms, ''), u.label, u.speaker, u.asks
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
+       WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, n)
+     ORDER BY u.n
+     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
+       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
+     RETURNING id, ns_path, key`,
+    [
+      puts.map(({ op }) => pathOf(op.namespace)),
+      puts.map(({ op }) => JSON.stringify(op.namespace)),
+      puts.map(({ op }) => op.key),
+      puts.map(({ op }) => JSON.stringify(op.value)),
+      puts.map(({ terms }) => terms),
+      columns.map((c) => c.label),
+      columns.map((c) => c.speaker),
+      columns.map((c) => c.asks),
+      new Date(),
+    ],
+  );
+  if (!vectors) return;
+  const idOf = new Map(rows.map((row) => [`${row.ns_path}\u0000${row.key}`, row.id]));
+  const ids = puts.map(({ op }) => idOf.get(`${pathOf(op.namespace)}\u0000${op.key}`));
+  const withVector = puts.flatMap((put, i) => (put.vector && put.vector.length > 0 ? [{ id: ids[i], vector: put.vector }] : []));
+  if (withVector.length > 0) {
+    await db.query(
+      `INSERT INTO ${schema}.store_vectors (item_id, dims, embedding) SELECT u.id, u.dims, u.v::halfvec FROM unnest($1::bigint[], $2::int[], $3::text[]) AS u(id, dims, v)
+       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding`,
+      [withVector.map((w) => w.id), withVector.map((w) => w.vector.length), withVector.map((w) => vectorLiteral(w.vector))],
+    );
+  }
+  const without = puts.flatMap((put, i) => (put.vector && put.vector.length > 0 ? [] : [ids[i]]));
+  if (without.length > 0) await db.query(`DELETE FROM ${schema}.store_vectors WHERE item_id = ANY($1::bigint[])`, [without]);
+}
+
+/** The items at many (namespace, key) pairs in one statement, in the given order (null where none is). */
+export async function readItems(db: pg.ClientBase, schema: string, reads: readonly { namespace: string[]; key: string }[]): Promise<(Item | null)[]> {
+  if (reads.length === 1) return [await readItem(db, schema, reads[0]?.namespace ?? [], reads[0]?.key ?? "")];
+  const { rows } = await db.query<ItemRow & { n: string }>(
+    `SELECT u.n, ${ITEM_COLUMNS} FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(path, key, n)
+     JOIN ${schema}.store_items i ON i.ns_path = u.path AND i.key = u.key`,
+    [reads.map((r) => pathOf(r.namespace)), reads.map((r) => r.key)],
+  );
+  const found = new Map(rows.map((row) => [Number(row.n) - 1, itemOf(row)]));
+  return reads.map((_, i) => found.get(i) ?? null);
+}
+
+/** Deletes every item under `prefix` (vectors go with them; the range is logged in `store_deletions`); returns the item count. */
 export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, prefix: readonly string[]): Promise<number> {
   const { from, to } = prefixRange(prefix);
-  const result = await db.query(`DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2`, [from, to]);
-  return result.rowCount ?? 0;
+  const { rows } = await db.query<{ n: string }>(
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2 RETURNING 1),
+     logged AS (INSERT INTO ${schema}.store_deletions (from_path, to_path) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM d))
+     SELECT count(*) AS n FROM d`,
+    [from, to],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** Lists namespaces as every store does (see `pickNamespaces`). Expects `validateOperation` to have passed. */

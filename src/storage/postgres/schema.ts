@@ -1,22 +1,31 @@
 import type pg from "pg";
 import { log } from "../../logger.js";
+import { recordTraits } from "../../memory/ranking/document-text.js";
+import { tokenize } from "../../memory/ranking/tokenize.js";
+import { indexTextOf } from "../shared/index-text.js";
 
 /**
  * The Postgres store's tables, in the store's own schema (`s` below):
  * - `store_items`: one row per (namespace, key). `ns_path` is the namespace in `pathOf` form under
  *   the "C" collation, so a namespace prefix is an index range; `seq` grows with every write and
- *   breaks `updated_at` ties; `terms` is `to_tsvector('simple', …)` over our `tokenize()` output
- *   (NULL when the item is not indexed), with a GIN index.
+ *   breaks `updated_at` ties; `terms` was `to_tsvector('simple', …)` over our `tokenize()` output
+ *   with a GIN index, until migration 5 dropped both (ranking reads `tokens`, below).
  * - `store_vectors` (only with pgvector): one embedding per item, deleted with it, in half
  *   precision (`halfvec`, pgvector ≥ 0.7: half the bytes of `vector`; migration 3 converts the
  *   rows written before it); an HNSW index per embedding length is made on first use
  *   (`ensureVectorIndex`).
+ * - since migration 4, each item's `tokens` (the `tokenize()` terms, space-joined, as the recall
+ *   index reads them), its traits `label`, `speaker`, `asks` (`recordTraits`), and `written_xid`,
+ *   the transaction that last wrote it; `store_deletions` logs deletions (an item id, or a path
+ *   range) with their transaction, so a process's recall index learns what others deleted.
  * - `store_migrations`: the migrations applied, so `migrate` is idempotent and additive.
  */
 interface Migration {
   version: number;
   needsVector: boolean;
   sql: (s: string) => string;
+  /** Whether the rows written before it need their recall columns filled (`fillRecallColumns`). */
+  fill?: boolean;
 }
 
 const MIGRATIONS: readonly Migration[] = [
@@ -64,6 +73,38 @@ const MIGRATIONS: readonly Migration[] = [
       END $$;
       ALTER TABLE ${s}.store_vectors ALTER COLUMN embedding TYPE halfvec USING embedding::halfvec;`,
   },
+  {
+    version: 4,
+    needsVector: false,
+    // What the in-process recall index is built from, in plain columns (filled for older rows by
+    // `fillRecallColumns`), and what lets every process keep its index current: the transaction
+    // that last wrote each item, and a log of deletions (which leave no row to read back).
+    sql: (s) => `
+      ALTER TABLE ${s}.store_items
+        ADD COLUMN IF NOT EXISTS tokens text,
+        ADD COLUMN IF NOT EXISTS label text,
+        ADD COLUMN IF NOT EXISTS speaker text,
+        ADD COLUMN IF NOT EXISTS asks boolean NOT NULL DEFAULT false,
+        ADD COLUMN IF NOT EXISTS written_xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+      CREATE INDEX IF NOT EXISTS store_items_written ON ${s}.store_items (written_xid);
+      CREATE TABLE IF NOT EXISTS ${s}.store_deletions (
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        at timestamptz NOT NULL DEFAULT now(),
+        item_id bigint,
+        from_path text COLLATE "C",
+        to_path text COLLATE "C"
+      );
+      CREATE INDEX IF NOT EXISTS store_deletions_xid ON ${s}.store_deletions (xid);`,
+    fill: true,
+  },
+  {
+    version: 5,
+    needsVector: false,
+    // Ranking reads `tokens` in process since migration 4: the tsvector and its GIN index only cost writes.
+    sql: (s) => `
+      DROP INDEX IF EXISTS ${s}.store_items_terms;
+      ALTER TABLE ${s}.store_items DROP COLUMN IF EXISTS terms;`,
+  },
 ];
 
 /**
@@ -91,7 +132,7 @@ async function halfPrecisionAvailable(client: pg.PoolClient): Promise<boolean> {
  * are in use; when they are wanted but pgvector is missing, older than 0.7 or cannot be enabled,
  * the store is lexical only (logged).
  */
-export async function migrate(pool: pg.Pool, schema: string, wantVectors: boolean): Promise<{ vectors: boolean }> {
+export async function migrate(pool: pg.Pool, schema: string, wantVectors: boolean, indexFields?: readonly string[]): Promise<{ vectors: boolean }> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -118,6 +159,7 @@ export async function migrate(pool: pg.Pool, schema: string, wantVectors: boolea
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version) || (migration.needsVector && !vectors)) continue;
       await client.query(migration.sql(schema));
+      if (migration.fill) await fillRecallColumns(client, schema, indexFields);
       await client.query(`INSERT INTO ${schema}.store_migrations (version) VALUES ($1)`, [migration.version]);
       log.info("store.migrated", { schema, version: migration.version });
     }
@@ -147,5 +189,33 @@ export async function ensureVectorIndex(pool: pg.Pool, schema: string, dims: num
     // Another process created it at the same moment.
     const code = (error as { code?: string }).code;
     if (code !== "23505" && code !== "42P07") throw error;
+  }
+}
+
+/**
+ * Fills `tokens`, `label`, `speaker` and `asks` of the rows written before migration 4, computed
+ * as a write computes them now (`indexTextOf` with the store's `indexFields`, `tokenize`,
+ * `recordTraits`), a thousand rows at a time inside the migration's transaction. Rows that were not
+ * indexed (NULL `terms`) keep NULL `tokens`.
+ */
+async function fillRecallColumns(client: pg.PoolClient, schema: string, indexFields: readonly string[] | undefined): Promise<void> {
+  let last = "0";
+  for (;;) {
+    const { rows } = await client.query<{ id: string; value: Record<string, unknown>; indexed: boolean }>(
+      `SELECT id, value, terms IS NOT NULL AS indexed FROM ${schema}.store_items WHERE id > $1 ORDER BY id LIMIT 1000`,
+      [last],
+    );
+    if (rows.length === 0) return;
+    const columns = rows.map((row) => {
+      const traits = recordTraits(row.value);
+      const tokens = row.indexed ? tokenize(indexTextOf(row.value, indexFields?.slice())).join(" ") : "";
+      return { tokens: tokens === "" ? null : tokens, label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
+    });
+    await client.query(
+      `UPDATE ${schema}.store_items i SET tokens = u.tokens, label = u.label, speaker = u.speaker, asks = u.asks
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::boolean[]) AS u(id, tokens, label, speaker, asks) WHERE i.id = u.id`,
+      [rows.map((r) => r.id), columns.map((c) => c.tokens), columns.map((c) => c.label), columns.map((c) => c.speaker), columns.map((c) => c.asks)],
+    );
+    last = rows.at(-1)?.id ?? last;
   }
 }

@@ -1,25 +1,25 @@
 import type pg from "pg";
 import type { SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
-import { fuseRankings, normalizeScores, type RankedList } from "../../memory/ranking/fusion.js";
+import { MemoryGraphError } from "../../errors.js";
+import { normalizeScores } from "../../memory/ranking/fusion.js";
+import { rankHybrid, type HybridOptions } from "../../memory/ranking/hybrid.js";
+import { hybridOptionsOf, indexSource, lexicalMaxOf, rankingOf, vectorCandidateIds } from "../../memory/ranking/index-source.js";
 import type { ScoredId } from "../../memory/ranking/bm25.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
 import { prefixRange } from "../shared/namespace.js";
-import type { RankedItem, Ranking } from "../../memory/ports/store.js";
+import type { RankedItem, WeightedSearch } from "../../memory/ports/store.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import { filterToPg } from "./filter.js";
 import { ITEM_COLUMNS, itemOf, type ItemRow } from "./items.js";
 import { Params, vectorLiteral } from "./sql.js";
+import type { PostgresIndexCache } from "./index-cache.js";
 
-/** Where one search looks: the store's schema, whether vectors exist, the ranking settings. */
+/** Where one search looks: the store's schema, whether vectors exist, the ranking settings, the recall index cache. */
 export interface SearchContext {
   schema: string;
   vectors: boolean;
   settings: RankingSettings;
-}
-
-function scope(op: SearchOperation, p: Params): string {
-  const { from, to } = prefixRange(op.namespacePrefix);
-  return `i.ns_path >= ${p.add(from)} AND i.ns_path < ${p.add(to)} AND (${filterToPg(op.filter, p)})`;
+  cache: PostgresIndexCache;
 }
 
 /**
@@ -50,100 +50,74 @@ export async function searchRecent(db: pg.ClientBase, schema: string, op: Search
   return rows.map(itemOf);
 }
 
-/**
- * The tsquery of the query's terms, ORed: the terms go through the same `to_tsvector('simple', …)`
- * as stored items, and each resulting lexeme is quoted, so no character of the query is syntax.
- */
-const TSQUERY = (param: string) => `(SELECT string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery
-  FROM unnest(to_tsvector('simple', ${param}::text)))`;
-
-async function lexicalHits(db: pg.ClientBase, ctx: SearchContext, op: SearchOperation): Promise<ScoredId[]> {
-  const terms = [...new Set(tokenize(op.query ?? ""))];
-  if (terms.length === 0) return [];
-  const p = new Params();
-  const query = TSQUERY(p.add(terms.join(" ")));
-  const where = scope(op, p);
-  const { rows } = await db.query<{ id: string; rank: number }>(
-    `WITH q AS (SELECT ${query} AS q)
-     SELECT i.id, ts_rank(i.terms, q.q) AS rank FROM ${ctx.schema}.store_items i, q
-     WHERE q.q IS NOT NULL AND i.terms @@ q.q AND ${where}
-     ORDER BY rank DESC, i.updated_at DESC, i.seq DESC LIMIT ${p.add(ctx.settings.candidateLimit)}`,
-    p.values,
-  );
-  return rows.map((row) => ({ id: row.id, score: row.rank }));
-}
-
-async function vectorHits(db: pg.ClientBase, ctx: SearchContext, op: SearchOperation, queryVector: readonly number[], lexicalIds: readonly string[]): Promise<ScoredId[]> {
+/** Cosine similarity to `queryVector` of each of `ids` with a stored vector of its length, computed by pgvector; ≥ `minVectorSimilarity` only, best first. */
+async function vectorHits(db: pg.ClientBase, ctx: SearchContext, queryVector: readonly number[], ids: readonly string[]): Promise<ScoredId[]> {
   const dims = queryVector.length;
-  if (!Number.isInteger(dims) || dims < 1) return [];
-  const distance = `(v.embedding::halfvec(${dims}) <=> $1::halfvec(${dims}))`;
-  const p = new Params();
-  p.add(vectorLiteral(queryVector));
-  const where = scope(op, p);
-  // Nearest neighbours through the HNSW index; iterative scans keep filtering from starving it.
-  await db.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, ctx.settings.candidateLimit))}`);
-  await db.query("SET LOCAL hnsw.iterative_scan = relaxed_order");
-  const nearest = await db.query<{ id: string; distance: number }>(
-    `SELECT v.item_id AS id, ${distance} AS distance FROM ${ctx.schema}.store_vectors v
-     JOIN ${ctx.schema}.store_items i ON i.id = v.item_id
-     WHERE v.dims = ${dims} AND ${where} ORDER BY ${distance} LIMIT ${p.add(ctx.settings.candidateLimit)}`,
-    p.values,
+  if (!Number.isInteger(dims) || dims < 1 || ids.length === 0) return [];
+  const { rows } = await db.query<{ id: string; distance: number }>(
+    `SELECT v.item_id AS id, (v.embedding::halfvec(${dims}) <=> $1::halfvec(${dims})) AS distance FROM ${ctx.schema}.store_vectors v
+     WHERE v.dims = ${dims} AND v.item_id = ANY($2::bigint[])`,
+    [vectorLiteral(queryVector), ids],
   );
-  const seen = new Set(nearest.rows.map((r) => r.id));
-  const missing = lexicalIds.filter((id) => !seen.has(id));
-  const extra =
-    missing.length === 0
-      ? []
-      : (
-          await db.query<{ id: string; distance: number }>(
-            `SELECT v.item_id AS id, ${distance} AS distance FROM ${ctx.schema}.store_vectors v
-             WHERE v.dims = ${dims} AND v.item_id = ANY($2::bigint[])`,
-            [vectorLiteral(queryVector), missing],
-          )
-        ).rows;
   const hits: ScoredId[] = [];
-  for (const row of [...nearest.rows, ...extra]) {
+  for (const row of rows) {
     const similarity = 1 - Number(row.distance);
     if (similarity >= ctx.settings.minVectorSimilarity) hits.push({ id: row.id, score: similarity });
   }
-  return hits;
+  return hits.sort((a, b) => b.score - a.score);
+}
+
+function hasFilter(op: SearchOperation): boolean {
+  return op.filter !== undefined && Object.values(op.filter).some((v) => v !== undefined);
 }
 
 /**
- * Hybrid search, as the SQLite store ranks: up to `candidateLimit` full-text matches of the
- * query's terms under the prefix and filter (ranked by `ts_rank`); with a query vector and
- * pgvector, the `candidateLimit` nearest items by cosine (HNSW) plus the lexical candidates,
- * counting only similarities ≥ `minVectorSimilarity`; both lists fused by reciprocal rank and
- * max-normalised (best hit = 1). Items no source counted are not returned. `offset`/`limit`
- * apply to the fused order. Must run inside a transaction (it sets index options locally).
+ * Hybrid search with the one ranking every engine shares (`rankHybrid` over the prefix's
+ * `RecallIndex`, see `PostgresIndexCache`): BM25 with pseudo-relevance feedback, neighbour context
+ * (bridges across short replies, a question lending its answer), speaker weighting, label weights;
+ * with a query vector and pgvector, cosine similarity of the `recentCandidates` newest items and
+ * the best `vectorCandidates` lexical candidates (only ≥ `minVectorSimilarity` counts), fused by
+ * reciprocal rank. Scores are max-normalised (best hit = 1). A filter restricts the page, not the
+ * ranking: hits outside it are skipped, read in chunks until the page is full. `offset`/`limit`
+ * apply to the fused order. A prefix holding more than the cache's `maxItems` indexed items is
+ * refused with STORE_CAPABILITY_MISSING.
  */
-export async function searchRanked(
-  db: pg.ClientBase,
-  ctx: SearchContext,
-  op: SearchOperation,
-  queryVector: readonly number[] | undefined,
-): Promise<RankedItem[]> {
-  const lexical = await lexicalHits(db, ctx, op);
-  const lists: RankedList[] = [{ name: "lexical", results: lexical }];
-  if (queryVector && ctx.vectors) {
-    lists.push({ name: "vector", results: await vectorHits(db, ctx, op, queryVector, lexical.map((h) => h.id)) });
+export async function searchRanked(db: pg.ClientBase, ctx: SearchContext, op: WeightedSearch, queryVector: readonly number[] | undefined): Promise<RankedItem[]> {
+  const { from, to } = prefixRange(op.namespacePrefix);
+  const index = await ctx.cache.indexOf(db, from, to);
+  if (!index) {
+    throw new MemoryGraphError("STORE_CAPABILITY_MISSING", "ranked search: the prefix holds more indexed items than the Postgres store's recall index takes (maxIndexedItems)", {
+      kind: "system",
+    });
   }
+  const { settings } = ctx;
+  const source = indexSource(index);
+  const terms = tokenize(op.query ?? "");
   const offset = op.offset ?? 0;
-  const page = normalizeScores(fuseRankings(lists)).slice(offset, offset + (op.limit ?? 10));
-  if (page.length === 0) return [];
-  const lexicalScore = new Map(normalizeScores(lexical).map((h) => [h.id, h.score]));
-  const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY($1::bigint[])`, [
-    page.map((hit) => hit.id),
-  ]);
-  const byId = new Map(rows.map((row) => [String(row.id), row]));
-  return page.flatMap((hit) => {
-    const row = byId.get(hit.id);
-    if (!row) return [];
-    const ranking: Ranking = { fused: hit.score };
-    const lexicalPart = lexicalScore.get(hit.id);
-    if (lexicalPart !== undefined) ranking.lexical = lexicalPart;
-    const vectorPart = hit.parts.vector;
-    if (vectorPart) ranking.vector = vectorPart.score;
-    return [{ ...itemOf(row), score: hit.score, ranking }];
-  });
+  const wanted = offset + (op.limit ?? 10);
+  const hybrid: HybridOptions = hybridOptionsOf(settings.hybrid, op);
+  if (hybrid.includeContextOnly === false || !hasFilter(op)) hybrid.limit = wanted;
+  let vectorList: ScoredId[] | undefined;
+  if (queryVector && ctx.vectors) {
+    const lexical = [...index.score(terms, hybrid.lexicalLimit ?? 300)].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+    const ids = vectorCandidateIds(lexical, index.newest(settings.recentCandidates ?? settings.candidateLimit), settings.vectorCandidates);
+    vectorList = await vectorHits(db, ctx, queryVector, ids);
+  }
+  const fused = normalizeScores(rankHybrid(terms, source, vectorList ? () => vectorList : undefined, hybrid));
+  const lexicalMax = lexicalMaxOf(fused);
+  const kept: RankedItem[] = [];
+  for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
+    const chunk = fused.slice(start, start + wanted);
+    const p = new Params();
+    const ids = p.add(chunk.map((hit) => hit.id));
+    // Every hit lies under the prefix (the index holds only it): only a filter needs checking, row by row.
+    const where = hasFilter(op) ? `AND (${filterToPg(op.filter, p)})` : "";
+    const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY(${ids}::bigint[]) ${where}`, p.values);
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    for (const hit of chunk) {
+      const row = byId.get(hit.id);
+      if (row) kept.push({ ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) });
+    }
+  }
+  return kept.slice(offset, wanted);
 }

@@ -1,18 +1,38 @@
 import pg from "pg";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import type { GetOperation, Operation, OperationResults, PutOperation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { deletePrefix, listNamespaces, readItem, writeItem } from "./items.js";
+import { deletePrefix, listNamespaces, readItem, readItems, writeItem, writeItems } from "./items.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
 import { schemaIdentifier } from "./sql.js";
-import { assertTenantNamespace, pathOf } from "../shared/namespace.js";
+import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
+import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type IndexCacheLimits } from "./index-cache.js";
+import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import { TenantStore } from "../shared/tenant-store.js";
 import { validateOperation } from "../shared/operations.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+
+const isUpsert = (op: Operation): op is PutOperation => "value" in op && op.value !== null;
+const isGet = (op: Operation): op is GetOperation => "key" in op && !("value" in op);
+
+/** The operations from `start` on that pass `test`, stopping before a second one at the same namespace and key. */
+function runOf<T extends PutOperation | GetOperation>(operations: readonly Operation[], start: number, test: (op: Operation) => op is T): T[] {
+  const run: T[] = [];
+  const keys = new Set<string>();
+  for (let i = start; i < operations.length; i++) {
+    const op = operations[i] as Operation;
+    if (!test(op)) break;
+    const key = `${pathOf(op.namespace)}\u0000${op.key}`;
+    if (keys.has(key)) break;
+    keys.add(key);
+    run.push(op);
+  }
+  return run;
+}
 
 /** Options of `PostgresStore`. */
 export interface PostgresStoreOptions {
@@ -26,8 +46,16 @@ export interface PostgresStoreOptions {
   indexFields?: string[];
   /** Cosine similarity below which a vector is not a hit; default 0.45. */
   minVectorSimilarity?: number;
-  /** Lexical candidates and nearest-vector candidates per query; default 200. */
+  /** The newest items compared by vector when `recentCandidates` is unset; default 200. */
   candidateLimit?: number;
+  /** The best lexical candidates whose vectors are compared with the query's; default 50. */
+  vectorCandidates?: number;
+  /** The most recent items whose vectors are compared with the query's (found lexically or not); default 100. */
+  recentCandidates?: number;
+  /** Pseudo-relevance feedback, neighbour context and fusion weights (see `rankHybrid`). */
+  hybrid?: HybridOptions;
+  /** Bounds of the in-process recall index (see `PostgresIndexCache`); defaults `DEFAULT_INDEX_CACHE_LIMITS`. */
+  indexCache?: Partial<IndexCacheLimits>;
 }
 
 /**
@@ -36,12 +64,12 @@ export interface PostgresStoreOptions {
  *   (`assertTenantNamespace`); a batch holding one bad operation throws before changing anything;
  * - a batch runs in one transaction, operations in order (a get after a put sees the put);
  * - values are JSON objects (jsonb); `createdAt` survives updates, `updatedAt` is the last write;
- * - a search with a query ranks hybridly (full-text `tsvector` over `tokenize()` terms, fused
- *   with pgvector cosine similarity when available) and returns only hits, each with a 0..1
- *   `score` and `ranking` provenance; without a query it returns items newest-updated first.
+ * - a search with a query ranks with the ranking every engine shares (see `searchRanked`: an
+ *   in-process recall index per prefix, kept coherent across processes) and returns only hits,
+ *   each with a 0..1 `score` and `ranking` provenance; without a query it returns items
+ *   newest-updated first.
  * Without pgvector the store works lexically and logs one warning at `setup()` when embeddings
- * were configured. It implements the store port (`supports`: every capability but `searchWarming`,
- * as it keeps no in-process index).
+ * were configured. It implements the whole store port (`supports`: every capability).
  */
 export class PostgresStore extends TenantStore implements StorePort {
   readonly supports: Readonly<StoreSupports> = Object.freeze({
@@ -50,7 +78,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     prefixDeletion: true,
     tenantListing: true,
     orphanCleanup: true,
-    searchWarming: false,
+    searchWarming: true,
   });
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
@@ -58,6 +86,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   private readonly indexFields: string[] | undefined;
   private readonly settings: RankingSettings;
   private readonly indexedDims = new Set<number>();
+  private readonly cache: PostgresIndexCache;
   private ownsPool = false;
   private ready: Promise<{ vectors: boolean }> | undefined;
   private closed = false;
@@ -71,14 +100,25 @@ export class PostgresStore extends TenantStore implements StorePort {
     this.embeddings = options.embeddings;
     this.wantVectors = options.vectors !== "off";
     this.indexFields = options.indexFields;
-    this.settings = { minVectorSimilarity: options.minVectorSimilarity ?? 0.45, candidateLimit: options.candidateLimit ?? 200 };
-    const { minVectorSimilarity, candidateLimit } = this.settings;
-    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !Number.isInteger(candidateLimit) || candidateLimit < 1) {
-      throw new MemoryGraphError("INVALID_INPUT", "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1", {
-        kind: "user",
-        field: "options",
-      });
+    this.settings = {
+      minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
+      candidateLimit: options.candidateLimit ?? 200,
+      vectorCandidates: options.vectorCandidates ?? 50,
+      recentCandidates: options.recentCandidates ?? 100,
+      // BaseStore search returns matches only: neighbour context reorders them, adds none.
+      hybrid: { includeContextOnly: false, ...options.hybrid },
+    };
+    const limits = { ...DEFAULT_INDEX_CACHE_LIMITS, ...options.indexCache };
+    const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
+    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1, limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes];
+    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
+      throw new MemoryGraphError(
+        "INVALID_INPUT",
+        "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit and the index cache's bounds be integers ≥ 1, vectorCandidates, recentCandidates and maxCachedBytes integers ≥ 0",
+        { kind: "user", field: "options" },
+      );
     }
+    this.cache = new PostgresIndexCache(this.schema, limits);
   }
 
   /** A store on its own pool for `connectionString` (`DATABASE_URL`); `close()` ends the pool. */
@@ -94,7 +134,7 @@ export class PostgresStore extends TenantStore implements StorePort {
    */
   async setup(): Promise<{ vectors: boolean }> {
     this.assertOpen();
-    this.ready ??= migrate(this.pool, this.schema, this.wantVectors).then(
+    this.ready ??= migrate(this.pool, this.schema, this.wantVectors, this.indexFields).then(
       (result) => {
         if (!result.vectors && this.embeddings) {
           const reason = this.wantVectors ? "the pgvector extension is not available" : "vectors are turned off";
@@ -133,10 +173,28 @@ export class PostgresStore extends TenantStore implements StorePort {
     const puts = await preparePuts(operations, { indexFields: this.indexFields, embeddings: useVectors ? this.embeddings : undefined });
     const queryVectors = await embedQueries(operations, useVectors ? this.embeddings : undefined);
     for (const put of puts.values()) if (put.vector) await this.ensureIndex(put.vector.length);
-    const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings };
-    return this.transaction(async (db) => {
+    const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings, cache: this.cache };
+    // A batch that only reads needs no transaction of its own (BEGIN and COMMIT cost two round trips).
+    const reading = !operations.some((op) => "value" in op);
+    return this.transaction(reading, async (db) => {
       const results: unknown[] = [];
-      for (const op of operations) {
+      for (let i = 0; i < operations.length; ) {
+        const op = operations[i] as Operation;
+        // A run of upserts (distinct keys) is one statement, a run of gets another; in order all the same.
+        const upserts = runOf(operations, i, isUpsert);
+        const gets = runOf(operations, i, isGet);
+        if (upserts.length > 1) {
+          await writeItems(db, this.schema, vectors, upserts.map((put) => puts.get(put) ?? { op: put, text: "", terms: "" }));
+          results.push(...upserts.map(() => undefined));
+          i += upserts.length;
+          continue;
+        }
+        if (gets.length > 1) {
+          results.push(...(await readItems(db, this.schema, gets)));
+          i += gets.length;
+          continue;
+        }
+        i += 1;
         if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
         else if ("namespacePrefix" in op) {
           results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
@@ -148,7 +206,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   }
 
   /**
-   * Deletes every item (with its full-text terms and vector) whose namespace starts with
+   * Deletes every item (with its vector) whose namespace starts with
    * `prefix`; returns how many items were deleted. The prefix must begin with a tenant.
    */
   async deleteNamespacePrefix(prefix: string[]): Promise<number> {
@@ -167,21 +225,27 @@ export class PostgresStore extends TenantStore implements StorePort {
     return Number(result.rows[0]?.n ?? 0);
   }
 
-  /** Deletes vector rows whose item is gone (none while the foreign key holds); returns the count. */
-  /** Refused with STORE_CAPABILITY_MISSING: this store keeps no in-process index to warm (`supports.searchWarming` is false). */
-  warmSearch(): Promise<void> {
-    return Promise.reject(
-      new MemoryGraphError("STORE_CAPABILITY_MISSING", "the Postgres store does not support searchWarming", { kind: "system" }),
-    );
+  /**
+   * Builds the in-process recall index of `prefix` when it is missing (and brings it up to date
+   * when it is not), so that the first ranked search under it does not. A prefix too large to
+   * index is left alone.
+   */
+  async warmSearch(prefix: string[]): Promise<void> {
+    assertTenantNamespace(prefix, { field: "namespacePrefix" });
+    await this.setup();
+    const { from, to } = prefixRange(prefix);
+    await this.transaction(true, (db) => this.cache.indexOf(db, from, to));
   }
 
+  /** Deletes vector rows whose item is gone (none while the foreign key holds) and deletion-log rows older than a day; returns the count. */
   async removeOrphanedIndexRows(): Promise<number> {
     const { vectors } = await this.setup();
-    if (!vectors) return 0;
+    const pruned = await pruneDeletions(this.pool, this.schema);
+    if (!vectors) return pruned;
     const result = await this.pool.query(
       `DELETE FROM ${this.schema}.store_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${this.schema}.store_items i WHERE i.id = v.item_id)`,
     );
-    return result.rowCount ?? 0;
+    return pruned + (result.rowCount ?? 0);
   }
 
   /** The distinct first labels (tenants) of stored namespaces. */
@@ -191,16 +255,17 @@ export class PostgresStore extends TenantStore implements StorePort {
     return rows.map((r) => r.tenant);
   }
 
-  private async transaction<T>(work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(readOnly: boolean, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertOpen();
     const client = await this.pool.connect();
     try {
+      if (readOnly) return await work(client);
       await client.query("BEGIN");
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      if (!readOnly) await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
       client.release();

@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { Operation, PutOperation } from "@langchain/langgraph-checkpoint";
 import type { VectorSearchOperation } from "../../memory/ports/store.js";
 import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
+import { recordTraits, type DocTraits } from "../../memory/ranking/document-text.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
 import { indexTextOf } from "./index-text.js";
 
@@ -11,6 +12,8 @@ export interface PreparedPut {
   text: string;
   /** Our tokenizer's output, space-joined, as the full-text index stores it. */
   terms: string;
+  /** What ranking knows of the record beside its terms (role, speaker, asks), stored in plain columns. */
+  traits?: DocTraits;
   vector?: number[];
 }
 
@@ -30,7 +33,7 @@ function timeSlice(): () => Promise<void> {
 }
 
 /**
- * The index text, terms and vector of every put in a batch that is indexed (`index !== false`),
+ * The index text, terms, traits (`recordTraits`) and vector of every put in a batch that is indexed (`index !== false`),
  * embedded once, at write time, in calls of at most `EMBED_CHUNK` texts (none for a call that
  * fails: see `embedOrSkip`). Deletes and unindexed puts are left out. A large batch yields to the
  * event loop every few milliseconds, so that an import does not hold other requests up.
@@ -44,7 +47,7 @@ export async function preparePuts(
   for (const op of operations) {
     if (!("value" in op) || op.value === null || op.index === false) continue;
     const text = indexTextOf(op.value, op.index ?? options.indexFields);
-    prepared.set(op, { op, text, terms: tokenize(text).join(" ") });
+    prepared.set(op, { op, text, terms: tokenize(text).join(" "), traits: recordTraits(op.value) });
     await slice();
   }
   const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");

@@ -1,5 +1,13 @@
 import { invalidFilter as invalid, isOperatorObject, OPERATORS, RANGE } from "../shared/filter-grammar.js";
-import { READABLE_JSON_SQL } from "./index-cache.js";
+
+/**
+ * The SQL condition (over `store_items i`) that SQLite's JSON functions can read the value: JSON
+ * nested over 1,000 levels (stored before inputs were bounded) makes them fail with "malformed
+ * JSON", for the whole statement. A value of at most 2,000 bytes cannot nest that deep, so only a
+ * longer one is checked (`json_valid`, one more parse). Used as a CASE condition, which SQLite
+ * evaluates before the branch (an AND in a result column evaluates both sides).
+ */
+const READABLE_JSON_SQL = "(octet_length(i.value) <= 2000 OR json_valid(i.value))";
 
 /** A SQL condition over `i.value` and its parameters, in order. */
 export interface SqlCondition {

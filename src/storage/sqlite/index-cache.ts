@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
+import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { statement } from "./statements.js";
 
@@ -11,39 +12,8 @@ export interface IndexedWrite {
   traits?: DocTraits;
 }
 
-/**
- * The SQL condition (over `store_items i`) that SQLite's JSON functions can read the value: JSON
- * nested over 1,000 levels (stored before inputs were bounded) makes them fail with "malformed
- * JSON", for the whole statement. A value of at most 2,000 bytes cannot nest that deep, so only a
- * longer one is checked (`json_valid`, one more parse). Used as a CASE condition, which SQLite
- * evaluates before the branch (an AND in a result column evaluates both sides).
- */
-export const READABLE_JSON_SQL = "(octet_length(i.value) <= 2000 OR json_valid(i.value))";
-
-/** The SQL expression (over `store_items i`) of an item's label, as `recordTraits` finds it. */
-export const LABEL_SQL = `CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.role') = 'text' THEN json_extract(i.value, '$.role') END`;
-/** The SQL expression (over `store_items i`) of whether an item asks a question (1) or not, as `recordTraits` finds it. */
-export const ASKS_SQL = `(CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.text') = 'text' THEN substr(rtrim(json_extract(i.value, '$.text'), ' ' || char(9, 10, 13)), -1) = '?' ELSE 0 END)`;
-
-/** The SQL expression (over `store_items i`) of who said an item, as `recordTraits` finds it (null for none or ""). */
-export const SPEAKER_SQL = `CASE WHEN ${READABLE_JSON_SQL} AND json_type(i.value, '$.speaker') = 'text' THEN nullif(json_extract(i.value, '$.speaker'), '') END`;
-
-interface TraitColumns {
-  label: string | null;
-  asks: number | null;
-  speaker: string | null;
-}
-
-/** The SQL columns `traitsOfRow` reads, for a row of `store_items i`. */
-const TRAIT_COLUMNS = `${LABEL_SQL} AS label, ${ASKS_SQL} AS asks, ${SPEAKER_SQL} AS speaker`;
-
-function traitsOfRow(row: TraitColumns): DocTraits {
-  const traits: DocTraits = {};
-  if (row.label !== null) traits.label = row.label;
-  if (row.asks === 1) traits.asks = true;
-  if (row.speaker !== null) traits.speaker = row.speaker;
-  return traits;
-}
+/** The trait columns (over `store_items i`) as `traitsOfColumns` reads them: plain columns written with each item. */
+const TRAIT_COLUMNS = "i.label AS label, i.asks AS asks, i.speaker AS speaker";
 
 interface Entry {
   from: string;
@@ -111,7 +81,7 @@ export class IndexCache {
       `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${TRAIT_COLUMNS}
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
     ).all(from, to) as ({ id: number; path: string; terms: string } & TraitColumns)[];
-    for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id, traitsOfRow(row));
+    for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id, traitsOfColumns(row));
     this.entries.set(key, { from, to, index });
     let cached = 0;
     for (const entry of this.entries.values()) cached += entry.index.size;
@@ -197,7 +167,7 @@ export class IndexCache {
       `SELECT i.id AS id, i.ns_path AS path, i.seq AS seq, f.terms AS terms, ${TRAIT_COLUMNS}
        FROM store_items i LEFT JOIN store_fts f ON f.rowid = i.id WHERE i.seq > ? ORDER BY i.seq`,
     ).all(this.seen.seq) as ({ id: number; path: string; seq: number; terms: string | null } & TraitColumns)[];
-    this.applyWrites(rows.map((row) => ({ id: row.id, path: row.path, terms: row.terms ? row.terms.split(" ") : null, traits: traitsOfRow(row) })));
+    this.applyWrites(rows.map((row) => ({ id: row.id, path: row.path, terms: row.terms ? row.terms.split(" ") : null, traits: traitsOfColumns(row) })));
     this.seen = { version, seq: rows.at(-1)?.seq ?? this.seen.seq, deletes };
   }
 }

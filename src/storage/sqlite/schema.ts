@@ -1,4 +1,6 @@
 import type Database from "better-sqlite3";
+import { recordTraits } from "../../memory/ranking/document-text.js";
+import { columnsOfTraits, type TraitColumns } from "../../memory/ranking/index-source.js";
 
 /**
  * The long-term store's tables, all prefixed `store_` so they sit beside the checkpoint tables
@@ -8,6 +10,8 @@ import type Database from "better-sqlite3";
  * neighbours for context expansion). `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
  * under FTS5's `ascii` tokenizer (non-ASCII letters are word characters, so Thai terms stay
  * whole), keyed by the item id as rowid. `store_vectors` holds one embedding per item, in `encodeVector`'s compact form (older rows: Float32).
+ * `label`, `speaker` and `asks` are the record's traits ranking reads (`recordTraits`: its role, who
+ * said it, whether it asks a question), written with the item, so no ranking reads them out of JSON.
  * `store_meta.deletes` counts deleted items (a trigger keeps it), so a connection's index cache can
  * tell another connection's deletions, which `seq` cannot show, from its upserts, which it can.
  */
@@ -21,6 +25,9 @@ CREATE TABLE IF NOT EXISTS store_items (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   seq INTEGER NOT NULL,
+  label TEXT,
+  speaker TEXT,
+  asks INTEGER NOT NULL DEFAULT 0,
   UNIQUE (ns_path, key)
 );
 CREATE INDEX IF NOT EXISTS store_items_ns_recent ON store_items (ns_path, updated_at, seq);
@@ -38,11 +45,39 @@ CREATE TRIGGER IF NOT EXISTS store_items_deleted AFTER DELETE ON store_items
 BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;
 `;
 
-/** Creates the store tables when missing and turns on WAL. Idempotent. */
+/** Creates the store tables when missing (adding the trait columns to an older table) and turns on WAL. Idempotent. */
 export function createStoreSchema(db: Database.Database): void {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(DDL);
+  addTraitColumns(db);
+}
+
+/**
+ * Adds `label`, `speaker` and `asks` to a `store_items` made before them and fills them for every
+ * row with `recordTraits`, in one write transaction (another process doing the same waits, then
+ * finds them there).
+ */
+function addTraitColumns(db: Database.Database): void {
+  const hasTraits = () => (db.prepare("SELECT count(*) AS n FROM pragma_table_info('store_items') WHERE name = 'asks'").get() as { n: number }).n > 0;
+  if (hasTraits()) return;
+  db.transaction(() => {
+    if (hasTraits()) return;
+    db.exec("ALTER TABLE store_items ADD COLUMN label TEXT; ALTER TABLE store_items ADD COLUMN speaker TEXT; ALTER TABLE store_items ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;");
+    const update = db.prepare("UPDATE store_items SET label = ?, speaker = ?, asks = ? WHERE id = ?");
+    for (const row of db.prepare("SELECT id, value FROM store_items").iterate() as Iterable<{ id: number; value: string }>) {
+      const traits = traitsOfValue(row.value);
+      update.run(traits.label, traits.speaker, traits.asks ? 1 : 0, row.id);
+    }
+  }).immediate();
+}
+
+function traitsOfValue(json: string): TraitColumns {
+  try {
+    return columnsOfTraits(recordTraits(JSON.parse(json)));
+  } catch {
+    return columnsOfTraits({});
+  }
 }
 
 /** A stored item row as read back. */

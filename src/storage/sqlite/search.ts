@@ -2,11 +2,12 @@ import type Database from "better-sqlite3";
 import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { normalizeScores } from "../../memory/ranking/fusion.js";
 import { rankHybrid, type HybridOptions, type LexicalSource } from "../../memory/ranking/hybrid.js";
-import type { RankedItem, Ranking, WeightedSearch } from "../../memory/ports/store.js";
+import type { RankedItem, WeightedSearch } from "../../memory/ports/store.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
 import { filterToSql } from "./filter.js";
-import { ASKS_SQL, LABEL_SQL, SPEAKER_SQL, indexCacheOf } from "./index-cache.js";
+import { indexCacheOf } from "./index-cache.js";
+import { hybridOptionsOf, indexSource, lexicalMaxOf, rankingOf } from "../../memory/ranking/index-source.js";
 import { prefixRange } from "../shared/namespace.js";
 import { itemColumns, type ItemRow } from "./schema.js";
 import { statement } from "./statements.js";
@@ -114,13 +115,13 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
       return new Map(rows.map((row) => [String(row.id), row.n]));
     },
     labelsOf(ids) {
-      const rows = statement(db, `SELECT i.id AS id, ${LABEL_SQL} AS label FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
+      const rows = statement(db, `SELECT i.id AS id, i.label AS label FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify([...ids].map(Number)),
       ) as { id: number; label: string | null }[];
       return new Map(rows.flatMap((row) => (row.label === null ? [] : [[String(row.id), row.label] as const])));
     },
     speakersOf(ids) {
-      const rows = statement(db, `SELECT i.id AS id, ${SPEAKER_SQL} AS speaker FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
+      const rows = statement(db, `SELECT i.id AS id, i.speaker AS speaker FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify([...ids].map(Number)),
       ) as { id: number; speaker: string | null }[];
       return new Map(rows.flatMap((row) => (row.speaker === null ? [] : [[String(row.id), row.speaker] as const])));
@@ -130,7 +131,7 @@ function ftsSource(db: Database.Database, op: SearchOperation, limit: number): L
       const rows = statement(
         db,
         `SELECT i.id AS id, (SELECT n.id FROM store_items n WHERE n.ns_path = i.ns_path AND n.id > i.id ORDER BY n.id LIMIT 1) AS next
-         FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?)) AND ${ASKS_SQL}`,
+         FROM store_items i WHERE i.id IN (SELECT value FROM json_each(?)) AND i.asks = 1`,
       ).all(JSON.stringify([...ids].map(Number))) as { id: number; next: number | null }[];
       return new Map(rows.flatMap((row) => (row.next === null ? [] : [[String(row.id), String(row.next)] as const])));
     },
@@ -160,18 +161,7 @@ function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSourc
   if (hasFilter(op)) return undefined;
   const { from, to } = prefixRange(op.namespacePrefix);
   const index = indexCacheOf(db).indexOf(from, to);
-  if (!index) return undefined;
-  return {
-    newest: (n) => index.newest(n),
-    documentShare: (term) => index.documentShare(term),
-    score: (terms, wanted) => index.score(terms, wanted),
-    termsOf: (ids) => index.termsOf(ids),
-    neighboursOf: (ids) => index.neighboursOf(ids),
-    lengthsOf: (ids) => index.lengthsOf(ids),
-    labelsOf: (ids) => index.labelsOf(ids),
-    answersOf: (ids) => index.answersOf(ids),
-    speakersOf: (ids) => index.speakersOf(ids),
-  };
+  return index ? indexSource(index) : undefined;
 }
 
 /** Rows of `ids` that satisfy the search's prefix and filter, by id. */
@@ -208,14 +198,13 @@ export function searchRanked(
   const offset = op.offset ?? 0;
   const wanted = offset + (op.limit ?? 10);
   // Recall's options beside the operation's fields: weights by label (role), and neighbours of matches.
-  const { labelWeights, withNeighbours } = op;
-  const hybrid: HybridOptions = { ...settings.hybrid, ...(labelWeights ? { labelWeights } : {}), ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}) };
+  const hybrid: HybridOptions = hybridOptionsOf(settings.hybrid, op);
   // Every hit lies inside the prefix (a neighbour shares its match's namespace) and, unless
   // context-only neighbours are let in under a filter, inside the filter: then fusion need only
   // explain the first `wanted`.
   if (hybrid.includeContextOnly === false || !hasFilter(op)) hybrid.limit = wanted;
   const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid));
-  const lexicalMax = Math.max(0, ...fused.map((hit) => hit.lexical ?? 0));
+  const lexicalMax = lexicalMaxOf(fused);
   const kept: RankedItem[] = [];
   // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.
   for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
@@ -224,12 +213,7 @@ export function searchRanked(
     for (const hit of chunk) {
       const row = rows.get(hit.id);
       if (!row) continue;
-      const ranking: Ranking = { fused: hit.score };
-      if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
-      if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
-      const vectorPart = hit.parts.vector;
-      if (vectorPart) ranking.vector = vectorPart.score;
-      kept.push({ ...itemOf(row), score: hit.score, ranking });
+      kept.push({ ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) });
     }
   }
   return kept.slice(offset, wanted);

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { ScoredId } from "../../memory/ranking/bm25.js";
+import { vectorCandidateIds } from "../../memory/ranking/index-source.js";
 import { decodeVector } from "../shared/vector-codec.js";
 import { indexCacheOf } from "./index-cache.js";
 import { statement } from "./statements.js";
@@ -52,9 +53,7 @@ export function vectorHits(
     (statement(db, `SELECT i.id AS id FROM store_items i WHERE ${scope.where} ORDER BY i.updated_at DESC, i.seq DESC LIMIT ?`)
       .pluck()
       .all(...scope.params, settings.recentCandidates ?? settings.candidateLimit) as number[]);
-  const ids = new Set(recent);
-  const lexicalCount = Math.min(lexicalIds.length, settings.vectorCandidates ?? Infinity);
-  for (let i = 0; i < lexicalCount; i++) ids.add(Number(lexicalIds[i]));
+  const ids = vectorCandidateIds(lexicalIds, recent.map(String), settings.vectorCandidates).map(Number);
   const cache = indexCacheOf(db);
   const { found, missing } = cache.cachedVectors(ids);
   if (missing.length > 0) {

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { pathOf, prefixRange } from "../shared/namespace.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
+import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 import { encodeVector } from "../shared/vector-codec.js";
 import type { IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
@@ -11,11 +12,11 @@ import type { PreparedPut } from "../shared/prepare-writes.js";
 
 /**
  * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,
- * then upserts the item (keeping `created_at`, setting `updated_at` and a fresh `seq`), or
+ * then upserts the item (keeping `created_at`, setting `updated_at`, a fresh `seq` and its trait columns), or
  * deletes all three when the value is null. An empty `terms` leaves the item out of full-text search.
  * Returns what the in-process index cache must learn (undefined when nothing changed).
  */
-export function writeItem(db: Database.Database, { op, terms, vector }: PreparedPut): IndexedWrite | undefined {
+export function writeItem(db: Database.Database, { op, terms, traits, vector }: PreparedPut): IndexedWrite | undefined {
   const path = pathOf(op.namespace);
   const existing = statement(db, "SELECT id FROM store_items WHERE ns_path = ? AND key = ?").get(path, op.key) as
     | { id: number }
@@ -30,18 +31,21 @@ export function writeItem(db: Database.Database, { op, terms, vector }: Prepared
     return { id: existing.id, path, terms: null };
   }
   const now = new Date().toISOString();
+  const written = traits ?? recordTraits(op.value);
+  const columns = columnsOfTraits(written);
   const { id } = statement(
     db,
-    `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq)
-       VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items))
-       ON CONFLICT (ns_path, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq
+    `INSERT INTO store_items (ns_path, namespace, key, value, created_at, updated_at, seq, label, speaker, asks)
+       VALUES (?, ?, ?, ?, ?, ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM store_items), ?, ?, ?)
+       ON CONFLICT (ns_path, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq,
+         label = excluded.label, speaker = excluded.speaker, asks = excluded.asks
        RETURNING id`,
-  ).get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now) as { id: number };
+  ).get(path, JSON.stringify(op.namespace), op.key, JSON.stringify(op.value), now, now, columns.label, columns.speaker, columns.asks ? 1 : 0) as { id: number };
   if (terms !== "") statement(db, "INSERT INTO store_fts (rowid, terms) VALUES (?, ?)").run(id, terms);
   if (vector) {
     statement(db, "INSERT INTO store_vectors (item_id, dims, vector) VALUES (?, ?, ?)").run(id, vector.length, encodeVector(vector));
   }
-  return { id, path, terms: terms === "" ? null : terms.split(" "), traits: recordTraits(op.value) };
+  return { id, path, terms: terms === "" ? null : terms.split(" "), traits: written };
 }
 
 /**

@@ -3,7 +3,8 @@ import pg from "pg";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import type { RankedItem } from "../../../src/memory/ports/store.js";
 import { setLogSink } from "../../../src/logger.js";
-import { HashedNgramEmbeddings } from "../../../src/memory/ranking/index.js";
+import { HashedNgramEmbeddings, tokenize } from "../../../src/memory/ranking/index.js";
+import { pathOf } from "../../../src/storage/shared/namespace.js";
 import { describeStoreContract } from "../store-contract.js";
 
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -46,7 +47,7 @@ describe("PostgresStore", () => {
     expect(results.every((r) => r.vectors)).toBe(true);
     await stores[0]?.setup();
     const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${schemas.misc}.store_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("finds by vector similarity what has no lexical match, through the HNSW index", async () => {
@@ -75,6 +76,12 @@ describe("PostgresStore", () => {
     await pool.query(`CREATE TABLE ${s}.store_vectors (item_id bigint PRIMARY KEY REFERENCES ${s}.store_items (id) ON DELETE CASCADE, dims integer NOT NULL, embedding vector NOT NULL)`);
     await pool.query(`CREATE INDEX store_vectors_hnsw_${vector?.length} ON ${s}.store_vectors USING hnsw ((embedding::vector(${vector?.length})) vector_cosine_ops) WHERE dims = ${vector?.length}`);
     await pool.query(`INSERT INTO ${s}.store_migrations (version) VALUES (1), (2)`);
+    // A transcript row as the code before migration 4 wrote it: its traits only inside the JSON.
+    const old = { role: "user", speaker: "Ann", text: "Which harbour did the ferry leave from? " };
+    await pool.query(
+      `INSERT INTO ${s}.store_items (ns_path, namespace, key, value, created_at, updated_at, terms) VALUES ($1, $2, 'old', $3, now(), now(), to_tsvector('simple', 'ann which harbour ferry leave'))`,
+      [pathOf(ns), ns, old],
+    );
     const writer = new PostgresStore(pool, { schema: s, embeddings, vectors: "off" });
     await writer.put(ns, "ship", { text: "shipment tracking number" }); // the item; its vector as the old code wrote it:
     await pool.query(`INSERT INTO ${s}.store_vectors (item_id, dims, embedding) SELECT id, $1, $2::vector FROM ${s}.store_items WHERE key = 'ship'`, [
@@ -88,6 +95,8 @@ describe("PostgresStore", () => {
       [`${s}.store_vectors`],
     );
     expect(type.rows[0]?.t).toBe("halfvec");
+    const filled = await pool.query(`SELECT tokens, label, speaker, asks FROM ${s}.store_items WHERE key = 'old'`);
+    expect(filled.rows[0]).toEqual({ tokens: tokenize(`Ann: ${old.text}`).join(" "), label: "user", speaker: "Ann", asks: true });
     const hits = await search(store, "shippment trackin numbr");
     expect(hits.map((h) => h.key)).toEqual(["ship"]);
     expect(hits[0]?.ranking?.vector).toBeGreaterThanOrEqual(0.45);

@@ -1,0 +1,87 @@
+import type { DocTraits } from "./document-text.js";
+import type { HybridOptions, HybridResult, LexicalSource } from "./hybrid.js";
+import type { RecallIndex } from "./recall-index.js";
+
+/**
+ * The one lexical source of ranked search on every engine: an in-process `RecallIndex` (BM25
+ * postings, neighbours by turn order, traits) as `rankHybrid` reads it. An engine supplies the
+ * rows the index is built from and nothing else, so no engine ranks differently.
+ */
+export function indexSource(index: RecallIndex): LexicalSource & { newest(n: number): string[] } {
+  return {
+    newest: (n) => index.newest(n),
+    documentShare: (term) => index.documentShare(term),
+    score: (terms, wanted) => index.score(terms, wanted),
+    termsOf: (ids) => index.termsOf(ids),
+    neighboursOf: (ids) => index.neighboursOf(ids),
+    lengthsOf: (ids) => index.lengthsOf(ids),
+    labelsOf: (ids) => index.labelsOf(ids),
+    answersOf: (ids) => index.answersOf(ids),
+    speakersOf: (ids) => index.speakersOf(ids),
+  };
+}
+
+/** A record's traits as the stores keep them, in plain columns written with the record (see `recordTraits`). */
+export interface TraitColumns {
+  label: string | null;
+  speaker: string | null;
+  /** Whether it asks a question; SQLite gives 0/1. */
+  asks: boolean | number | null;
+}
+
+/** `DocTraits` from a row's trait columns. Pure. */
+export function traitsOfColumns(row: TraitColumns): DocTraits {
+  const traits: DocTraits = {};
+  if (row.label !== null) traits.label = row.label;
+  if (row.asks === true || row.asks === 1) traits.asks = true;
+  if (row.speaker !== null && row.speaker !== "") traits.speaker = row.speaker;
+  return traits;
+}
+
+/** The trait columns of `traits`, as a store writes them. Pure. */
+export function columnsOfTraits(traits: DocTraits): TraitColumns {
+  return { label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
+}
+
+/** What a ranked search asks beside the store's own tuning: label weights and neighbour-only hits (see `RecallSearchOptions`). */
+export function hybridOptionsOf(tuning: HybridOptions | undefined, op: { labelWeights?: Readonly<Record<string, number>>; withNeighbours?: boolean }): HybridOptions {
+  const { labelWeights, withNeighbours } = op;
+  return { ...tuning, ...(labelWeights ? { labelWeights } : {}), ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}) };
+}
+
+/** Why a hit ranks where it does (the store port's `Ranking`): normalised lexical and context scores, cosine, fused. */
+export interface HitRanking {
+  lexical?: number;
+  context?: number;
+  vector?: number;
+  fused: number;
+}
+
+/** The provenance of a max-normalised hybrid hit, its lexical and context parts divided by the best lexical score. Pure. */
+export function rankingOf(hit: HybridResult, lexicalMax: number): HitRanking {
+  const ranking: HitRanking = { fused: hit.score };
+  if (hit.lexical !== undefined && lexicalMax > 0) ranking.lexical = hit.lexical / lexicalMax;
+  if (hit.context !== undefined && lexicalMax > 0) ranking.context = hit.context / lexicalMax;
+  const vectorPart = hit.parts.vector;
+  if (vectorPart) ranking.vector = vectorPart.score;
+  return ranking;
+}
+
+/** The best lexical score among `hits` (0 when none has one). */
+export function lexicalMaxOf(hits: readonly HybridResult[]): number {
+  let max = 0;
+  for (const hit of hits) if ((hit.lexical ?? 0) > max) max = hit.lexical ?? 0;
+  return max;
+}
+
+/**
+ * The ids whose vectors are compared with the query's: the `recent` newest written and the best
+ * `vectorCandidates` lexical candidates (`lexicalIds` best first; all when unset). The same set on
+ * every engine.
+ */
+export function vectorCandidateIds(lexicalIds: readonly string[], recent: readonly string[], vectorCandidates: number | undefined): string[] {
+  const ids = new Set(recent);
+  const count = Math.min(lexicalIds.length, vectorCandidates ?? Infinity);
+  for (let i = 0; i < count; i++) ids.add(lexicalIds[i] as string);
+  return [...ids];
+}

@@ -1,0 +1,206 @@
+import type pg from "pg";
+import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { RecallIndex } from "../../memory/ranking/recall-index.js";
+
+/** Bounds of `PostgresIndexCache`. */
+export interface IndexCacheLimits {
+  /** A prefix holding more indexed items than this is not indexed (its ranked searches fail with a clear error). */
+  maxItems: number;
+  /** Estimated memory of all cached prefixes, in bytes (see `estimatedBytes`); past it, the least recently used prefixes go. */
+  maxCachedBytes: number;
+  /** Cached prefixes; past it, the least recently used go. */
+  maxPrefixes: number;
+}
+
+/** 256 MB of estimated memory: with the service's own ~180 MB, 1,000 active users stay under 512 MB of RSS (docs/recall.md). */
+export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: 256 * 1024 * 1024, maxPrefixes: 4096 });
+
+/**
+ * The memory an index of `items` messages takes, as measured with `bench:recall-users` (synthetic
+ * chat messages of 6–20 words, forced GC): the process's RSS grew 5.6 KB per cached message (its
+ * postings, terms, neighbours and traits: V8 heap plus typed arrays' backing stores, which the heap
+ * figure leaves out), and each index has a fixed part (term dictionary, scratch arrays).
+ */
+export function estimatedBytes(items: number): number {
+  return 160_000 + 5_600 * items;
+}
+
+/** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
+const MAX_DELTA = 20_000;
+/** A cache not synchronised for this long starts over (`store_deletions` rows are kept a day, see `pruneDeletions`). */
+const MAX_IDLE_MS = 60 * 60 * 1000;
+
+interface Entry {
+  from: string;
+  to: string;
+  index: RecallIndex;
+}
+
+interface ChangeRow extends TraitColumns {
+  kind: "x" | "d" | "i";
+  xmin: string | null;
+  id: string | null;
+  ns_path: string | null;
+  to_path: string | null;
+  tokens: string | null;
+}
+
+/**
+ * In-process `RecallIndex`es of the search prefixes (a user's sessions) recently ranked through one
+ * Postgres store, kept coherent with every other process writing to the same database:
+ * - before each use, one statement reads what was written or deleted since the last one: items
+ *   whose `written_xid` is at least the `xmin` of the previous statement's snapshot (every
+ *   transaction not yet visible then has an id at least that), and `store_deletions` alike; the
+ *   new `xmin` comes from the same snapshot. Re-applying an item is idempotent. So a message
+ *   committed by any process is ranked by the next search on any other (read-your-writes across
+ *   instances), whatever order transactions commit in;
+ * - an entry is built from the prefix's rows (`tokens` and trait columns, in id order) on first use;
+ * - bounded: at most `maxCachedBytes` of estimated memory over all entries (`estimatedBytes`) and
+ *   `maxPrefixes` entries, least recently used (one user's prefix) evicted first; a prefix over
+ *   `maxItems` is not indexed;
+ * - synchronising and building run one at a time per cache, so a stale read never overwrites a
+ *   newer one.
+ */
+export class PostgresIndexCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly tooLarge = new Set<string>();
+  private seen: string | undefined;
+  private syncedAt = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private cached = 0;
+
+  constructor(
+    private readonly schema: string,
+    private readonly limits: IndexCacheLimits = DEFAULT_INDEX_CACHE_LIMITS,
+  ) {}
+
+  /** Items held over all entries. */
+  get size(): number {
+    return this.cached;
+  }
+
+  /** Estimated memory of all entries, in bytes. */
+  get bytes(): number {
+    return this.entries.size * estimatedBytes(0) + (this.cached * (estimatedBytes(1) - estimatedBytes(0)));
+  }
+
+  /** The index of the prefix range [from, to), current as of now; undefined when the prefix is too large to index. */
+  indexOf(db: pg.ClientBase, from: string, to: string): Promise<RecallIndex | undefined> {
+    const run = this.queue.then(async () => {
+      await this.sync(db);
+      return this.entryOf(db, from, to);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.tooLarge.clear();
+    this.cached = 0;
+  }
+
+  private async sync(db: pg.ClientBase): Promise<void> {
+    const s = this.schema;
+    if (this.seen === undefined || (this.entries.size === 0 && this.tooLarge.size === 0) || Date.now() - this.syncedAt > MAX_IDLE_MS) {
+      this.clear();
+      const { rows } = await db.query<{ xmin: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin");
+      this.seen = rows[0]?.xmin;
+      this.syncedAt = Date.now();
+      return;
+    }
+    // One statement, one snapshot: the new xmin and every change not visible before it. The ORDER
+    // BY keeps the planner on the written_xid index when statistics lag a bulk write.
+    const { rows } = await db.query<ChangeRow>(
+      `SELECT 'x' AS kind, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL::bigint AS id, NULL::text AS ns_path,
+         NULL::text AS to_path, NULL::text AS tokens, NULL::text AS label, NULL::text AS speaker, NULL::boolean AS asks
+       UNION ALL SELECT 'd', NULL, item_id, from_path, to_path, NULL, NULL, NULL, NULL FROM ${s}.store_deletions WHERE xid >= $1::xid8
+       UNION ALL (SELECT 'i', NULL, id, ns_path, NULL, tokens, label, speaker, asks FROM ${s}.store_items
+                  WHERE written_xid >= $1::xid8 ORDER BY written_xid LIMIT $2)`,
+      [this.seen, MAX_DELTA + 1],
+    );
+    this.apply(rows);
+    this.seen = rows.find((row) => row.kind === "x")?.xmin ?? this.seen;
+    this.syncedAt = Date.now();
+  }
+
+  private apply(rows: readonly ChangeRow[]): void {
+    const items = rows.filter((row) => row.kind === "i");
+    if (items.length > MAX_DELTA) {
+      this.clear();
+      return;
+    }
+    for (const row of rows) {
+      if (row.kind !== "d") continue;
+      if (row.id !== null) {
+        for (const entry of this.entries.values()) this.removeFrom(entry, row.id);
+        continue;
+      }
+      // A prefix deletion: every entry it touches is built again on its next use.
+      const [from, to] = [row.ns_path ?? "", row.to_path ?? ""];
+      for (const [key, entry] of this.entries) {
+        if (entry.from < to && from < entry.to) this.drop(key, entry);
+      }
+      this.tooLarge.clear();
+    }
+    for (const row of items) {
+      const path = row.ns_path ?? "";
+      for (const entry of this.entries.values()) {
+        if (path < entry.from || path >= entry.to) continue;
+        if (row.tokens) this.addTo(entry, row as ChangeRow & { id: string; tokens: string });
+        else this.removeFrom(entry, row.id ?? "");
+      }
+    }
+  }
+
+  private async entryOf(db: pg.ClientBase, from: string, to: string): Promise<RecallIndex | undefined> {
+    const key = `${from}\u0000${to}`;
+    if (this.tooLarge.has(key)) return undefined;
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.index;
+    }
+    const { rows } = await db.query<{ id: string; ns_path: string; tokens: string } & TraitColumns>(
+      `SELECT id, ns_path, tokens, label, speaker, asks FROM ${this.schema}.store_items
+       WHERE ns_path >= $1 AND ns_path < $2 AND tokens IS NOT NULL ORDER BY id LIMIT $3`,
+      [from, to, this.limits.maxItems + 1],
+    );
+    if (rows.length > this.limits.maxItems) {
+      this.tooLarge.add(key);
+      return undefined;
+    }
+    const entry: Entry = { from, to, index: new RecallIndex() };
+    for (const row of rows) this.addTo(entry, row);
+    this.entries.set(key, entry);
+    for (const [oldest, old] of this.entries) {
+      if (oldest === key || (this.entries.size <= this.limits.maxPrefixes && this.bytes <= this.limits.maxCachedBytes)) break;
+      this.drop(oldest, old);
+    }
+    return entry.index;
+  }
+
+  private addTo(entry: Entry, row: { id: string; ns_path: string | null; tokens: string } & TraitColumns): void {
+    const before = entry.index.size;
+    entry.index.add(row.id, row.tokens.split(" "), row.ns_path ?? "", Number(row.id), traitsOfColumns(row));
+    this.cached += entry.index.size - before;
+  }
+
+  private removeFrom(entry: Entry, id: string): void {
+    const before = entry.index.size;
+    entry.index.remove(id);
+    this.cached += entry.index.size - before;
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.cached -= entry.index.size;
+  }
+}
+
+/** Deletes `store_deletions` rows older than a day: every cache has synchronised since, or starts over (`MAX_IDLE_MS`). */
+export async function pruneDeletions(db: pg.Pool | pg.ClientBase, schema: string): Promise<number> {
+  const result = await db.query(`DELETE FROM ${schema}.store_deletions WHERE at < now() - interval '1 day'`);
+  return result.rowCount ?? 0;
+}

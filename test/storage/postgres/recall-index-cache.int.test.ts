@@ -1,0 +1,59 @@
+import { PostgresStore } from "../../../src/storage/postgres/store.js";
+import { estimatedBytes } from "../../../src/storage/postgres/index-cache.js";
+import { createTempDatabase } from "../../support/postgres.js";
+
+/**
+ * The Postgres store's in-process recall index, seen from two stores on one database (two
+ * processes' worth of caches): what one writes, updates or deletes, the other ranks by at once,
+ * its index cached or not; and the cache stays within its bound, evicting whole users.
+ */
+let database: Awaited<ReturnType<typeof createTempDatabase>>;
+const stores: PostgresStore[] = [];
+
+beforeAll(async () => {
+  database = await createTempDatabase();
+}, 60_000);
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  await database.drop();
+}, 60_000);
+
+function open(options: ConstructorParameters<typeof PostgresStore>[1] = {}): PostgresStore {
+  const store = PostgresStore.fromConnString(database.url, { schema: "cache_test", ...options });
+  stores.push(store);
+  return store;
+}
+
+const ns = (user: string, session = "s1") => ["t1", "users", user, "sessions", session, "messages"];
+const prefix = (user: string) => ["t1", "users", user, "sessions"];
+const keys = async (store: PostgresStore, user: string, query: string) => (await store.search(prefix(user), { query, limit: 5 })).map((hit) => hit.key);
+
+it("ranks by what another store wrote, rewrote and deleted, on its next search", async () => {
+  const [a, b] = [open(), open()];
+  await a.put(ns("u1"), "m1", { role: "user", text: "My sister moved to Utrecht." });
+  expect(await keys(b, "u1", "Utrecht")).toEqual(["m1"]); // b builds its index of u1 here
+  await a.put(ns("u1", "s2"), "m2", { role: "user", text: "We adopted a greyhound." });
+  expect(await keys(b, "u1", "greyhound")).toEqual(["m2"]);
+  await a.put(ns("u1"), "m1", { role: "user", text: "My sister moved to Lisbon." });
+  expect(await keys(b, "u1", "Utrecht")).toEqual([]);
+  expect(await keys(b, "u1", "Lisbon")).toEqual(["m1"]);
+  await a.delete(ns("u1", "s2"), "m2");
+  expect(await keys(b, "u1", "greyhound")).toEqual([]);
+  await a.put(ns("u1", "s3"), "m3", { role: "user", text: "Another greyhound joined us." });
+  await a.deleteNamespacePrefix(prefix("u1"));
+  expect(await keys(b, "u1", "greyhound Lisbon")).toEqual([]);
+}, 60_000);
+
+it("keeps its estimated heap within maxCachedBytes, evicting the least recently used user", async () => {
+  const store = open({ indexCache: { maxCachedBytes: 2 * estimatedBytes(20) } });
+  for (const user of ["v1", "v2", "v3"]) {
+    await store.batch(Array.from({ length: 20 }, (_, i) => ({ namespace: ns(user), key: `m${i}`, value: { role: "user", text: `note ${i} about ${user} and tea` } })));
+  }
+  for (const user of ["v1", "v2", "v3"]) expect(await keys(store, user, "tea")).toHaveLength(5);
+  const cache = (store as unknown as { cache: { size: number; bytes: number } }).cache;
+  expect(cache.bytes).toBeLessThanOrEqual(2 * estimatedBytes(20));
+  expect(cache.size).toBe(40);
+  // The evicted user is indexed again on demand, ranked the same.
+  expect(await keys(store, "v1", "note 3 tea")).toContain("m3");
+}, 60_000);
