@@ -49,3 +49,5 @@ app.post("/v1/turns/stream", async (c) => {
   });
 });
 serve({ fetch: app.fetch, hostname: "127.0.0.1", port: Number(process.env.PORT) });
+// Exits on SIGTERM (so that a CPU profile, when asked for, is written).
+process.once("SIGTERM", () => process.exit(0));

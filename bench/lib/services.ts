@@ -34,11 +34,14 @@ async function started(child: ChildProcess, url: string, name: string): Promise<
 /**
  * Starts `entry` (a TypeScript file, through tsx, or a compiled .js file) with `env` on a free
  * port of 127.0.0.1, one process (no workers), logging errors only; resolves once /healthz answers.
+ * With BENCH_CPU_PROF=<dir> each service writes V8 CPU profiles (one per thread) under <dir>/<name> when it stops.
  */
 export async function startService(name: string, entry: string, env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...loader, entry], {
+  // A CPU profile of each service, written when it stops, when BENCH_CPU_PROF names a directory.
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
+  const child = spawn(process.execPath, [...profile, ...loader, entry], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
