@@ -1,107 +1,102 @@
 /**
- * `npm run bench:service`: the HTTP service on SQLite with the offline responder, driven over
- * loopback by autocannon with 32 concurrent sessions for 20 s (override with --seconds and
- * --connections), after a 3 s warm-up on sessions of its own (--warmup, 0 for none; its figures
- * are reported apart). The service runs as deployed: compiled (`npm run build`, then
- * `node dist/cli/start.js`) with WEB_CONCURRENCY workers, one per core unless --workers says
- * otherwise; --tsx runs `src/cli/start.ts` through tsx instead. Prints JSON: turns/s, latency
- * p50/p95/p99 and error counts.
+ * `npm run bench:service`: throughput and latency of the HTTP service with real sessions — each
+ * of --connections clients keeps its own session and sends turn after turn (so summaries happen)
+ * for --seconds — on both routes (POST /v1/turns and /v1/turns/stream), beside a bare LangGraph
+ * chatbot (one model node, the official SqliteSaver, streamMode "messages", behind the same
+ * Hono/SSE surface: bench/lib/bare-chatbot-server.ts) under the same load in the same run. Both
+ * are one process on a SQLite file and answer through one instant OpenAI-compatible stand-in
+ * (20-token replies, no pacing) run by this process. Phases run in turn — ours JSON, bare JSON,
+ * ours stream, bare stream — each after a --warmup of its own on other sessions. Ours runs
+ * compiled (`dist/cli/start.js`, built first) unless --tsx. Prints JSON: turns/s, latency
+ * p50/p95/p99, errors, turns per session, and the ratios ours / bare.
  */
-import { execFileSync, spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
-import autocannon from "autocannon";
 import { flagsOrExit } from "../src/cli/args.js";
-import { freePort } from "./lib/free-port.js";
+import { startPacedProvider } from "./lib/paced-provider.js";
+import { jsonTurn, ratio, startBare, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { seconds: { type: "string" }, connections: { type: "string" }, warmup: { type: "string" }, workers: { type: "string" }, tsx: { type: "boolean" } },
-  "usage: npm run bench:service -- [--seconds N] [--connections N] [--warmup N] [--workers N] [--tsx]",
+  { seconds: { type: "string" }, connections: { type: "string" }, warmup: { type: "string" }, tsx: { type: "boolean" } },
+  "usage: npm run bench:service -- [--seconds 20] [--connections 32] [--warmup 3] [--tsx]",
 );
 const seconds = Number(args.seconds ?? 20);
 const connections = Number(args.connections ?? 32);
 const warmupSeconds = Number(args.warmup ?? 3);
-const workers = Number(args.workers ?? os.availableParallelism());
 const viaTsx = args.tsx === true;
+const TARGETS = { stream_turns_per_s_ratio: 0.9 };
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-service-"));
-const port = await freePort();
+type Route = "json" | "stream";
+const message = (turn: number) => `Question ${turn}: what does plan ${turn} cost per month?`;
+
+/** `connections` clients, each on session `<prefix>-N`, sending turns one after another for `duration` s. */
+async function drive(service: Service, route: Route, duration: number, prefix: string) {
+  const send = route === "json" ? jsonTurn : streamTurn;
+  const deadline = performance.now() + duration * 1000;
+  const timings: TurnTiming[] = [];
+  let errors = 0;
+  const client = async (n: number) => {
+    for (let turn = 1; performance.now() < deadline; turn += 1) {
+      try {
+        timings.push(await send(service.url, `${prefix}-${n}`, message(turn)));
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  const started = performance.now();
+  const cpuBefore = service.cpuMs();
+  await Promise.all(Array.from({ length: connections }, (_, n) => client(n)));
+  const elapsed = (performance.now() - started) / 1000;
+  const turns = timings.length;
+  const latency = [...timings.map((t) => t.turn)].sort((a, b) => a - b);
+  const p99 = latency[Math.min(latency.length - 1, Math.ceil(0.99 * latency.length) - 1)] ?? 0;
+  return {
+    turns,
+    turns_per_s: Math.round((turns / elapsed) * 10) / 10,
+    turns_per_session: Math.round((turns / connections) * 10) / 10,
+    latency_ms: { ...stats(latency), p99: Math.round(p99 * 10) / 10 },
+    ...(route === "stream" ? { ttft_ms: stats(timings.map((t) => t.ttft)) } : {}),
+    cpu_ms_per_turn: turns > 0 ? Math.round(((service.cpuMs() - cpuBefore) / turns) * 10) / 10 : 0,
+    errors,
+  };
+}
+
+async function measure(service: Service, route: Route) {
+  if (warmupSeconds > 0) await drive(service, route, warmupSeconds, `warm-up-${route}`);
+  return drive(service, route, seconds, `bench-${route}`);
+}
+
 if (!viaTsx) execFileSync(process.execPath, [path.resolve("node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { stdio: "inherit" });
-const [command, entry] = viaTsx ? [path.resolve("node_modules/.bin/tsx"), "src/cli/start.ts"] : [process.execPath, "dist/cli/start.js"];
-const child = spawn(command, [entry], {
-  env: {
-    ...process.env,
-    PORT: String(port),
-    SQLITE_PATH: path.join(dir, "memory.db"),
-    LOG_LEVEL: "error",
-    OPENAI_API_KEY: "",
-    OPENAI_BASE_URL: "",
-    API_KEYS: "",
-    WEB_CONCURRENCY: String(workers),
-  },
-  stdio: ["ignore", "ignore", "inherit"],
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 120; i += 1) {
-  if (await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)) break;
-  await new Promise((resolve) => setTimeout(resolve, 500));
+const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
+const temp = tempDir("mg-bench-service-");
+const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, !viaTsx);
+const bare = await startBare(temp.dir, provider.baseUrl);
+try {
+  const oursJson = await measure(ours, "json");
+  const bareJson = await measure(bare, "json");
+  const oursStream = await measure(ours, "stream");
+  const bareStream = await measure(bare, "stream");
+  const report = {
+    connections,
+    seconds,
+    processes: 1,
+    runtime: viaTsx ? "tsx" : "node dist",
+    model: "instant OpenAI-compatible stand-in, 20-token replies",
+    targets: TARGETS,
+    json: { ours: oursJson, bare: bareJson, turns_per_s_ratio: ratio(oursJson.turns_per_s, bareJson.turns_per_s), p95_ratio: ratio(oursJson.latency_ms.p95, bareJson.latency_ms.p95) },
+    stream: {
+      ours: oursStream,
+      bare: bareStream,
+      turns_per_s_ratio: ratio(oursStream.turns_per_s, bareStream.turns_per_s),
+      p95_ratio: ratio(oursStream.latency_ms.p95, bareStream.latency_ms.p95),
+    },
+    ours_stream_vs_json: ratio(oursStream.turns_per_s, oursJson.turns_per_s),
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  await Promise.all([ours.stop(), bare.stop()]);
+  await provider.close();
+  temp.remove();
 }
-
-/** Drives `connections` sessions (one per connection, named `<prefix>-N`) for `duration` seconds. */
-function drive(duration: number, prefix: string, latencies?: number[]): Promise<autocannon.Result> {
-  let connection = 0;
-  return new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `${base}/v1/turns`,
-        connections,
-        duration,
-        requests: [
-          {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            setupRequest: (request, context) => {
-              const state = context as { session?: string; turn?: number };
-              state.session ??= `${prefix}-${(connection += 1)}`;
-              state.turn = (state.turn ?? 0) + 1;
-              const body = { user_id: `user-${state.session}`, session_id: state.session, message: `Question ${state.turn}: what does plan ${state.turn} cost per month?` };
-              return { ...request, body: JSON.stringify(body) };
-            },
-          },
-        ],
-      },
-      (error: unknown, done) => (error ? reject(error instanceof Error ? error : new Error("autocannon failed", { cause: error })) : resolve(done)),
-    );
-    if (latencies) instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
-  });
-}
-
-// Warm-up sessions of their own first, so the figures are of a service past start-up and JIT.
-const warm = warmupSeconds > 0 ? await drive(warmupSeconds, "warm-up") : undefined;
-const latencies: number[] = [];
-const result = await drive(seconds, "bench", latencies);
-child.kill("SIGTERM");
-await new Promise((resolve) => child.once("exit", resolve));
-fs.rmSync(dir, { recursive: true, force: true });
-
-latencies.sort((a, b) => a - b);
-function percentile(p: number): number {
-  const at = Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1);
-  return Math.round((latencies[Math.max(0, at)] ?? 0) * 100) / 100;
-}
-
-const report = {
-  connections,
-  seconds,
-  workers,
-  runtime: viaTsx ? "tsx" : "node dist",
-  turns: result.requests.total,
-  turns_per_s: Math.round(result.requests.average * 10) / 10,
-  latency_ms: { p50: percentile(50), p95: percentile(95), p99: percentile(99), max: result.latency.max },
-  errors: result.errors + result.timeouts,
-  non_2xx: result.non2xx,
-  warmup: warm ? { seconds: warmupSeconds, turns: warm.requests.total, latency_max_ms: warm.latency.max, errors: warm.errors + warm.timeouts + warm.non2xx } : null,
-};
-process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

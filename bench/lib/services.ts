@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { freePort } from "./free-port.js";
+
+/** A service a benchmark started as a child process, with the CPU it has used so far. */
+export interface Service {
+  name: string;
+  url: string;
+  /** CPU (user + system) the process has used since it started, in ms (from /proc: 10 ms ticks). */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+const TICK_MS = 1000 / 100;
+
+/** utime + stime of a process, from /proc/<pid>/stat (Linux), in ms. */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+async function started(child: ChildProcess, url: string, name: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!(await fetch(`${url}/healthz`).then((r) => r.ok).catch(() => false))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${name} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Starts `entry` (a TypeScript file, through tsx, or a compiled .js file) with `env` on a free
+ * port of 127.0.0.1, one process (no workers), logging errors only; resolves once /healthz answers.
+ * With BENCH_CPU_PROF=<dir> each service writes V8 CPU profiles (one per thread) under <dir>/<name> when it stops.
+ */
+export async function startService(name: string, entry: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  // A CPU profile of each service, written when it stops, when BENCH_CPU_PROF names a directory.
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
+  const child = spawn(process.execPath, [...profile, ...loader, entry], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await started(child, url, name);
+  return {
+    name,
+    url,
+    cpuMs: () => processCpuMs(child.pid!),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file in `dir`. */
+export function startOurs(dir: string, env: Record<string, string>, compiled = false): Promise<Service> {
+  const entry = compiled ? "dist/cli/start.js" : "src/cli/start.ts";
+  return startService("memory_graph", entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "ours.db"), ...env });
+}
+
+/** The bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts) on a SQLite file in `dir`, its model at `baseUrl`. */
+export function startBare(dir: string, baseUrl: string): Promise<Service> {
+  return startService("bare_langgraph", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "bare.db"), OPENAI_BASE_URL: baseUrl });
+}
+
+/** A temporary directory, removed by the returned function. */
+export function tempDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What one turn took, seen by the client: first token (streaming only), full turn, tokens received. */
+export interface TurnTiming {
+  ttft: number;
+  turn: number;
+  tokens: number;
+}
+
+const bodyOf = (session: string, message: string) => JSON.stringify({ user_id: `user-${session}`, session_id: session, message });
+
+/** One turn over POST /v1/turns/stream: timed to the first `token` event and to the `result` event. */
+export async function streamTurn(url: string, session: string, message: string): Promise<TurnTiming> {
+  const started = performance.now();
+  const response = await fetch(`${url}/v1/turns/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(session, message) });
+  if (!response.ok || !response.body) throw new Error(`turn answered ${response.status}`);
+  const decoder = new TextDecoder();
+  let text = "";
+  let ttft = 0;
+  let turn = 0;
+  for await (const chunk of response.body) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true });
+    if (!ttft && text.includes("event: token")) ttft = performance.now() - started;
+    if (!turn && text.includes("event: result")) turn = performance.now() - started;
+    if (text.includes("event: error")) throw new Error(`turn failed: ${text.slice(-300)}`);
+  }
+  const tokens = text.split("event: token").length - 1;
+  return { ttft, turn: turn || performance.now() - started, tokens };
+}
+
+/** One turn over POST /v1/turns. */
+export async function jsonTurn(url: string, session: string, message: string): Promise<TurnTiming> {
+  const started = performance.now();
+  const response = await fetch(`${url}/v1/turns`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(session, message) });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`turn answered ${response.status}`);
+  const turn = performance.now() - started;
+  return { ttft: turn, turn, tokens: 0 };
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** p50/p95/max of `values`, nearest rank, one decimal. */
+export function stats(values: readonly number[]): { p50: number; p95: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
+  return { p50: round1(at(0.5)), p95: round1(at(0.95)), max: round1(sorted.at(-1) ?? 0) };
+}
+
+/** a / b to two decimals (0 when b is 0). */
+export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);

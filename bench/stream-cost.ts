@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:stream-cost`: the CPU a turn costs the service, against a bare LangGraph chatbot
+ * (one model node, the official SqliteSaver, streamMode "messages", behind the same Hono/SSE
+ * surface: bench/lib/bare-chatbot-server.ts). Both run as child processes on SQLite files and talk
+ * to one local OpenAI-compatible stand-in (bench/lib/paced-provider.ts) run by this process, whose
+ * CPU is not counted. Three phases, on the same sessions (--sessions in parallel, --turns each per
+ * phase, interleaved by round: ours, bare, ours, …, so summaries happen as in real sessions):
+ * - instant: 20-token replies with no pacing;
+ * - paced 20 / paced 150: 300 ms to the first token, then 20 or 150 tokens 15 ms apart.
+ * CPU comes from /proc (utime + stime of each service process) over each phase. Per streamed
+ * token: the extra CPU of a 150-token turn over a 20-token one, divided by the 130 extra tokens.
+ * Messages rotate through entity-rich English and romanised Hindi. Prints JSON with the ratios
+ * (ours / bare: CPU per turn, first token and full turn p95, the turn ending at the `result` event)
+ * beside the issue's targets.
+ */
+import { flagsOrExit } from "../src/cli/args.js";
+import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
+import { ratio, startBare, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" } },
+  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15]",
+);
+const SESSIONS = Number(args.sessions ?? 8);
+const TURNS = Number(args.turns ?? 10);
+const TTFT = Number(args.ttft ?? 300);
+const GAP = Number(args.gap ?? 15);
+const TARGETS = { cpu_per_turn_ratio: 1.3, cpu_per_token_ratio: 1.2, paced_20_turn_p95_ratio: 1.15 };
+
+/** Entity-rich messages in English and romanised Hindi, as a voice assistant hears them. */
+const MESSAGES = [
+  "Bharat ka balance kitna hai?",
+  "Usko 500 add karo",
+  "My sister Priya moved to Pune last month, send her the new card",
+  "Order 4503 arrived late and the box was damaged, what can you do?",
+  "Kal Mumbai mein meeting hai, 3 baje remind karna",
+];
+const message = (turn: number) => MESSAGES[turn % MESSAGES.length]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Side {
+  service: Service;
+  cpuMs: number;
+  timings: TurnTiming[];
+}
+
+/** One round: every session sends its next turn at once; resolves when all are answered. */
+async function round(side: Side, prefix: string, turn: number): Promise<void> {
+  const before = side.service.cpuMs();
+  const timings = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => streamTurn(side.service.url, `${prefix}${s}`, message(turn))));
+  side.timings.push(...timings);
+  side.cpuMs += side.service.cpuMs() - before;
+}
+
+async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimensions">, sides: Side[], provider: { pacing: Pacing }, firstTurn: number) {
+  Object.assign(provider.pacing, pacing);
+  for (const side of sides) {
+    side.cpuMs = 0;
+    side.timings = [];
+  }
+  for (let turn = firstTurn; turn < firstTurn + TURNS; turn += 1) {
+    for (const side of sides) await round(side, "s", turn);
+  }
+  // Work a turn leaves after its answer (a summary, pruning) counts towards the phase.
+  const settle = sides.map((side) => side.service.cpuMs());
+  await sleep(1500);
+  sides.forEach((side, i) => (side.cpuMs += side.service.cpuMs() - settle[i]!));
+  const turns = SESSIONS * TURNS;
+  const of = (side: Side) => ({
+    cpu_ms_per_turn: Math.round((side.cpuMs / turns) * 10) / 10,
+    tokens_per_turn: Math.round(side.timings.reduce((sum, t) => sum + t.tokens, 0) / turns),
+    ttft_ms: stats(side.timings.map((t) => t.ttft)),
+    turn_ms: stats(side.timings.map((t) => t.turn)),
+  });
+  const [ours, bare] = sides.map(of) as [ReturnType<typeof of>, ReturnType<typeof of>];
+  return {
+    phase: name,
+    pacing,
+    ours,
+    bare,
+    cpu_per_turn_ratio: ratio(ours.cpu_ms_per_turn, bare.cpu_ms_per_turn),
+    ttft_p95_ratio: ratio(ours.ttft_ms.p95, bare.ttft_ms.p95),
+    turn_p95_ratio: ratio(ours.turn_ms.p95, bare.turn_ms.p95),
+  };
+}
+
+const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
+const temp = tempDir("mg-bench-stream-cost-");
+const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl });
+const bare = await startBare(temp.dir, provider.baseUrl);
+try {
+  const sides: Side[] = [ours, bare].map((service) => ({ service, cpuMs: 0, timings: [] }));
+  for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
+  const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
+  const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);
+  const long = await phase("paced_150", { ttftMs: TTFT, tokens: 150, tokenGapMs: GAP }, sides, provider, 1 + 2 * TURNS);
+  const perToken = (side: "ours" | "bare") => Math.round(((long[side].cpu_ms_per_turn - short[side].cpu_ms_per_turn) / (long[side].tokens_per_turn - short[side].tokens_per_turn)) * 1000) / 1000;
+  const report = {
+    sessions: SESSIONS,
+    turns_per_phase: TURNS,
+    targets: TARGETS,
+    phases: [instant, short, long],
+    cpu_ms_per_streamed_token: { ours: perToken("ours"), bare: perToken("bare"), ratio: ratio(perToken("ours"), perToken("bare")) },
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  await Promise.all([ours.stop(), bare.stop()]);
+  await provider.close();
+  temp.remove();
+}
