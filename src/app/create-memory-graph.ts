@@ -183,7 +183,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           const state = await session.run(app, (graph, config) => run(plan.input, withLightRunContext({ ...config, configurable: { ...config.configurable, ...ticket } }), graph));
           const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
           // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
-          if (plan.key !== null && result.status !== "ERROR") {
+          // An incognito turn leaves nothing in long-term memory, not even its result.
+          if (plan.key !== null && result.status !== "ERROR" && input.remember !== false) {
             const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
             await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
           }

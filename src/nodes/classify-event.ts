@@ -53,7 +53,9 @@ export function createClassifyEventNode(deps: GraphDeps) {
     }
 
     const now = deps.now();
-    const saved = classified.importance >= deps.limits.importanceThreshold;
+    // An incognito turn (`remember: false`) is classified for its intent, and keeps nothing.
+    const remember = state.input?.remember !== false;
+    const saved = remember && classified.importance >= deps.limits.importanceThreshold;
     if (saved) {
       await saveEvent(
         store,
@@ -76,7 +78,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
         now,
       );
     }
-    await saveFacts(store, scope, classified.attributeUpdates, { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
+    if (remember) await saveFacts(store, scope, classified.attributeUpdates, { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
     const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {
