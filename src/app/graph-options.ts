@@ -27,6 +27,11 @@ export interface MemoryGraphOptions {
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;
   summaryModel?: BaseChatModel | null;
+  /**
+   * Titles each session with the summary model after its first answered turn (one extra call per
+   * session; `listSessions` shows it). Default false: a session is listed under its first user message.
+   */
+  sessionTitles?: boolean;
   /** OpenAI (or compatible) settings used when `chatModel` (or `embeddings`) is omitted. */
   openai?: ChatModelSettings & { embeddingsModel?: string };
   /** Name reported on candidates (default: the OpenAI model name, or "custom"). */

@@ -9,6 +9,7 @@ import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/
 import type { MemoryScope } from "../memory/scope.js";
 import { validateId } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
+import { listSessions, type SessionPage } from "../memory/session-list.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
@@ -53,6 +54,12 @@ export interface MemoryApi {
   importSessions(user: UserScope, input: ImportInput, options?: ImportOptions): Promise<ImportResult>;
   /** Every layer of a user's memory as one document that `importSessions` takes back (after answered turns' upkeep). */
   exportUser(user: UserScope): Promise<UserMemoryExport>;
+  /**
+   * A user's sessions, newest activity first, each with a title (the model's when one was made,
+   * else from the first user message), message count, first and last activity; `limit` (1–100,
+   * default 20) from `offset` (default 0).
+   */
+  listSessions(user: UserScope, page?: { limit?: number; offset?: number }): Promise<SessionPage>;
 }
 
 /**
@@ -73,6 +80,7 @@ export function guardMemoryApi(
     search: (request) => open(() => api.search(request)),
     importSessions: (user, input, options) => open(() => api.importSessions(user, input, options)),
     exportUser: (user) => open(() => settled().then(() => api.exportUser(user))),
+    listSessions: (user, page) => open(() => api.listSessions(user, page)),
   };
 }
 
@@ -90,6 +98,7 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       return { ...plan.counts, classified };
     },
     exportUser: (user) => exportUserMemory(store, userScopeOf(user)),
+    listSessions: (user, page = {}) => listSessions(store, userScopeOf(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
   };
 }
 

@@ -24,6 +24,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
       : undefined,
     chatModel: openaiConfigured ? undefined : null,
     memoryMode: env.MEMORY_MODE,
+    sessionTitles: env.SESSION_TITLES === "true",
     checkpointKeep: env.CHECKPOINT_KEEP,
     storageTimeoutMs: env.STORAGE_TIMEOUT_MS,
     systemPrompt: env.SYSTEM_PROMPT,

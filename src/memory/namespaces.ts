@@ -40,4 +40,6 @@ export const namespaces = {
    * kept apart from `sessions` so that transcript recall never sees them.
    */
   turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
+  /** The titles a model gave the user's sessions (key: the session id), apart from `sessions` so that recall never sees them. */
+  sessionTitles: (s: UserScope): string[] => [...user(s), "session-titles"],
 };
