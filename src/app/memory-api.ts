@@ -12,6 +12,7 @@ import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from 
 import { listSessions, type SessionPage } from "../memory/session-list.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
+import { boundedInTime } from "../models/facts/expiry.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { retryOptions, type GraphDeps } from "../nodes/deps.js";
@@ -133,7 +134,8 @@ async function classifyImported(store: BaseStore, deps: GraphDeps, plan: ImportP
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
       await saveEvent(store, scope, { ...base, type, importance, intent, entities, language, payload, classifiedBy }, deps.limits.retention, deps.now());
     }
-    await saveFacts(store, scope, event.attributeUpdates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
+    const updates = boundedInTime(event.attributeUpdates, record.text, new Date(record.createdAt));
+    await saveFacts(store, scope, updates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
     contexts.set(scope.sessionId, {
       lastIntent: event.intent || context.lastIntent,
       activeEntities: event.entities.length > 0 ? event.entities : context.activeEntities,

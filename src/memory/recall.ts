@@ -55,6 +55,8 @@ export interface RecallRequest {
   pendingVector?: Promise<number[] | undefined>;
   /** The embeddings provider's typical round trip, ms: over the wait, recall does not wait. */
   typicalVectorMs?: number;
+  /** The time facts are current at (default: the clock's); an expired fact is not recalled. */
+  now?: Date;
   /** The parts to read (default: all); a part left out is not read and comes back empty. */
   parts?: ReadonlySet<RecallPart>;
 }
@@ -98,7 +100,7 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
     read("recentTurns", () => recentStoredTurns(store, scope, request.excludeIds, limits)),
     read("summaries", () => latestSummaries(store, scope, limits.summaries)),
-    read("facts", () => loadFacts(store, scope).then(currentFacts)),
+    read("facts", async () => currentFacts(await loadFacts(store, scope), request.now ?? new Date())),
     read("events", () => importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates })),
     read("similar", similarMessages),
   ]);

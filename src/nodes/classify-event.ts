@@ -6,6 +6,7 @@ import { withMeta } from "../reducers/message-meta.js";
 import { saveEvent } from "../memory/events.js";
 import { saveFacts } from "../memory/facts.js";
 import { requireStore } from "../memory/store-io.js";
+import { boundedInTime } from "../models/facts/expiry.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
@@ -78,7 +79,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
         now,
       );
     }
-    if (remember) await saveFacts(store, scope, classified.attributeUpdates, { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
+    if (remember) await saveFacts(store, scope, boundedInTime(classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
     const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { manualClock } from "../support/deps.js";
 import type { TurnResponse } from "../../src/server/response-schemas.js";
 import { parseSse, tenantItems, testServer, type TestServer } from "./helpers.js";
 
@@ -78,5 +79,21 @@ describe("memory switches of POST /v1/turns", () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID_INPUT", field });
     expect(await tenantItems(server.memory, "tenantA")).toEqual([]);
+  });
+});
+
+describe("facts bounded in time", () => {
+  it("a fact the message bounds gets expires_at, and leaves the prompt once it has passed", async () => {
+    const clock = manualClock("2026-11-25T10:00:00.000Z"); // a Wednesday
+    server = await testServer({ now: clock.now });
+    await turn({ message: "I am staying in Chiang Mai until Friday" });
+    const memory = (await (await server.call("GET", "/v1/users/u1/memory")).json()) as { facts: { key: string; value: string; expires_at?: string }[] };
+    expect(memory.facts).toEqual([expect.objectContaining({ key: "location.city", value: "Chiang Mai", expires_at: "2026-11-27T23:59:59.999Z" })]);
+    const during = await turn({ message: "Where am I staying?" });
+    expect(during.body.memory_context.text).toContain("Chiang Mai");
+    clock.advance(3 * 86_400_000);
+    const after = await turn({ session_id: "s2", message: "Where am I staying?" });
+    expect((after.body.memory_context.recalled as { facts: unknown[] }).facts).toEqual([]);
+    expect(after.body.memory_context.text).not.toMatch(/location city/);
   });
 });
