@@ -118,7 +118,7 @@ async function classifyImported(store: BaseStore, deps: GraphDeps, plan: ImportP
   let classified = 0;
   for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
     if (record.role !== "user" || record.recall === false) continue;
-    const context = contexts.get(scope.sessionId) ?? { activeEntities: [] };
+    const context = { ...(contexts.get(scope.sessionId) ?? { activeEntities: [] }), profile: deps.profile?.prompt };
     let fromModel: ClassifiedEvent | undefined;
     if (model) {
       try {
@@ -134,7 +134,7 @@ async function classifyImported(store: BaseStore, deps: GraphDeps, plan: ImportP
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
       await saveEvent(store, scope, { ...base, type, importance, intent, entities, language, payload, classifiedBy }, deps.limits.retention, deps.now());
     }
-    const updates = boundedInTime(event.attributeUpdates, record.text, new Date(record.createdAt));
+    const updates = boundedInTime(deps.profile ? deps.profile.fit(event.attributeUpdates) : event.attributeUpdates, record.text, new Date(record.createdAt));
     await saveFacts(store, scope, updates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
     contexts.set(scope.sessionId, {
       lastIntent: event.intent || context.lastIntent,

@@ -126,7 +126,7 @@ export async function classifyWithModel(
   });
   const messages: BaseMessage[] = [
     new SystemMessage(CLASSIFY_PROMPT),
-    new HumanMessage(`Context: ${contextLine}\n\nMessage: ${text}`),
+    new HumanMessage(`Context: ${contextLine}${context.profile ? `\n\nattributeUpdates keys: only these, exactly as written (leave out any other fact): ${context.profile}` : ""}\n\nMessage: ${text}`),
   ];
   let candidate: unknown;
   try {

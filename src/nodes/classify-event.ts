@@ -30,7 +30,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
     const store = requireStore(config);
     const turn = turnOf(state);
     const scope = scopeOfState(state);
-    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities };
+    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities, profile: deps.profile?.prompt };
     let classified: ClassifiedEvent;
     let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
     let fallbackReason: string | null = model ? null : "no_model";
@@ -79,7 +79,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
         now,
       );
     }
-    if (remember) await saveFacts(store, scope, boundedInTime(classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
+    if (remember) await saveFacts(store, scope, boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
     const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {

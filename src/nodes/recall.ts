@@ -30,7 +30,7 @@ const NO_MEMORY: RenderedContext = { text: "", tokens: 0, sections: {}, droppedF
  * locally, see `memoryNeedOf`), so such a turn computes no query vector either. `memoryUse` says
  * whether memory was needed and what was used.
  */
-export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> & Partial<Pick<GraphDeps, "now">>) {
+export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> & Partial<Pick<GraphDeps, "now" | "profile">>) {
   return async function recall(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
     const turn = turnOf(state);
     const plan = memoryPlanOf(state.input ?? {}, deps.limits.recall);
@@ -60,7 +60,7 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> 
       parts,
       now: deps.now?.(),
     });
-    const memoryText = renderMemoryContext(recalled, contextLimitsFor(plan, deps.limits.context));
+    const memoryText = renderMemoryContext(recalled, contextLimitsFor(plan, deps.limits.context), { profile: deps.profile });
     const shown = Object.fromEntries(Object.entries(memoryText.sections).map(([name, lines]) => [name, lines.length]));
     return { recalled, memoryText, memoryUse: { needMemory: need !== "standalone", need, reason: memoryReason(plan, need, shown, parts.has("similar")) } };
   };
