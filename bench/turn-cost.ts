@@ -7,7 +7,13 @@
  *   annotation, the same two conditional edges, our checkpointer on an in-memory SQLite database
  *   and `durability: "exit"` — so the share of a turn that no node or store of ours can remove
  *   is visible;
- * - `langgraph_engine_only`: the same graph with no checkpointer (each invoke starts empty).
+ * - `langgraph_engine_only`: the same graph with no checkpointer (each invoke starts empty);
+ * - the memory switches, interleaved run by run so that the machine's load falls on them alike:
+ *   `memory_graph_needs_memory` (a question about the user: need_memory true, every recall part),
+ *   `memory_graph_use_memory_false` (the same questions with `useMemory: false`: no recall, no
+ *   memory block) and `memory_graph_standalone` (a question that stands on its own: need_memory
+ *   false, no similar-message search); `use_memory_false_ratio` and `standalone_ratio` are their CPU
+ *   per turn over `memory_graph_needs_memory`'s.
  * Prints JSON: CPU ms per turn for each (the median of --repeat runs, default 3, with every run's
  * figure), and the turns/s each would allow at full use of every core (a ceiling: it leaves out
  * HTTP, the load generator and contention).
@@ -45,14 +51,16 @@ async function cpuPerTurn(turns: number, run: () => Promise<void>): Promise<{ cp
 }
 
 const question = (turn: number) => `Question ${turn}: what does plan ${turn} cost per month?`;
+const aboutUser = (turn: number) => `Question ${turn}: what did my plan ${turn} cost per month?`;
+const standalone = (turn: number) => `Question ${turn}: how does compound interest work for ${turn} years?`;
 
-async function memoryGraphCost() {
+async function memoryGraphCost(ask: (turn: number) => string = question, switches: { useMemory?: boolean } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-turn-cost-"));
   const env = loadEnv({ ...process.env, MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "memory.db"), OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
   const graph = await createMemoryGraph(optionsFromEnv(env));
   const session = async (name: string) => {
     for (let turn = 1; turn <= turnsEach; turn += 1) {
-      await graph.runTurn({ tenantId: "bench", userId: `user-${name}`, sessionId: name, message: question(turn) });
+      await graph.runTurn({ tenantId: "bench", userId: `user-${name}`, sessionId: name, message: ask(turn), ...switches });
     }
   };
   await session("warm-up");
@@ -102,10 +110,24 @@ async function median(measure: () => Promise<Cost>): Promise<Cost & { runs_cpu_m
   return { ...ordered[Math.floor((ordered.length - 1) / 2)]!, runs_cpu_ms_per_turn: runs.map((r) => r.cpu_ms_per_turn) };
 }
 
+/** The medians of `variants`, measured in turn: one run of each, then the next round. */
+async function interleaved<K extends string>(variants: Record<K, () => Promise<Cost>>): Promise<Record<K, Cost & { runs_cpu_ms_per_turn: number[] }>> {
+  const runs = Object.fromEntries(Object.keys(variants).map((key) => [key, [] as Cost[]])) as Record<K, Cost[]>;
+  for (let i = 0; i < repeats; i += 1) for (const key of Object.keys(variants) as K[]) runs[key].push(await variants[key]());
+  const medianOf = (list: Cost[]) => ({ ...[...list].sort((a, b) => a.cpu_ms_per_turn - b.cpu_ms_per_turn)[Math.floor((list.length - 1) / 2)]!, runs_cpu_ms_per_turn: list.map((r) => r.cpu_ms_per_turn) });
+  return Object.fromEntries((Object.keys(runs) as K[]).map((key) => [key, medianOf(runs[key])])) as Record<K, Cost & { runs_cpu_ms_per_turn: number[] }>;
+}
+
 const engine = await median(() => langGraphFloor(false));
 const floor = await median(() => langGraphFloor(true));
 const real = await median(memoryGraphCost);
+const switches = await interleaved({
+  needs: () => memoryGraphCost(aboutUser),
+  off: () => memoryGraphCost(aboutUser, { useMemory: false }),
+  standalone: () => memoryGraphCost(standalone),
+});
 const ceiling = (cpuMs: number) => Math.round((cores * 1000) / cpuMs);
+const ratio = (a: Cost, b: Cost) => Math.round((a.cpu_ms_per_turn / b.cpu_ms_per_turn) * 100) / 100;
 const report = {
   sessions,
   turns_each: turnsEach,
@@ -113,6 +135,11 @@ const report = {
   memory_graph: { ...real, ceiling_turns_per_s: ceiling(real.cpu_ms_per_turn) },
   langgraph_floor: { ...floor, ceiling_turns_per_s: ceiling(floor.cpu_ms_per_turn) },
   langgraph_engine_only: { ...engine, ceiling_turns_per_s: ceiling(engine.cpu_ms_per_turn) },
-  floor_share: Math.round((floor.cpu_ms_per_turn / real.cpu_ms_per_turn) * 100) / 100,
+  floor_share: ratio(floor, real),
+  memory_graph_needs_memory: switches.needs,
+  memory_graph_use_memory_false: switches.off,
+  memory_graph_standalone: switches.standalone,
+  use_memory_false_ratio: ratio(switches.off, switches.needs),
+  standalone_ratio: ratio(switches.standalone, switches.needs),
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

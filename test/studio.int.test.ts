@@ -88,7 +88,7 @@ describe("the LangGraph SDK against npm run studio", () => {
     const schemas = await client.assistants.getSchemas(GRAPH);
     const input = schemas.input_schema as { properties: Record<string, { type?: string; description?: string }> };
     expect(Object.keys(input.properties)).toEqual(
-      expect.arrayContaining(["tenantId", "userId", "sessionId", "message", "prompts", "messageId", "parentMessageId", "files", "metadata"]),
+      expect.arrayContaining(["tenantId", "userId", "sessionId", "message", "prompts", "messageId", "parentMessageId", "files", "metadata", "useMemory", "topK", "memorySections", "remember"]),
     );
     expect(input.properties.message?.type).toBe("string");
     expect(input.properties.tenantId?.description).toMatch(/tenant/i);
@@ -142,5 +142,33 @@ describe("the LangGraph SDK against npm run studio", () => {
     const next = (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "Hello" } })) as unknown as TurnValues;
     expect(next.status).toBe("OK");
     expect(next.messages.map((m) => m.content)).toContain("Hello");
+  }, 90_000);
+
+  it("takes the memory switches: memory off, incognito, topK and sections; the state says why memory was used", async () => {
+    const me = { tenantId: "sdk", userId: "switches", sessionId: "s1" };
+    const thread = await client.threads.create();
+    const run = async (input: Record<string, unknown>) =>
+      (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...me, ...input } })) as unknown as TurnValues & {
+        memoryText: { text: string } | null;
+        memoryUse: { needMemory: boolean; reason: string } | null;
+        recalled: { similar: unknown[]; recentTurns: unknown[] } | null;
+        event: { intent: string; saved: boolean } | null;
+      };
+    await run({ message: "My name is Anong" });
+    const off = await run({ message: "What is my name?", useMemory: false });
+    expect(off.memoryText?.text).toBe("");
+    expect(off.candidate?.text).not.toContain("Anong");
+    expect(off.memoryUse).toMatchObject({ needMemory: true, reason: expect.stringMatching(/use_memory false/) });
+    const sections = await run({ message: "What is my name?", memorySections: ["facts"], topK: 0 });
+    expect(sections.candidate?.text).toContain("Anong");
+    expect(sections.recalled?.similar).toEqual([]);
+    expect(sections.recalled?.recentTurns).toEqual([]);
+    expect(sections.event?.intent).toEqual(expect.any(String));
+    const incognito = await run({ message: "My phone is 555-0100", remember: false });
+    expect(incognito.event?.saved).toBe(false);
+    const other = await client.threads.create();
+    const later = (await client.runs.wait(other.thread_id, GRAPH, { input: { ...me, sessionId: "s2", message: "What is my phone number?" } })) as unknown as TurnValues;
+    expect(later.candidate?.text).not.toContain("555-0100");
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...me, message: "hi", topK: 99 } })).rejects.toThrow(/topK/);
   }, 90_000);
 });

@@ -28,6 +28,7 @@ import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { withLightRunContext } from "./run-context.js";
+import { titleSession } from "./session-titles.js";
 import { upkeepOf } from "./upkeep.js";
 
 export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
@@ -147,6 +148,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   };
 
   const { makeDueSummary, finishUpkeep } = upkeepOf(app);
+  // Sessions are titled, when asked for, by the model that writes summaries.
+  const titleModel = options.sessionTitles ? (deps.summaryModel === undefined ? deps.chatModel : deps.summaryModel) : null;
 
   /**
    * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
@@ -183,13 +186,17 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           const state = await session.run(app, (graph, config) => run(plan.input, withLightRunContext({ ...config, configurable: { ...config.configurable, ...ticket } }), graph));
           const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
           // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
-          if (plan.key !== null && result.status !== "ERROR") {
+          // An incognito turn leaves nothing in long-term memory, not even its result.
+          if (plan.key !== null && result.status !== "ERROR" && input.remember !== false) {
             const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
             await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
           }
           answer(result);
           // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
           if (result.degraded.length > 0) return;
+          if (titleModel && result.status === "OK" && result.candidate && input.remember !== false) {
+            await titleSession(persistence.store, titleModel, input, { user: state.turn?.text ?? "", reply: result.candidate.text });
+          }
           if (summaryDue(state, limits.summaryInterval)) await makeDueSummary(session.config);
           if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
         })),

@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import type { ZodObject } from "zod";
 import type { LoggerOption } from "../logger.js";
 import type { GcTarget } from "../memory/gc.js";
 import { resolveLimits, type LimitsInput } from "../memory/limits.js";
+import { profileOf } from "../memory/profile.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
 import { createEmbeddings } from "../models/embeddings.js";
 import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
@@ -27,6 +29,17 @@ export interface MemoryGraphOptions {
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;
   summaryModel?: BaseChatModel | null;
+  /**
+   * Titles each session with the summary model after its first answered turn (one extra call per
+   * session; `listSessions` shows it). Default false: a session is listed under its first user message.
+   */
+  sessionTitles?: boolean;
+  /**
+   * The fact keys this deployment cares about, as a zod object or a JSON Schema object (one
+   * property per key): extraction is asked for exactly these, values are checked against the
+   * schema, and the prompt shows them as one "User profile" block. Default: every key, as found.
+   */
+  profile?: ZodObject | Record<string, unknown>;
   /** OpenAI (or compatible) settings used when `chatModel` (or `embeddings`) is omitted. */
   openai?: ChatModelSettings & { embeddingsModel?: string };
   /** Name reported on candidates (default: the OpenAI model name, or "custom"). */
@@ -75,6 +88,7 @@ export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
     modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
     embeddings: embeddingsOf(options),
     limits: resolveLimits(options.limits),
+    ...(options.profile ? { profile: profileOf(options.profile) } : {}),
     memoryMode: options.memoryMode ?? "conversation",
     systemPrompt: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     retry: options.retry ?? { retries: 2, baseDelayMs: 250 },

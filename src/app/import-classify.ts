@@ -9,6 +9,7 @@ import type { FactRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
+import { boundedInTime } from "../models/facts/expiry.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { retryOptions, type GraphDeps } from "../nodes/deps.js";
@@ -44,7 +45,7 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
   let sliceStart = performance.now();
   for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
     if (record.role !== "user" || record.recall === false) continue;
-    const context = contexts.get(scope.sessionId) ?? { activeEntities: [] };
+    const context = { ...(contexts.get(scope.sessionId) ?? { activeEntities: [] }), profile: deps.profile?.prompt };
     let fromModel: ClassifiedEvent | undefined;
     if (model) {
       try {
@@ -59,7 +60,8 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
       eventPuts.push(eventPut(user, { ...base, type, importance, intent, entities, language, payload, classifiedBy: fromModel ? "model" : "keywords" }));
     }
-    const writes = upsertFacts(facts, event.attributeUpdates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
+    const updates = boundedInTime(deps.profile ? deps.profile.fit(event.attributeUpdates) : event.attributeUpdates, record.text, new Date(record.createdAt));
+    const writes = upsertFacts(facts, updates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
     if (writes.length > 0) {
       const ids = new Set(writes.map((fact) => fact.id));
       facts = [...facts.filter((fact) => !ids.has(fact.id)), ...writes];

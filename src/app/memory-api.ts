@@ -9,6 +9,7 @@ import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/
 import type { MemoryScope } from "../memory/scope.js";
 import { validateId } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
+import { listSessions, type SessionPage } from "../memory/session-list.js";
 import type { GraphDeps } from "../nodes/deps.js";
 import { classifyImported } from "./import-classify.js";
 
@@ -58,6 +59,12 @@ export interface MemoryApi {
   importSessions(user: UserScope, input: ImportInput, options?: ImportOptions): Promise<ImportResult>;
   /** Every layer of a user's memory as one document that `importSessions` takes back (after answered turns' upkeep). */
   exportUser(user: UserScope): Promise<UserMemoryExport>;
+  /**
+   * A user's sessions, newest activity first, each with a title (the model's when one was made,
+   * else from the first user message), message count, first and last activity; `limit` (1–100,
+   * default 20) from `offset` (default 0).
+   */
+  listSessions(user: UserScope, page?: { limit?: number; offset?: number }): Promise<SessionPage>;
 }
 
 /**
@@ -78,6 +85,7 @@ export function guardMemoryApi(
     search: (request) => open(() => api.search(request)),
     importSessions: (user, input, options) => open(() => api.importSessions(user, input, options)),
     exportUser: (user) => open(() => settled().then(() => api.exportUser(user))),
+    listSessions: (user, page) => open(() => api.listSessions(user, page)),
   };
 }
 
@@ -103,6 +111,7 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       return { ...counts, classified };
     },
     exportUser: (user) => exportUserMemory(store, userScopeOf(user)),
+    listSessions: (user, page = {}) => listSessions(store, userScopeOf(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
   };
 }
 

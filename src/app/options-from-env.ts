@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import type { Env } from "../config.js";
+import { MemoryGraphError, messageOf } from "../errors.js";
 import type { MemoryGraphOptions } from "./create-memory-graph.js";
 
 /**
@@ -24,6 +26,8 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
       : undefined,
     chatModel: openaiConfigured ? undefined : null,
     memoryMode: env.MEMORY_MODE,
+    ...(env.PROFILE_SCHEMA_PATH ? { profile: profileFile(env.PROFILE_SCHEMA_PATH) } : {}),
+    sessionTitles: env.SESSION_TITLES === "true",
     checkpointKeep: env.CHECKPOINT_KEEP,
     storageTimeoutMs: env.STORAGE_TIMEOUT_MS,
     systemPrompt: env.SYSTEM_PROMPT,
@@ -38,4 +42,15 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
       maxPromptChars: env.MAX_PROMPT_CHARS,
     },
   };
+}
+
+/** The JSON Schema in the file PROFILE_SCHEMA_PATH names; CONFIG_INVALID naming the variable when it cannot be read as JSON. */
+function profileFile(file: string): Record<string, unknown> {
+  try {
+    const schema: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (schema !== null && typeof schema === "object" && !Array.isArray(schema)) return schema as Record<string, unknown>;
+    throw new Error("not a JSON object");
+  } catch (error) {
+    throw new MemoryGraphError("CONFIG_INVALID", `PROFILE_SCHEMA_PATH: ${file}: ${messageOf(error)}`, { kind: "system", field: "PROFILE_SCHEMA_PATH" });
+  }
 }

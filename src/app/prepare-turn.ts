@@ -6,7 +6,7 @@ import { getTurnRecord, sameRequest } from "../memory/turn-records.js";
 import { resolveParent } from "../nodes/resolve-parent.js";
 import type { MemoryState } from "../state/state.js";
 import { promptText, type TurnInput } from "../state/turn-input.js";
-import { turnResultOf, type TurnResult } from "../state/turn-result.js";
+import { turnResultOf, withMemoryFields, type TurnResult } from "../state/turn-result.js";
 
 /**
  * What to do with a validated turn, decided under the session's turn lock:
@@ -37,7 +37,7 @@ export async function prepareTurn(store: BaseStore, input: TurnInput, lastState:
   if (record) {
     if (!sameRequest(record, text, input.parentMessageId)) throw conflict(key, "was first sent with another message or parent");
     // A result stored before `degraded` existed had none.
-    return { kind: "replay", result: { ...record.result, degraded: record.result.degraded ?? [], replayed: true } };
+    return { kind: "replay", result: { ...withMemoryFields(record.result), degraded: record.result.degraded ?? [], replayed: true } };
   }
   const stored = await getTranscriptMessage(store, input, key);
   if (!stored) return { kind: "run", input, parent: await resolveParent(store, input), key };

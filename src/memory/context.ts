@@ -3,6 +3,7 @@ import { isPinned, textOf } from "../reducers/message-meta.js";
 import { estimateTokens } from "../reducers/window.js";
 import { clip } from "./clip.js";
 import type { ContextLimits, SectionLimit } from "./limits.js";
+import type { Profile } from "./profile.js";
 import type { MemoryContext } from "./recall.js";
 import { annotateRelativeDates } from "./relative-dates.js";
 
@@ -10,6 +11,7 @@ import { annotateRelativeDates } from "./relative-dates.js";
  * Context assembly: the prompt in a fixed order — system prompt, recent history, summaries, user
  * facts, important events, similar past messages, recent turns, the new message — each section
  * bounded by its own item and character limits, the memory sections together by a token budget.
+ * With a deployment's profile, the facts are its keys in its order, as one "User profile" block.
  */
 
 export interface RenderedContext {
@@ -34,7 +36,7 @@ const day = (iso: string): string => iso.slice(0, 10);
  * Renders the memory sections within their limits and the token budget; a similar message's
  * relative dates ("yesterday") carry the date they meant when said. Pure.
  */
-export function renderMemoryContext(context: MemoryContext, limits: ContextLimits): RenderedContext {
+export function renderMemoryContext(context: MemoryContext, limits: ContextLimits, options: { profile?: Pick<Profile, "order"> } = {}): RenderedContext {
   const recentIds = new Set(context.recentTurns.map((turn) => turn.id));
   const similar = context.similar.filter((m) => !recentIds.has(m.id));
   const idsOf: Record<string, readonly string[]> = {
@@ -43,7 +45,9 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
   };
   const candidates: [name: string, title: string, lines: string[]][] = [
     ["summaries", "Summaries of earlier conversations", lines(context.summaries.map((s) => s.text), limits.summaries)],
-    ["facts", "What we know about the user", lines(context.facts.map((f) => f.text), limits.facts)],
+    options.profile
+      ? ["facts", "User profile", lines(options.profile.order(context.facts).map((f) => f.text), limits.facts)]
+      : ["facts", "What we know about the user", lines(context.facts.map((f) => f.text), limits.facts)],
     ["events", "Important recent events", lines(context.events.map((e) => `${day(e.createdAt)} ${e.type}: ${e.text}`), limits.events)],
     [
       "similar",

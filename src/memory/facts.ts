@@ -14,6 +14,8 @@ type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 export interface FactUpdate {
   key: string;
   value: string;
+  /** When the fact stops being true by itself (ISO 8601); absent: until it changes. */
+  expiresAt?: string;
 }
 
 /** Normalises an attribute key: lower case, words joined by `_`, dots kept for groups. */
@@ -45,7 +47,7 @@ export function upsertFacts(
     const value = update.value.trim();
     if (!key || !value) continue;
     const existing = open.get(key);
-    if (existing && existing.value === value) continue;
+    if (existing && existing.value === value && existing.expiresAt === update.expiresAt) continue;
     if (existing) writes.set(existing.id, { ...existing, validTo: source.now });
     const fact: FactRecord = {
       id: `${key}@${source.messageId}`,
@@ -54,6 +56,7 @@ export function upsertFacts(
       text: factText(key, value),
       validFrom: source.now,
       validTo: null,
+      ...(update.expiresAt ? { expiresAt: update.expiresAt } : {}),
       sourceMessageIds: [source.messageId],
       sessionId: source.sessionId,
     };
@@ -68,9 +71,26 @@ export async function loadFacts(store: BaseStore, scope: UserScope): Promise<Fac
   return newestFirst(valuesOf<FactRecord>(await listAll(store, namespaces.facts(scope))), (f) => f.validFrom);
 }
 
-/** The facts that are true now (validTo null), newest first. */
-export function currentFacts(facts: readonly FactRecord[]): FactRecord[] {
-  return facts.filter((fact) => fact.validTo === null);
+/**
+ * The facts that are true at `now` (default: any time), newest first: each key's open record
+ * (validTo null), unless it has expired; a key whose open record expired falls back to the record
+ * that one superseded (closed when it began), if that has not expired too. Pure.
+ */
+export function currentFacts(facts: readonly FactRecord[], now?: Date): FactRecord[] {
+  const at = now?.toISOString();
+  const live = (fact: FactRecord) => at === undefined || fact.expiresAt === undefined || fact.expiresAt > at;
+  const current: FactRecord[] = [];
+  for (const open of facts.filter((fact) => fact.validTo === null)) {
+    let fact: FactRecord | undefined = open;
+    const seen = new Set<string>();
+    while (fact && !live(fact) && !seen.has(fact.id)) {
+      seen.add(fact.id);
+      const closedBy: FactRecord = fact;
+      fact = facts.find((other) => other.key === closedBy.key && other.validTo === closedBy.validFrom && other.id !== closedBy.id);
+    }
+    if (fact && live(fact)) current.push(fact);
+  }
+  return newestFirst(current, (f) => f.validFrom);
 }
 
 /** Applies attribute updates to the store; returns the records written. */

@@ -2,6 +2,7 @@ import type { BaseCheckpointSaver, BaseStore, Item, Operation } from "@langchain
 import { log } from "../logger.js";
 import { restoreSuperseded } from "./facts.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
+import { deleteSessionTitle } from "./session-list.js";
 import type { FactRecord } from "./records.js";
 import { threadIdOf, validateId, validateScope, type MemoryScope } from "./scope.js";
 import { capable, supportsOf } from "./store-io.js";
@@ -93,6 +94,7 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
   if (learned.length > 0) await store.batch(learned);
   const messages = await deletePrefix(store, namespaces.session(scope));
   const turnRecords = await deletePrefix(store, namespaces.turns(scope));
+  await deleteSessionTitle(store, scope);
   const threads = (await deleteThread(target.checkpointer, threadIdOf(scope))) ? 1 : 0;
   const counts = { messages, summaries: summaries.length, events: events.length, facts: facts.length };
   const items = counts.messages + counts.summaries + counts.events + counts.facts + turnRecords;

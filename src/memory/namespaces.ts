@@ -42,4 +42,6 @@ export const namespaces = {
   turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
   /** The finished turns of every session of one user (the prefix of `turns`). */
   allTurns: (s: UserScope): string[] => [...user(s), "turns"],
+  /** The titles a model gave the user's sessions (key: the session id), apart from `sessions` so that recall never sees them. */
+  sessionTitles: (s: UserScope): string[] => [...user(s), "session-titles"],
 };

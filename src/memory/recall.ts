@@ -55,7 +55,14 @@ export interface RecallRequest {
   pendingVector?: Promise<number[] | undefined>;
   /** The embeddings provider's typical round trip, ms: over the wait, recall does not wait. */
   typicalVectorMs?: number;
+  /** The time facts are current at (default: the clock's); an expired fact is not recalled. */
+  now?: Date;
+  /** The parts to read (default: all); a part left out is not read and comes back empty. */
+  parts?: ReadonlySet<RecallPart>;
 }
+
+/** The parts of a memory context recall reads. */
+export type RecallPart = "recentTurns" | "summaries" | "facts" | "events" | "similar";
 
 /**
  * Builds the memory context of one turn from the store, texts bounded by `RECALLED_TEXT_CHARS`.
@@ -64,8 +71,10 @@ export interface RecallRequest {
 export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
   const { scope, limits } = request;
   const sessionId = scope.sessionId;
-  const thin = sessionId === undefined || !(await hasStoredAtLeast(store, namespaces.transcript({ ...scope, sessionId }), limits.thinSessionMessages));
-  const prefix = thin ? namespaces.sessions(scope) : namespaces.transcript({ ...scope, sessionId });
+  const wants = (part: RecallPart) => !request.parts || request.parts.has(part);
+  // Whether this session is thin matters only to the similar-message search.
+  const thin = wants("similar") && (sessionId === undefined || !(await hasStoredAtLeast(store, namespaces.transcript({ ...scope, sessionId }), limits.thinSessionMessages)));
+  const prefix = thin || sessionId === undefined ? namespaces.sessions(scope) : namespaces.transcript({ ...scope, sessionId });
   const searchedScope = thin ? "user" : "session";
   let vectorSearch: VectorSearch | undefined;
   const similarMessages = async () => {
@@ -87,12 +96,13 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     excludeIds: request.excludeIds,
     embeddings: request.embeddings,
   };
+  const read = <T>(part: RecallPart, work: () => Promise<T[]>): Promise<T[]> => (wants(part) ? work() : Promise.resolve([]));
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
-    recentStoredTurns(store, scope, request.excludeIds, limits),
-    latestSummaries(store, scope, limits.summaries),
-    loadFacts(store, scope).then(currentFacts),
-    importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates }),
-    similarMessages(),
+    read("recentTurns", () => recentStoredTurns(store, scope, request.excludeIds, limits)),
+    read("summaries", () => latestSummaries(store, scope, limits.summaries)),
+    read("facts", async () => currentFacts(await loadFacts(store, scope), request.now ?? new Date())),
+    read("events", () => importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates })),
+    read("similar", similarMessages),
   ]);
   const cut = similar.some((m) => m.text.length > RECALLED_TEXT_CHARS) ? excerpter(request.query) : undefined;
   return {

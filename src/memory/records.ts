@@ -58,6 +58,8 @@ export interface FactRecord {
   text: string;
   validFrom: string;
   validTo: string | null;
+  /** When it stops being true by itself (the message bounded it: "this week", "until Friday"); absent: until it changes. */
+  expiresAt?: string;
   sourceMessageIds: string[];
   sessionId: string;
 }

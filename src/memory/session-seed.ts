@@ -12,7 +12,7 @@ import { latestSummaries } from "./summaries.js";
  * memory is only read.
  */
 export async function seedWindow(store: BaseStore, scope: MemoryScope, now: Date, id: string): Promise<SystemMessage | null> {
-  const [summaries, facts] = await Promise.all([latestSummaries(store, scope, 1), loadFacts(store, scope).then(currentFacts)]);
+  const [summaries, facts] = await Promise.all([latestSummaries(store, scope, 1), loadFacts(store, scope).then((facts) => currentFacts(facts, now))]);
   const preferences = facts.filter((fact) => fact.key.startsWith("preference"));
   const attributes = facts.filter((fact) => !fact.key.startsWith("preference"));
   const parts: string[] = [];

@@ -70,4 +70,6 @@ export interface EventEntity {
 export interface ClassifyContext {
   lastIntent?: string;
   activeEntities?: EventEntity[];
+  /** The deployment's profile keys (with descriptions): attributeUpdates are asked for these only. */
+  profile?: string;
 }

@@ -126,7 +126,7 @@ export async function classifyWithModel(
   });
   const messages: BaseMessage[] = [
     new SystemMessage(CLASSIFY_PROMPT),
-    new HumanMessage(`Context: ${contextLine}\n\nMessage: ${text}`),
+    new HumanMessage(`Context: ${contextLine}${context.profile ? `\n\nattributeUpdates keys: only these, exactly as written (leave out any other fact): ${context.profile}` : ""}\n\nMessage: ${text}`),
   ];
   let candidate: unknown;
   try {
@@ -209,4 +209,19 @@ export async function summarizeWithModel(
     throw new MemoryGraphError("SUMMARIZER_EMPTY_OUTPUT", "The model returned an empty summary", { kind: "upstream" });
   }
   return text;
+}
+
+/**
+ * Asks the model for a short title (at most 6 words) of a conversation that begins with
+ * `messages`. Returns it without quotes or a final full stop; SUMMARIZER_EMPTY_OUTPUT when empty.
+ */
+export async function titleWithModel(model: BaseChatModel, messages: readonly SummaryMessage[], onUsage?: UsageListener): Promise<string> {
+  const reply = await sideCall(forSummaries(model)).invoke([
+    new SystemMessage("Give this conversation a title of at most 6 words, in the user's language. Answer with the title only."),
+    new HumanMessage(`Conversation:\n${transcriptOf(messages)}`),
+  ]);
+  onUsage?.(reply);
+  const title = reply.text.trim().replace(/^["'“”]+|["'“”.]+$/g, "").trim();
+  if (!title) throw new MemoryGraphError("SUMMARIZER_EMPTY_OUTPUT", "The model returned an empty title", { kind: "upstream" });
+  return title;
 }

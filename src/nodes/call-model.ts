@@ -4,6 +4,7 @@ import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { textOf, withMeta } from "../reducers/message-meta.js";
 import { assemblePrompt } from "../memory/context.js";
+import { memoryPlanOf } from "../memory/memory-plan.js";
 import { EMPTY_CONTEXT } from "../memory/recall.js";
 import { requireStore } from "../memory/store-io.js";
 import { messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
@@ -32,6 +33,7 @@ export function createCallModelNode(deps: GraphDeps) {
     const scope = scopeOfState(state);
     const human = humanForNode(state);
     const recalled = state.recalled ?? EMPTY_CONTEXT;
+    const remember = state.input?.remember !== false;
     let text: string;
     let model: string;
     let usage: ModelUsage[] = [];
@@ -39,7 +41,7 @@ export function createCallModelNode(deps: GraphDeps) {
       const chatModel = deps.chatModel;
       const prompt = assemblePrompt({
         systemPrompt: deps.systemPrompt,
-        history: historyFor(state, NODE.callModel, deps.memoryMode),
+        history: historyFor(state, NODE.callModel, deps.memoryMode, memoryPlanOf(state.input ?? {}, deps.limits.recall).sections.has("history")),
         memory: state.memoryText ?? { text: "", tokens: 0, sections: {}, droppedForBudget: 0 },
         newMessage: human,
         limits: deps.limits.context,
@@ -57,7 +59,7 @@ export function createCallModelNode(deps: GraphDeps) {
       } catch (error) {
         const message = messageOf(error);
         log.error("model_error", { node: NODE.callModel, error: message });
-        await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId)]);
+        if (remember) await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId)]);
         return {
           status: "ERROR",
           errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
@@ -84,14 +86,15 @@ export function createCallModelNode(deps: GraphDeps) {
     // An offline reply is kept in the transcript but is not conversation to remember. The user's
     // message (stored unindexed by ingest_prompt) is indexed with the reply: one write, one
     // embedding call, after the reply — none of it before the first token.
+    // An incognito turn (`remember: false`) stores nothing: the window keeps it for the session.
     const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
-    await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
+    if (remember) await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
     return {
       usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),
       nodeMessages: { [NODE.callModel]: [human, reply] },
       turn: { ...turn, replyId: reply.id ?? null, model },
-      session: { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 },
+      session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
     };
   };
 }

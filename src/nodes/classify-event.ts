@@ -6,6 +6,7 @@ import { withMeta } from "../reducers/message-meta.js";
 import { saveEvent } from "../memory/events.js";
 import { saveFacts } from "../memory/facts.js";
 import { requireStore } from "../memory/store-io.js";
+import { boundedInTime } from "../models/facts/expiry.js";
 import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
@@ -29,7 +30,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
     const store = requireStore(config);
     const turn = turnOf(state);
     const scope = scopeOfState(state);
-    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities };
+    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities, profile: deps.profile?.prompt };
     let classified: ClassifiedEvent;
     let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
     let fallbackReason: string | null = model ? null : "no_model";
@@ -53,7 +54,9 @@ export function createClassifyEventNode(deps: GraphDeps) {
     }
 
     const now = deps.now();
-    const saved = classified.importance >= deps.limits.importanceThreshold;
+    // An incognito turn (`remember: false`) is classified for its intent, and keeps nothing.
+    const remember = state.input?.remember !== false;
+    const saved = remember && classified.importance >= deps.limits.importanceThreshold;
     if (saved) {
       await saveEvent(
         store,
@@ -76,7 +79,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
         now,
       );
     }
-    await saveFacts(store, scope, classified.attributeUpdates, { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
+    if (remember) await saveFacts(store, scope, boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
     const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {

@@ -1,6 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { MemoryLimits } from "../memory/limits.js";
+import type { Profile } from "../memory/profile.js";
 import type { PreparedTurns } from "./prepared-turn.js";
 
 export type MemoryMode = "conversation" | "node";
@@ -23,6 +24,8 @@ export interface GraphDeps {
   retry: { retries: number; baseDelayMs: number };
   now: () => Date;
   newId: () => string;
+  /** The deployment's profile: the fact keys extraction keeps, shown as one block (default: every key). */
+  profile?: Profile;
   /** Verdicts of the facade (`createMemoryGraph`) on its own runs; without it every run is checked in full. */
   preparedTurns?: PreparedTurns;
 }

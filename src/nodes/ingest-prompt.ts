@@ -32,7 +32,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
     const text = promptText(input);
-    const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, turn: null, trim: null };
+    const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, memoryUse: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
     const store = requireStore(config);
     const parent = prepared ? prepared.parent : await checkStored(store, input);
@@ -54,7 +54,8 @@ export function createIngestPromptNode(deps: GraphDeps) {
     } else {
       human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
       // Kept at once, indexed for recall by call_model with the reply (no embedding before the reply).
-      await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { indexed: false });
+      // An incognito turn (`remember: false`) is kept by the window only.
+      if (input.remember !== false) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { indexed: false });
     }
 
     const replaceWindow = expired || thread !== null;
@@ -75,9 +76,11 @@ export function createIngestPromptNode(deps: GraphDeps) {
       event: null,
       recalled: null,
       memoryText: null,
+      memoryUse: null,
       session: {
         lastActiveAt: now.toISOString(),
-        lastMessageId: human.id ?? null,
+        // The session's thread goes on from its last stored message: an incognito one is not stored.
+        lastMessageId: input.remember !== false || regenerated ? (human.id ?? null) : (parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId),
         windowsRebuilt: state.session.windowsRebuilt + (expired ? 1 : 0),
       },
       turn: {

@@ -18,11 +18,12 @@ export function humanForNode(state: MemoryState): BaseMessage {
 /**
  * The history an LLM node sees before this turn's message: the conversation window
  * (`conversation` mode) or only the node's own memory (`node` mode). Pinned system messages of
- * the window are kept in both modes.
+ * the window are kept in both modes. Without `withHistory` (a turn that asked for no history), only those.
  */
-export function historyFor(state: MemoryState, node: string, mode: MemoryMode): BaseMessage[] {
+export function historyFor(state: MemoryState, node: string, mode: MemoryMode, withHistory = true): BaseMessage[] {
   const turnId = turnOf(state).messageId;
   const pinned = state.messages.filter(isPinned);
+  if (!withHistory) return pinned;
   const own = mode === "node" ? (state.nodeMessages[node] ?? []) : state.messages.filter((m) => !isPinned(m));
   const cut = own.findIndex((m) => m.id === turnId);
   return [...pinned, ...(cut === -1 ? own : own.slice(0, cut))];

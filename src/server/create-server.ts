@@ -14,6 +14,7 @@ import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
 import { OpenStreams } from "./open-streams.js";
 import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
+import { sessionListHandlers } from "./session-list-routes.js";
 import { turnHandlers } from "./turn-routes.js";
 
 /** Options of the HTTP service. */
@@ -57,6 +58,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),
+    ...sessionListHandlers(deps),
     ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
     health: (c) => c.json({ status: "ok" }, 200),
     ready: async (c) => {

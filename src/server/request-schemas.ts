@@ -50,6 +50,10 @@ export const turnRequestSchema = z
     parent_message_id: httpId("parentMessageId", "The message to continue from; a user message is answered again (regeneration)."),
     files: httpField("files", "File references (type, transfer_method, upload_file_id | tool_file_id | url, belongs_to)."),
     metadata: metadataField,
+    use_memory: httpField("useMemory", "false: no recall, no memory block and no earlier history in the prompt; the turn is still stored unless remember is false. Default true."),
+    top_k: httpField("topK", "Similar past messages to recall and show, 0–50 (default: the deployment's RECALL limit)."),
+    memory_sections: httpField("memorySections", "Which memory to include: history, summaries, facts, events, similar (default: all)."),
+    remember: httpField("remember", "false: an incognito turn; nothing of it goes to long-term memory, the session window keeps it for the session only. Default true."),
   })
   .strict()
   .meta({ id: "TurnRequest", description: "One user message of a session. Unknown fields are a 400." });

@@ -23,6 +23,9 @@ export const turnResponseSchema = z
       .strict()
       .nullable(),
     memory_context: z.object({ recalled: record.nullable(), text: z.string(), tokens: z.number() }).strict(),
+    intent: z.string().nullable().meta({ description: "What the message is after (the classification's intent); null when nothing ran." }),
+    need_memory: z.boolean().meta({ description: "Whether the message refers to what came before or is about the user (decided locally; when false, similar messages are not searched)." }),
+    memory_reason: z.string().meta({ description: "One sentence: what memory was used and why, or why none was." }),
     trim: z
       .object({
         before_count: z.number(),
@@ -152,6 +155,9 @@ export function turnResponseOf(result: TurnResult): TurnResponse {
       text: result.memoryContext.text,
       tokens: result.memoryContext.tokens,
     },
+    intent: result.intent,
+    need_memory: result.needMemory,
+    memory_reason: result.memoryReason,
     trim: result.trim ? snakeKeys(result.trim) : null,
     message_ids: { user: result.messageIds.user, assistant: result.messageIds.assistant },
     errors: result.errors.map((error) => ({ node: error.node, code: error.code, message: error.message })),

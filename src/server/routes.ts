@@ -10,6 +10,7 @@ import {
   searchResponseSchema,
   userMemoryDocumentSchema,
 } from "./memory-api-schemas.js";
+import { sessionsQuerySchema, sessionsResponseSchema } from "./session-list-schemas.js";
 import { emptyQuerySchema, sessionPathSchema, turnRequestSchema, userPathSchema, userQuerySchema } from "./request-schemas.js";
 import {
   forgetResponseSchema,
@@ -179,6 +180,16 @@ export const ROUTES = {
     params: userPathSchema,
     query: emptyQuerySchema,
     responses: { 200: { description: "Important events, attributes, facts (with validity) and summaries.", json: memoryResponseSchema } },
+  },
+  listUserSessions: {
+    method: "get",
+    path: `${API_PREFIX}/users/:user_id/sessions`,
+    tag: "memory",
+    summary: "A user's sessions, newest first",
+    description: "Each with a title (the model's when one is configured, else the first user message), message count, first and last activity; paged by limit and offset.",
+    params: userPathSchema,
+    query: sessionsQuerySchema,
+    responses: { 200: { description: "One page of the user's sessions.", json: sessionsResponseSchema } },
   },
   forgetUser: {
     method: "delete",

@@ -5,6 +5,7 @@ import { appendErrors, type NodeError } from "../reducers/errors.js";
 import { mergeNodeMemory, type NodeMemory, type NodeMemoryUpdate } from "../reducers/node-memory.js";
 import { appendAndTrim, DEFAULT_WINDOW_LIMITS, type MessageUpdate, type TrimReport, type WindowLimits } from "../reducers/window.js";
 import type { RenderedContext } from "../memory/context.js";
+import type { MemoryNeedReason } from "../memory/memory-plan.js";
 import type { MemoryContext } from "../memory/recall.js";
 import type { EntityRef, EventRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
@@ -51,6 +52,15 @@ export interface TurnInfo {
   replyId: string | null;
   model: string | null;
   sessionExpired: boolean;
+}
+
+/** Whether this turn needed memory and what it used, as recall decided (see `memoryReason`). */
+export interface MemoryUse {
+  /** The message refers to what came before or is about the user (decided locally, no model). */
+  needMemory: boolean;
+  need: MemoryNeedReason;
+  /** One sentence: what memory was used and why, or why none was. */
+  reason: string;
 }
 
 /** The reply offered to the caller. */
@@ -112,6 +122,7 @@ export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMI
     turn: lastValue<TurnInfo | null>(null),
     recalled: lastValue<MemoryContext | null>(null),
     memoryText: lastValue<RenderedContext | null>(null),
+    memoryUse: lastValue<MemoryUse | null>(null),
     event: lastValue<TurnEvent | null>(null),
     candidate: lastValue<Candidate | null>(null),
     llmText: lastValue<string>(""),
@@ -135,6 +146,7 @@ export interface MemoryUpdate {
   turn?: TurnInfo | null;
   recalled?: MemoryContext | null;
   memoryText?: RenderedContext | null;
+  memoryUse?: MemoryUse | null;
   event?: TurnEvent | null;
   candidate?: Candidate | null;
   llmText?: string;

@@ -3,6 +3,7 @@ import { fileRefSchema } from "../reducers/message-meta.js";
 import { ID_RULES, idSchema, MAX_ID_LENGTH } from "../memory/scope.js";
 import { MemoryGraphError } from "../errors.js";
 import { assertJsonBounds, JSON_BOUNDS } from "../json-bounds.js";
+import { MAX_TOP_K, MEMORY_SECTIONS } from "../memory/memory-plan.js";
 
 /**
  * The incoming event of one turn: who (tenant, user, session), what (a message or one or more
@@ -24,6 +25,10 @@ export const turnInputSchema = z
     parentMessageId: idSchema("parentMessageId", "The message this turn continues from: a user message is answered again (regeneration).").optional(),
     files: z.array(fileRefSchema).max(20).optional().describe("File references attached to the message."),
     metadata: z.record(z.string().max(MAX_ID_LENGTH), z.unknown()).optional().describe("Caller data, kept in the turn's input as given; memory does not read it."),
+    useMemory: z.boolean().optional().describe("false: no recall, no memory block and no earlier history in the prompt (the turn is still stored unless remember is false). Default true."),
+    topK: z.number().int().min(0).max(MAX_TOP_K).optional().describe(`Similar past messages to recall, 0–${MAX_TOP_K} (default: the deployment's).`),
+    memorySections: z.array(z.enum(MEMORY_SECTIONS)).max(MEMORY_SECTIONS.length).optional().describe(`The memory to include, of ${MEMORY_SECTIONS.join(", ")} (default: all).`),
+    remember: z.boolean().optional().describe("false: an incognito turn, nothing of it goes to long-term memory (the session window keeps it for the session only). Default true."),
   })
   .strict();
 

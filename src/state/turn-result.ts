@@ -24,6 +24,12 @@ export interface TurnResult {
   trim: TrimReport | null;
   messageIds: { user: string | null; assistant: string | null };
   event: TurnEvent | null;
+  /** What the message is after (the classification's intent), or null when nothing ran. */
+  intent: string | null;
+  /** Whether the message refers to what came before or is about the user (decided locally; when false, similar messages are not searched). */
+  needMemory: boolean;
+  /** One sentence: what memory was used and why, or why none was. */
+  memoryReason: string;
   /** The errors recorded during this turn (fallbacks included). */
   errors: NodeError[];
   usage: TurnUsage;
@@ -34,6 +40,13 @@ export interface TurnResult {
    * the turn ran on a session rebuilt from long-term memory (its messages are stored all the same).
    */
   degraded: StorageDependency[];
+}
+
+const SKIPPED_REASON = "No memory was used: there was no prompt.";
+
+/** A result stored before `intent`, `needMemory` and `memoryReason` existed, with them. */
+export function withMemoryFields(result: TurnResult): TurnResult {
+  return { ...result, intent: result.intent ?? result.event?.intent ?? null, needMemory: result.needMemory ?? false, memoryReason: result.memoryReason ?? "" };
 }
 
 /** Reads a turn's result out of the state the graph ended in. */
@@ -51,6 +64,9 @@ export function turnResultOf(state: MemoryState): TurnResult {
     trim: turn ? state.trim : null,
     messageIds: { user: turn?.messageId ?? null, assistant: turn?.replyId ?? null },
     event: turn ? state.event : null,
+    intent: (turn && state.event?.intent) || null,
+    needMemory: turn ? (state.memoryUse?.needMemory ?? false) : false,
+    memoryReason: turn ? (state.memoryUse?.reason ?? "") : SKIPPED_REASON,
     errors: turn ? state.errors.filter((error) => error.turnId === turn.id) : [],
     usage: usageOf(turn ? state.usage : []),
     replayed: false,
@@ -68,6 +84,9 @@ export function skippedTurn(): TurnResult {
     trim: null,
     messageIds: { user: null, assistant: null },
     event: null,
+    intent: null,
+    needMemory: false,
+    memoryReason: SKIPPED_REASON,
     errors: [],
     usage: usageOf([]),
     replayed: false,

@@ -154,17 +154,18 @@ describe("the cost of a turn", () => {
     const graph = await createMemoryGraph({ backend: "sqlite", sqlitePath: path.join(dir, "m.db"), chatModel: model, classifierModel: new SlowChatModel(300, ["not json"]), summaryModel: null, embeddings, logger: false });
     await graph.runTurn({ ...scope, message: "first message" });
     embeddings.calls.length = 0;
-    await graph.runTurn({ ...scope, message: "second message" });
+    // A message about the user: recall searches similar messages, so it needs the message's vector.
+    await graph.runTurn({ ...scope, message: "my second message" });
     await graph.settled();
     const calls = JSON.stringify(embeddings.calls.map((c) => [c.kind, c.texts, Math.round(c.at - replyAt)]));
     const before = embeddings.calls.filter((call) => call.at < replyAt);
     expect(before.length, calls).toBe(1);
-    expect(before[0]?.texts, calls).toEqual([expect.stringMatching(/^second message\n/)]);
+    expect(before[0]?.texts, calls).toEqual([expect.stringMatching(/^my second message\n/)]);
     // The message was stored (indexed with the reply) and its event saved, yet embedded only once.
     const embeddedTexts = embeddings.calls.flatMap((call) => call.texts);
-    expect(embeddedTexts.filter((text) => text.startsWith("second message")), calls).toHaveLength(1);
+    expect(embeddedTexts.filter((text) => text.startsWith("my second message")), calls).toHaveLength(1);
     expect(embeddings.calls.some((call) => call.texts.some((text) => text.startsWith("second reply")) && call.at >= replyAt), calls).toBe(true);
-    const result = await graph.runTurn({ ...scope, message: "third message" });
+    const result = await graph.runTurn({ ...scope, message: "my third message" });
     expect(result.memoryContext.recalled?.vectorSearch).toBe("used");
     await graph.close();
     fs.rmSync(dir, { recursive: true, force: true });

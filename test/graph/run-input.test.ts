@@ -55,7 +55,7 @@ describe("the graph's input is a TurnInput", () => {
   it("describes its input schema with the TurnInput fields (what Studio's input form shows)", () => {
     const schema = getInputTypeSchema(graph().app) as { properties: Record<string, { description?: string }> };
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ["files", "message", "messageId", "metadata", "parentMessageId", "prompts", "sessionId", "tenantId", "userId"].sort(),
+      ["files", "memorySections", "message", "messageId", "metadata", "parentMessageId", "prompts", "remember", "sessionId", "tenantId", "topK", "useMemory", "userId"].sort(),
     );
     expect(schema.properties.sessionId?.description).toMatch(/thread/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { restoreSuperseded, upsertFacts } from "../../src/memory/facts.js";
+import { currentFacts, restoreSuperseded, upsertFacts } from "../../src/memory/facts.js";
 import type { FactRecord } from "../../src/memory/records.js";
 
 /** The fact records of `steps` written in order, each step one message of a session at minute `i`. */
@@ -57,5 +57,32 @@ describe("restoreSuperseded", () => {
     const facts = history([{ session: "s0", value: "a" }, { session: "s1", value: "b" }, { session: "s0", value: "c" }]);
     const removed = new Set(facts.filter((fact) => fact.sessionId === "s1").map((fact) => fact.id));
     expect(restoreSuperseded(facts, removed).map((fact) => [fact.value, fact.validTo])).toEqual([["a", facts.find((f) => f.value === "c")!.validFrom]]);
+  });
+});
+
+describe("facts that expire", () => {
+  const source = (messageId: string, now: string) => ({ messageId, sessionId: "s1", now });
+  const home = upsertFacts([], [{ key: "location.city", value: "Chiang Mai" }], source("m1", "2026-11-01T00:00:00.000Z"));
+  const trip = upsertFacts(home, [{ key: "location.city", value: "Bangkok", expiresAt: "2026-11-29T23:59:59.999Z" }], source("m2", "2026-11-25T00:00:00.000Z"));
+  const all = Object.freeze([...trip, ...upsertFacts([], [{ key: "name", value: "Anong" }], source("m0", "2026-10-01T00:00:00.000Z"))]);
+
+  it("keeps the expiry on the record and closes the fact it supersedes", () => {
+    expect(trip.find((f) => f.value === "Bangkok")).toMatchObject({ expiresAt: "2026-11-29T23:59:59.999Z", validTo: null });
+    expect(trip.find((f) => f.value === "Chiang Mai")?.validTo).toBe("2026-11-25T00:00:00.000Z");
+  });
+
+  it.each([
+    { at: "2026-11-27T12:00:00.000Z", city: "Bangkok" },
+    { at: "2026-11-30T00:00:00.000Z", city: "Chiang Mai" },
+  ])("at $at the current city is $city (an expired fact gives way to the one it superseded)", ({ at, city }) => {
+    const current = currentFacts(all, new Date(at));
+    expect(current.filter((f) => f.key === "location.city").map((f) => f.value)).toEqual([city]);
+    expect(current.map((f) => f.key)).toContain("name");
+  });
+
+  it("an expired fact that superseded nothing leaves no current value", () => {
+    const only = upsertFacts([], [{ key: "phone", value: "555-0100", expiresAt: "2026-11-28T23:59:59.999Z" }], source("m3", "2026-11-25T00:00:00.000Z"));
+    expect(currentFacts(only, new Date("2026-11-29T00:00:00.000Z"))).toEqual([]);
+    expect(currentFacts(only)).toHaveLength(1);
   });
 });

@@ -16,7 +16,7 @@ describe("recall", () => {
     await saveTranscriptMessage(store, other, { id: "o2", role: "user", text: "What time do you open on Sunday?", parentId: "o1", sessionId: "older", createdAt: at(2) });
     await saveFacts(store, scope, [{ key: "name", value: "Anong" }], { messageId: "o1", sessionId: "older", now: at(1) });
     await saveSummary(store, scope, { id: "sum", text: "- Asked about a noisy blender", sessionId: "older", fromMessageId: "o1", toMessageId: "o2", messageIds: ["o1", "o2"], method: "rules", createdAt: at(3) });
-    const state = await midTurnState(store, "Is the blender noise covered by warranty?");
+    const state = await midTurnState(store, "Is the blender noise I mentioned covered by warranty?");
     const update = await createRecallNode(testDeps())(state, { store });
     const recalled = update.recalled!;
     expect(recalled.searchedScope).toBe("user");

@@ -129,6 +129,7 @@ describe("every status the server answers is documented, and every documented st
     { method: "GET", path: "/v1/users/u1/memory/search?q=name" },
     { method: "POST", path: "/v1/users/u1/sessions/import", body: imported },
     { method: "GET", path: "/v1/users/u1/export" },
+    { method: "GET", path: "/v1/users/u1/sessions" },
   ];
   const cases: Case[] = [
     { server: main, method: "POST", path: "/v1/turns", body: turn, status: 200 },
@@ -165,11 +166,13 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "POST", path: "/v1/users/u1/sessions/import", body: JSON.stringify(imported), headers: plainText, status: 415 },
     { server: main, method: "GET", path: "/v1/users/u1/export", status: 200 },
     { server: main, method: "GET", path: "/v1/users/u1/export?format=csv", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=2&offset=0", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=0", status: 400 },
     ...v1.map((request) => ({ ...request, server: main, key: null, status: 401 as const })),
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/healthz", "/readyz", "/openapi.json"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", "/healthz", "/readyz", "/openapi.json"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },

@@ -16,7 +16,9 @@ describe("POST /v1/turns", () => {
     const res = await turn({ user_id: "u1", session_id: "s1", message: "Hello, my name is Anong" });
     expect(res.status).toBe(200);
     const body = (await res.json()) as TurnResponse;
-    expect(Object.keys(body).sort()).toEqual(["candidate", "degraded", "errors", "memory_context", "message_ids", "replayed", "status", "trim", "usage"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "candidate", "degraded", "errors", "intent", "memory_context", "memory_reason", "message_ids", "need_memory", "replayed", "status", "trim", "usage",
+    ]);
     expect(body.status).toBe("OK");
     expect(body.candidate).toMatchObject({ kind: "text", status: "proposed", model: "offline" });
     expect(body.candidate?.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);

@@ -1,0 +1,55 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createMemoryGraph, type MemoryGraphOptions } from "../../src/app/create-memory-graph.js";
+import { manualClock } from "../support/deps.js";
+import { createTempDatabase } from "../support/postgres.js";
+
+/** `listSessions` on every long-term engine: the same page from SQLite, Postgres and the in-memory store. */
+
+const engines: [string, () => Promise<{ options: MemoryGraphOptions; cleanup: () => Promise<void> | void }>][] = [
+  ["memory", async () => ({ options: { backend: "memory" }, cleanup: () => undefined })],
+  [
+    "sqlite",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-sessions-"));
+      return { options: { backend: "sqlite", sqlitePath: path.join(dir, "m.db") }, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "postgres",
+    async () => {
+      const db = await createTempDatabase();
+      return { options: { backend: "postgres", databaseUrl: db.url }, cleanup: db.drop };
+    },
+  ],
+];
+
+describe.each(engines)("listSessions on %s", (_name, open) => {
+  it("lists sessions newest first with counts, activity and titles; ids with dots come back as given", async () => {
+    const { options, cleanup } = await open();
+    const clock = manualClock("2026-11-01T10:00:00.000Z");
+    const graph = await createMemoryGraph({ ...options, chatModel: null, now: clock.now, logger: false });
+    try {
+      const user = { tenantId: "t", userId: "anong@example.com" };
+      for (const [sessionId, message] of [["a.1", "First question"], ["b", "Second"], ["a.1", "Third"]] as const) {
+        clock.advance(1000);
+        await graph.runTurn({ ...user, sessionId, message });
+      }
+      await graph.runTurn({ ...user, sessionId: "incognito", message: "Not kept", remember: false });
+      const page = await graph.listSessions(user);
+      expect(page.sessions.map(({ sessionId, title, messageCount }) => ({ sessionId, title, messageCount }))).toEqual([
+        { sessionId: "a.1", title: "First question", messageCount: 4 },
+        { sessionId: "b", title: "Second", messageCount: 2 },
+      ]);
+      expect(page.total).toBe(2);
+      expect(page.sessions[0]?.firstActivityAt).toBe("2026-11-01T10:00:01.000Z");
+      expect(page.sessions[0]?.lastActivityAt).toBe("2026-11-01T10:00:03.000Z");
+      await expect(graph.listSessions(user, { limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT", field: "limit" });
+    } finally {
+      await graph.close();
+      await cleanup();
+    }
+  }, 60_000);
+});
