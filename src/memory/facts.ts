@@ -29,7 +29,8 @@ export function factText(key: string, value: string): string {
 
 /**
  * Pure: what to write so that `updates` become the current facts. An unchanged value writes
- * nothing; a changed value closes the current record (validTo = now) and opens a new one.
+ * nothing; a changed value closes the current record (validTo = now) and opens a new one. A
+ * pinned current record is never superseded here (only an explicit edit changes it).
  * Inputs are not mutated.
  */
 export function upsertFacts(
@@ -45,7 +46,7 @@ export function upsertFacts(
     const value = update.value.trim();
     if (!key || !value) continue;
     const existing = open.get(key);
-    if (existing && existing.value === value) continue;
+    if (existing && (existing.value === value || existing.pinned)) continue;
     if (existing) writes.set(existing.id, { ...existing, validTo: source.now });
     const fact: FactRecord = {
       id: `${key}@${source.messageId}`,
@@ -68,9 +69,16 @@ export async function loadFacts(store: BaseStore, scope: UserScope): Promise<Fac
   return newestFirst(valuesOf<FactRecord>(await listAll(store, namespaces.facts(scope))), (f) => f.validFrom);
 }
 
-/** The facts that are true now (validTo null), newest first. */
+/**
+ * The facts that are true now (validTo null): pinned ones first, then the rest, each group in the
+ * order given (newest first from `loadFacts`); one per key (the first met), so that two writers
+ * racing on one key never show the model both values.
+ */
 export function currentFacts(facts: readonly FactRecord[]): FactRecord[] {
-  return facts.filter((fact) => fact.validTo === null);
+  const open = facts.filter((fact) => fact.validTo === null);
+  const ordered = [...open.filter((fact) => fact.pinned), ...open.filter((fact) => !fact.pinned)];
+  const seen = new Set<string>();
+  return ordered.filter((fact) => !seen.has(fact.key) && seen.add(fact.key));
 }
 
 /** Applies attribute updates to the store; returns the records written. */

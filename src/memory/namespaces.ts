@@ -40,4 +40,9 @@ export const namespaces = {
    * kept apart from `sessions` so that transcript recall never sees them.
    */
   turns: (s: MemoryScope): string[] => [...user(s), "turns", encodeLabel(s.sessionId)],
+  /**
+   * What each turn of one session showed the model from memory (ids by layer), keyed by the turn's
+   * user message; apart from `sessions` so that transcript recall never sees them.
+   */
+  turnContexts: (s: MemoryScope): string[] => [...user(s), "contexts", encodeLabel(s.sessionId)],
 };

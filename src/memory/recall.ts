@@ -12,6 +12,7 @@ import { searchSimilar, type SimilarMessage } from "./similar.js";
 import { queryVectorWithin, type VectorSearch } from "./query-vector.js";
 import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
+import { freshSummaries } from "./summary-staleness.js";
 import { isRecallable } from "./transcript.js";
 
 /**
@@ -89,7 +90,7 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
   };
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
     recentStoredTurns(store, scope, request.excludeIds, limits),
-    latestSummaries(store, scope, limits.summaries),
+    latestSummaries(store, scope, limits.summaries).then(freshSummaries),
     loadFacts(store, scope).then(currentFacts),
     importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates }),
     similarMessages(),

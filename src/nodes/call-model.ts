@@ -7,6 +7,7 @@ import { assemblePrompt } from "../memory/context.js";
 import { EMPTY_CONTEXT } from "../memory/recall.js";
 import { requireStore } from "../memory/store-io.js";
 import { messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
+import { saveTurnContext } from "../memory/turn-contexts.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { offlineReply } from "../models/offline-responder.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
@@ -85,7 +86,13 @@ export function createCallModelNode(deps: GraphDeps) {
     // message (stored unindexed by ingest_prompt) is indexed with the reply: one write, one
     // embedding call, after the reply — none of it before the first token.
     const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
-    await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
+    const memory = state.memoryText;
+    const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
+    await Promise.all([
+      saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]),
+      // What this answer's memory context held, readable per message ("why did the model see this?").
+      saveTurnContext(store, scope, { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown }),
+    ]);
     return {
       usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),
