@@ -9,6 +9,7 @@ import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.j
 import type { ServerEnv } from "./context.js";
 import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
+import { itemHandlers } from "./item-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -54,6 +55,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),
+    ...itemHandlers(deps),
     ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
     health: (c) => c.json({ status: "ok" }, 200),
     ready: async (c) => {

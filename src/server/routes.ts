@@ -10,6 +10,7 @@ import {
   searchResponseSchema,
   userMemoryDocumentSchema,
 } from "./memory-api-schemas.js";
+import { itemRoutes } from "./item-route-table.js";
 import { emptyQuerySchema, sessionPathSchema, turnRequestSchema, userPathSchema, userQuerySchema } from "./request-schemas.js";
 import {
   forgetResponseSchema,
@@ -45,7 +46,7 @@ export interface ResponseSpec {
 }
 
 export interface RouteSpec {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "patch" | "delete";
   path: string;
   summary: string;
   description?: string;
@@ -224,6 +225,7 @@ export const ROUTES = {
     query: emptyQuerySchema,
     responses: { 200: { description: "The user's memory.", json: userMemoryDocumentSchema } },
   },
+  ...itemRoutes({ error, bodyErrors: BODY_ERRORS, prefix: API_PREFIX }),
   health: {
     method: "get",
     path: "/healthz",
