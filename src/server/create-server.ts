@@ -9,6 +9,7 @@ import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.j
 import type { ServerEnv } from "./context.js";
 import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
+import { inspectorHandlers } from "./inspector.js";
 import { itemHandlers } from "./item-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
@@ -27,6 +28,8 @@ export interface ServerOptions {
   importBodyLimitBytes?: number;
   /** Requests per key per minute; 0 (default) turns the limit off. */
   rateLimitPerMinute?: number;
+  /** Serve the memory inspector at /inspector (default true; `npm start` turns it off in production unless INSPECTOR=on). */
+  inspector?: boolean;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
   now?: () => number;
@@ -56,6 +59,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),
     ...itemHandlers(deps),
+    ...inspectorHandlers(options.inspector ?? true),
     ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
     health: (c) => c.json({ status: "ok" }, 200),
     ready: async (c) => {

@@ -106,6 +106,7 @@ describe("every status the server answers is documented, and every documented st
     await servers.limited.call("GET", "/v1/users/u1/memory");
     servers.failing = await testServer({ chatModel: new FlakyChatModel(100) });
     servers.draining = await testServer({}, { isDraining: () => true });
+    servers.off = await testServer({}, { inspector: false });
     servers.faulty = await testServer({ persistence: { store: faulty, checkpointer: new MemorySaver() } });
     await servers.faulty.call("POST", "/v1/turns", { body: turn });
     faulty.fault = new Error("disk on fire");
@@ -221,13 +222,17 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", ...itemPaths, "/healthz", "/readyz", "/openapi.json"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", ...itemPaths, "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },
     { server: main, method: "GET", path: "/readyz", key: null, status: 200 },
     { server: on("draining"), method: "GET", path: "/readyz", key: null, status: 503 },
     { server: main, method: "GET", path: "/openapi.json", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector/inspector.js", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector/index.html", key: null, status: 404 },
+    { server: on("off"), method: "GET", path: "/inspector", key: null, status: 404 },
   ];
 
   it("answers each case as expected, with a body and headers the document describes", async () => {
@@ -270,6 +275,8 @@ describe("every status the server answers is documented, and every documented st
         const events = parseSse(await res.text());
         for (const event of events) turnEventSchema.parse(event);
         expect(events.at(-1)?.event, where).toMatch(/^(result|error)$/);
+      } else if (spec.text) {
+        expect((await res.text()).length, where).toBeGreaterThan(0);
       } else {
         spec.json!.parse(await res.json());
       }
