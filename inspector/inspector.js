@@ -232,6 +232,7 @@ async function openUser(event) {
     $("main").hidden = false;
     say(`User ${state.user}: ${state.facts.filter((f) => f.valid_to === null).length} current facts, ${state.sessions.length} recent sessions.`);
     document.body.dataset.ready = "true";
+    document.body.dataset.readyAt = String(Math.round(performance.now()));
   } catch (error) {
     say(`Could not open ${state.user}: ${error.message}`, true);
   }
@@ -254,5 +255,9 @@ for (const tab of document.querySelectorAll('[role="tab"]')) {
     selectTab(next);
   });
 }
+// `#user=<id>` opens that user at once (no key: for a service without API_KEYS, or type one and Open).
 const initial = new URLSearchParams(location.hash.slice(1)).get("user");
-if (initial) $("user-id").value = initial;
+if (initial) {
+  $("user-id").value = initial;
+  $("open-user").requestSubmit();
+}
