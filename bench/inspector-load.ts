@@ -15,7 +15,7 @@ import { flagsOrExit } from "../src/cli/args.js";
 import { createMemoryGraph, type MemoryGraph } from "../src/app/create-memory-graph.js";
 import { setLogLevel } from "../src/logger.js";
 import { createServer } from "../src/server/create-server.js";
-import { launchChromium } from "../test/support/browser.js";
+import { launchChromium } from "./lib/chromium.js";
 
 const args = flagsOrExit(process.argv.slice(2), { messages: { type: "string" }, runs: { type: "string" } }, "usage: npm run bench:inspector -- [--messages N] [--runs N]");
 const MESSAGES = Number(args.messages ?? 10_000);

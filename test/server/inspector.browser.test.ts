@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
 import { createServer } from "../../src/server/create-server.js";
-import { launchChromium } from "../support/browser.js";
+import { launchChromium } from "../../bench/lib/chromium.js";
 
 setLogLevel("silent");
 
