@@ -199,12 +199,14 @@ async function search(event) {
   event.preventDefault();
   const q = $("search-q").value;
   try {
-    const { hits } = await api("GET", `${userPath()}/memory/search?q=${enc(q)}&limit=20`);
+    const kinds = $("search-kinds").value;
+    const { hits } = await api("GET", `${userPath()}/memory/items?q=${enc(q)}&limit=20${kinds ? `&kinds=${kinds}` : ""}`);
     const score = (value) => (value === null ? "–" : value.toFixed(3));
     $("hits").replaceChildren(...(hits.length ? hits.map((hit) => el("tr", {},
-      el("td", { "data-label": "Message", text: `${hit.speaker ?? hit.role}: ${hit.text}` }), el("td", { "data-label": "Session", text: hit.session_id }),
+      el("td", { "data-label": "Item", text: `${hit.kind}: ${hit.text}` }), el("td", { "data-label": "Session", text: hit.session_id ?? "" }),
       el("td", { "data-label": "Fused", text: score(hit.scores.fused) }), el("td", { "data-label": "Lexical", text: score(hit.scores.lexical) }),
-      el("td", { "data-label": "Context", text: score(hit.scores.context) }), el("td", { "data-label": "Vector", text: score(hit.scores.vector) }))) : [el("tr", {}, el("td", { colspan: "6", text: "Nothing found." }))]));
+      el("td", { "data-label": "Context", text: score(hit.scores.context) }), el("td", { "data-label": "Vector", text: score(hit.scores.vector) }),
+      el("td", { "data-label": "Importance", text: score(hit.scores.importance) }))) : [el("tr", {}, el("td", { colspan: "7", text: "Nothing found." }))]));
     say(`${hits.length} hits for “${q}”.`);
   } catch (error) {
     say(`Search failed: ${error.message}`, true);

@@ -21,6 +21,8 @@ import type { TurnLock } from "../memory/ports/persistence.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../memory/records.js";
 import { threadIdOf, validateId, validateScope, type MemoryScope } from "../memory/scope.js";
 import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
+import { searchItems, type ItemHit, type ItemSearchRequest } from "../memory/item-search.js";
+import type { GraphDeps } from "../nodes/deps.js";
 
 /**
  * Memory a person can see and correct, one item at a time: facts (with history and pins), events,
@@ -65,6 +67,11 @@ export interface MemoryItems {
   deleteMessage(scope: MemoryScope, messageId: string): Promise<MessageDeletion>;
   /** What the memory context of the turn that answered `messageId` (its user message) held; TURN_CONTEXT_NOT_FOUND. */
   turnContext(scope: MemoryScope, messageId: string): Promise<TurnContextRecord>;
+  /**
+   * Searches every layer (or `kinds`) of a user's memory with filters (session, time range, event
+   * type, minimum importance, field equality), each hit with the parts of its score.
+   */
+  searchItems(request: ItemSearchRequest): Promise<ItemHit[]>;
 }
 
 function userOf(user: UserScope): UserScope {
@@ -79,7 +86,7 @@ function itemId(field: string, id: unknown): string {
 }
 
 /** The per-item API over `store`, serialised by `lock`. */
-export function memoryItems(store: BaseStore, lock: TurnLock, clock: { now: () => Date; newId: () => string }): MemoryItems {
+export function memoryItems(store: BaseStore, lock: TurnLock, deps: Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings">): MemoryItems {
   /** One writer of corrections per user (a key no thread id takes: thread ids have three parts). */
   const asUser = <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
     const scope = userOf(user);
@@ -102,7 +109,7 @@ export function memoryItems(store: BaseStore, lock: TurnLock, clock: { now: () =
     updateFact: (user, factId, raw) => {
       const change = parseChange(factChangeSchema, raw);
       return asUser(user, async (scope) => {
-        const fact = await editFact(store, scope, itemId("factId", factId), change, { now: clock.now().toISOString(), editId: clock.newId() });
+        const fact = await editFact(store, scope, itemId("factId", factId), change, { now: deps.now().toISOString(), editId: deps.newId() });
         log.info("memory.fact_edited", { tenant: scope.tenantId, key: fact.key, pinned: Boolean(fact.pinned) });
         return fact;
       });
@@ -143,6 +150,7 @@ export function memoryItems(store: BaseStore, lock: TurnLock, clock: { now: () =
         return deleted;
       }),
     turnContext: (scope, messageId) => getTurnContext(store, validateScope(scope), itemId("messageId", messageId)),
+    searchItems: (request) => searchItems(store, request, { limits: deps.limits, embeddings: deps.embeddings }),
   };
 }
 

@@ -5,6 +5,8 @@ import {
   eventResponseSchema,
   eventSchema,
   eventsQuerySchema,
+  itemSearchQuerySchema,
+  itemSearchResponseSchema,
   factPathSchema,
   factResponseSchema,
   factSchema,
@@ -115,6 +117,16 @@ export function itemRoutes({ error, bodyErrors, prefix }: Shared) {
       description:
         "Deletes the message with its index rows and vector, the event classified from it, the facts learned from it alone (a fact they superseded is current again), " +
         "its turn's stored result; summaries covering it are marked stale, and messages that followed it now follow its parent. Holds the session's turn lock.",
+    },
+    searchItems: {
+      method: "get",
+      path: `${users}/memory/items`,
+      tag: "memory",
+      summary: "Search every layer of a user's memory, with filters",
+      description: "Messages, facts, events and summaries matching `q`, filtered by kind, session, time range, event type, minimum importance and field equality; each hit with the parts of its score.",
+      params: factPathSchema.pick({ user_id: true }),
+      query: itemSearchQuerySchema,
+      responses: { 200: { description: "The hits, best first.", json: itemSearchResponseSchema } },
     },
     getTurnContext: {
       method: "get",

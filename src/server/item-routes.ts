@@ -1,9 +1,11 @@
 import type { Context } from "hono";
+import { invalidInput } from "../errors.js";
+import type { ItemSearchRequest } from "../memory/item-search.js";
 import { snakeKeys } from "./case.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { eventChangeSchema, factChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
 import { readJsonBody } from "./json-body.js";
-import { eventsQuerySchema, factsQuerySchema, messagesQuerySchema, pageQuerySchema } from "./item-schemas.js";
+import { eventsQuerySchema, factsQuerySchema, itemSearchQuerySchema, messagesQuerySchema, pageQuerySchema } from "./item-schemas.js";
 import { emptyQuerySchema, parseRequest } from "./request-schemas.js";
 import type { RouteHandlers } from "./routes.js";
 import { pathId, queryOf } from "./url-params.js";
@@ -13,7 +15,16 @@ type ItemOperation =
   | "listEvents" | "getEvent" | "updateEvent" | "deleteEvent"
   | "listSummaries" | "getSummary" | "updateSummary" | "deleteSummary"
   | "listMessages" | "getMessage" | "updateMessage" | "deleteMessage"
-  | "getTurnContext";
+  | "getTurnContext" | "searchItems";
+
+/** A JSON value sent in a query parameter; INVALID_INPUT naming `metadata` when it is not JSON. */
+function jsonQuery(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalidInput("metadata", "must be a JSON object");
+  }
+}
 
 /** An item id from the path: checked by the library (any non-empty string of at most 512 characters). */
 const asIs = (_field: string, value: string) => value;
@@ -120,6 +131,23 @@ export function itemHandlers(deps: RouteDeps): Pick<RouteHandlers, ItemOperation
       const scope = sessionOf(c);
       noQuery(c);
       return answer(c, scope.userId, { deleted: await memory.deleteMessage(scope, pathId(c, "message_id", asIs)) });
+    },
+    searchItems: async (c) => {
+      const user = userOf(c);
+      const query = parseRequest(itemSearchQuerySchema, queryOf(c), "query");
+      const hits = await memory.searchItems({
+        ...user,
+        query: query.q,
+        ...(query.kinds === undefined ? {} : { kinds: query.kinds.split(",") as ItemSearchRequest["kinds"] }),
+        ...(query.session_id === undefined ? {} : { sessionId: query.session_id }),
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.to === undefined ? {} : { to: query.to }),
+        ...(query.event_type === undefined ? {} : { eventType: query.event_type }),
+        ...(query.min_importance === undefined ? {} : { minImportance: Number(query.min_importance) }),
+        ...(query.metadata === undefined ? {} : { metadata: jsonQuery(query.metadata) as ItemSearchRequest["metadata"] }),
+        ...(query.limit === undefined ? {} : { limit: Number(query.limit) }),
+      });
+      return c.json({ user_id: user.userId, query: query.q, hits: snakeKeys(hits) }, 200);
     },
     getTurnContext: async (c) => {
       const scope = sessionOf(c);

@@ -124,3 +124,50 @@ export const itemDeletedSchema = z
   })
   .strict()
   .meta({ id: "ItemDeleted" });
+
+const kinds = ["message", "fact", "event", "summary"] as const;
+
+/** `GET /v1/users/{id}/memory/items`: a search of every layer, with filters (strings, as a query carries them). */
+export const itemSearchQuerySchema = z
+  .object({
+    q: z.string().refine((q) => q.trim() !== "", { message: "must not be empty" }).meta({ description: "What to look for." }),
+    kinds: z
+      .string()
+      .regex(new RegExp(`^(${kinds.join("|")})(,(${kinds.join("|")}))*$`), `must be a comma-separated list of ${kinds.join(", ")}`)
+      .optional()
+      .meta({ description: "Which layers (default all): message, fact, event, summary, comma-separated." }),
+    session_id: idSchema("session_id", "Only this session's items.").optional(),
+    from: z.string().optional().meta({ description: "Only items from this time on (ISO 8601 with a zone)." }),
+    to: z.string().optional().meta({ description: "Only items up to this time (ISO 8601 with a zone)." }),
+    event_type: z.string().min(1).optional().meta({ description: "Only events of this type." }),
+    min_importance: z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, "must be a number from 0 to 1").optional().meta({ description: "Only events at least this important (0..1)." }),
+    metadata: z.string().optional().meta({ description: 'Field equality, as a JSON object of strings, numbers or booleans, e.g. `{"role":"user"}` (an event\'s payload fields too).' }),
+    limit: digits("How many hits, 1–100 (default 20)."),
+  })
+  .strict();
+
+const score = z.number().nullable();
+
+export const itemSearchResponseSchema = z
+  .object({
+    user_id: text,
+    query: text,
+    hits: z.array(
+      z
+        .object({
+          kind: z.enum(kinds),
+          id: text,
+          session_id: text.nullable(),
+          text,
+          created_at: time,
+          score: z.number().meta({ description: "What the hits are ordered by." }),
+          scores: z
+            .object({ lexical: score, context: score, vector: score, fused: z.number(), importance: score })
+            .strict()
+            .meta({ description: "Messages: normalised BM25, neighbour context, cosine similarity, fused (best message 1). Facts, events, summaries: the share of the query's terms they hold (lexical = fused); events also their importance." }),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+  .meta({ id: "MemoryItemSearch" });

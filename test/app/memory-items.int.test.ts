@@ -200,6 +200,32 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     expect((await graph.sessionMessages(live))?.map((m) => m.id)).not.toContain("m2");
   });
 
+  it("searches every layer with filters: kind, session, time range, event type, importance, field equality; each hit with its score parts", async () => {
+    await open();
+    await graph.runTurn({ ...live, message: "I want to cancel my order 42 now", messageId: "c1" });
+    await graph.runTurn({ ...user, sessionId: "other", message: "My order 77 never arrived, this is terrible", messageId: "c2" });
+    await graph.runTurn({ ...live, message: "I live in Bangkok", messageId: "c3" });
+    const all = await graph.searchItems({ ...user, query: "order" });
+    expect(all.map((hit) => hit.kind)).toEqual(expect.arrayContaining(["message", "event"]));
+    expect(all.map((hit) => hit.kind)).not.toContain("fact"); // no fact mentions an order
+    const message = all.find((hit) => hit.kind === "message")!;
+    expect(message.scores.lexical).toBeGreaterThan(0);
+    expect(message.scores.fused).toBe(message.score);
+    const events = await graph.searchItems({ ...user, query: "order", kinds: ["event"] });
+    expect(events.map((hit) => hit.id).sort()).toEqual(["c1", "c2"]);
+    expect(events[0]?.scores.importance).toBeGreaterThan(0);
+    expect((await graph.searchItems({ ...user, query: "order", kinds: ["event"], sessionId: "other" })).map((hit) => hit.id)).toEqual(["c2"]);
+    const type = (await graph.getEvent(user, "c2")).type;
+    const ofType = await graph.searchItems({ ...user, query: "order", kinds: ["event"], eventType: type });
+    expect(ofType.map((hit) => hit.id)).toContain("c2");
+    for (const hit of ofType) expect((await graph.getEvent(user, hit.id)).type).toBe(type);
+    expect(await graph.searchItems({ ...user, query: "order", kinds: ["event"], minImportance: 1.0 })).toEqual([]);
+    expect(await graph.searchItems({ ...user, query: "order", to: "2000-01-01T00:00:00Z" })).toEqual([]);
+    expect((await graph.searchItems({ ...user, query: "order", kinds: ["message"], metadata: { role: "assistant" } })).every((hit) => !["c1", "c2"].includes(hit.id))).toBe(true);
+    expect((await graph.searchItems({ ...user, query: "Bangkok", kinds: ["fact"] })).map((hit) => hit.text)).toEqual(["location city: Bangkok"]);
+    await expect(graph.searchItems({ ...user, query: "x", kinds: ["robot"] } as never)).rejects.toMatchObject({ code: "INVALID_INPUT", field: "kinds.0" });
+  });
+
   it("lists, corrects and deletes events page by page, and lists messages of a session newest first", async () => {
     await open();
     for (const [i, message] of ["I want to cancel my order 41 now", "My parcel 77 never arrived, this is terrible", "Refund my payment please"].entries()) {

@@ -127,7 +127,7 @@ describe("every status the server answers is documented, and every documented st
   const imported = [{ session_id: "old", started_at: "2023-05-08T13:56:00Z", messages: [{ id: "i1", role: "user", text: "My cat is Mali" }] }];
   const users = "/v1/users/u1";
   const message = `${users}/sessions/s1/messages`;
-  const itemPaths = [`${users}/facts`, `${users}/facts/name@k1`, `${users}/events`, `${users}/events/ev1`, `${users}/summaries`, `${users}/summaries/sum1`, `${users}/messages`, `${message}/msg1`, `${message}/k1/context`];
+  const itemPaths = [`${users}/facts`, `${users}/facts/name@k1`, `${users}/events`, `${users}/events/ev1`, `${users}/summaries`, `${users}/summaries/sum1`, `${users}/messages`, `${message}/msg1`, `${message}/k1/context`, `${users}/memory/items?q=x`];
   /** One request of each per-item operation (for the answers every /v1 route may give). */
   const itemRequests = [
     ...itemPaths.map((requestPath) => ({ method: "GET", path: requestPath })),
@@ -210,6 +210,8 @@ describe("every status the server answers is documented, and every documented st
       { method: "GET", path: `${users}/messages?session_id=s1&limit=2`, status: 200 },
       { method: "GET", path: `${users}/messages?limit=0`, status: 400 },
       ...itemCases(message, "msg1", { text: "I have a cat" }, { text: 5 }),
+      { method: "GET", path: `${users}/memory/items?q=order&kinds=event,message&min_importance=0.5&metadata=${encodeURIComponent('{"session_id":"s1"}')}`, status: 200 },
+      { method: "GET", path: `${users}/memory/items?q=order&kinds=robots`, status: 400 },
       { method: "GET", path: `${message}/k1/context`, status: 200 },
       { method: "GET", path: `${message}/nope/context`, status: 404 },
       { method: "GET", path: `${message}/k1/context?x=1`, status: 400 },
@@ -222,7 +224,7 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", ...itemPaths, "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },
