@@ -34,6 +34,8 @@ ENV NODE_ENV=production \
     SQLITE_PATH=/app/data/memory.db
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
+# The memory inspector's page (served at /inspector when INSPECTOR=on; off in production by default).
+COPY --chown=node:node inspector ./inspector
 COPY --chown=node:node package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

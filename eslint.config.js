@@ -47,4 +47,9 @@ export default defineConfig(
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The inspector page's script runs in the browser.
+    files: ["inspector/**/*.js"],
+    languageOptions: { globals: { document: "readonly", fetch: "readonly", location: "readonly", performance: "readonly", URLSearchParams: "readonly" } },
+  },
 );

@@ -55,6 +55,7 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(0, 0),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   STORAGE_TIMEOUT_MS: int(1500, 50),
+  INSPECTOR: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"]).optional()),
   NODE_ENV: optionalString,
   K_SERVICE: optionalString,
   WEB_CONCURRENCY: int(1, 1),

@@ -41,6 +41,13 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: "user",
   NOT_FOUND: "user",
   SESSION_NOT_FOUND: "user",
+  FACT_NOT_FOUND: "user",
+  EVENT_NOT_FOUND: "user",
+  MESSAGE_NOT_FOUND: "user",
+  SUMMARY_NOT_FOUND: "user",
+  TURN_CONTEXT_NOT_FOUND: "user",
+  // An edit of a version that is no longer current: read it again.
+  FACT_STALE: "user",
   // Faults of this system: configuration, storage, state it should never be in.
   INTERNAL: "system",
   CONFIG_INVALID: "system",

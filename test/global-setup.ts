@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 
 /**
- * Runs once before the tests: the local PostgreSQL and Redis must answer, and PostgreSQL must offer
- * pgvector (built from Debian's source package where it lacks it). Both scripts are idempotent and
+ * Runs once before the tests: the local PostgreSQL and Redis must answer, PostgreSQL must offer
+ * pgvector (built from Debian's source package where it lacks it), and Chromium must be installed
+ * (from Debian, for the inspector's browser tests). Both scripts are idempotent and
  * take well under a second when everything is already there, so `npm test` on a fresh machine
  * brings up what it needs by itself; where it cannot, the run stops with one line saying what is
  * missing and how to get it. TEST_SKIP_SETUP=1 skips this (for a machine set up by other means).
@@ -18,4 +19,5 @@ export default function setup(): void {
   };
   run("ensure-services.sh", "PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 must answer");
   run("install-pgvector.sh", "PostgreSQL lacks the pgvector extension and it could not be built");
+  run("ensure-chromium.sh", "the inspector's browser tests need Chromium (Debian's chromium package)");
 }

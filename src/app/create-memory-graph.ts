@@ -25,6 +25,7 @@ import { prepareTurn } from "./prepare-turn.js";
 import type { DependencyStatus } from "./dependency-health.js";
 import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
+import { guardMemoryItems, memoryItems, type MemoryItems } from "./memory-items.js";
 import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { withLightRunContext } from "./run-context.js";
@@ -34,8 +35,11 @@ import { upkeepOf } from "./upkeep.js";
 export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
 export type { UserMemory } from "./memory-reads.js";
 
-/** A compiled memory graph with its persistence, ready to take turns; its memory can be searched, imported and exported. */
-export interface MemoryGraph extends MemoryApi {
+/**
+ * A compiled memory graph with its persistence, ready to take turns; its memory can be searched,
+ * imported and exported, and read and corrected one item at a time.
+ */
+export interface MemoryGraph extends MemoryApi, MemoryItems {
   app: MemoryGraphApp;
   persistence: Persistence;
   limits: MemoryLimits;
@@ -273,6 +277,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         return finishUpkeep(threadId);
       }),
     ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
+    ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps), { scoped, refuseWhenClosed }),
     forgetUser: (user) =>
       scoped(async () => {
         refuseWhenClosed();

@@ -24,6 +24,16 @@ export interface RenderedContext {
   droppedForBudget: number;
   /** Ids of the stored messages the context shows (similar messages and recent turns that fit). */
   shownIds?: string[];
+  /** Ids of every item the context shows, by layer: stored messages, facts, events, summaries. */
+  shown?: ShownItems;
+}
+
+/** The ids of what a memory context shows, by layer. */
+export interface ShownItems {
+  messages: string[];
+  facts: string[];
+  events: string[];
+  summaries: string[];
 }
 
 function lines(items: readonly string[], limit: SectionLimit): string[] {
@@ -40,9 +50,14 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
   const recentIds = new Set(context.recentTurns.map((turn) => turn.id));
   const similar = context.similar.filter((m) => !recentIds.has(m.id));
   const idsOf: Record<string, readonly string[]> = {
+    summaries: context.summaries.map((s) => s.id),
+    facts: context.facts.map((f) => f.id),
+    events: context.events.map((e) => e.id),
     similar: similar.slice(0, limits.similar.items).map((m) => m.id),
     recentTurns: context.recentTurns.slice(0, limits.recentTurns.items).map((t) => t.id),
   };
+  const layerOf: Record<string, keyof ShownItems> = { summaries: "summaries", facts: "facts", events: "events", similar: "messages", recentTurns: "messages" };
+  const shown: ShownItems = { messages: [], facts: [], events: [], summaries: [] };
   const candidates: [name: string, title: string, lines: string[]][] = [
     ["summaries", "Summaries of earlier conversations", lines(context.summaries.map((s) => s.text), limits.summaries)],
     options.profile
@@ -60,7 +75,6 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
   const blocks: string[] = [];
   let tokens = 0;
   let droppedForBudget = 0;
-  const shownIds: string[] = [];
   for (const [name, title, sectionLines] of candidates) {
     const kept: string[] = [];
     for (const [i, line] of sectionLines.entries()) {
@@ -72,12 +86,13 @@ export function renderMemoryContext(context: MemoryContext, limits: ContextLimit
       tokens += cost;
       kept.push(line);
       const id = idsOf[name]?.[i];
-      if (id !== undefined) shownIds.push(id);
+      const layer = layerOf[name];
+      if (id !== undefined && layer !== undefined) shown[layer].push(id);
     }
     sections[name] = kept;
     if (kept.length > 0) blocks.push(`## ${title}\n${kept.map((line) => `- ${line}`).join("\n")}`);
   }
-  return { text: blocks.join("\n\n"), tokens, sections, droppedForBudget, shownIds };
+  return { text: blocks.join("\n\n"), tokens, sections, droppedForBudget, shownIds: shown.messages, shown };
 }
 
 export interface PromptParts {

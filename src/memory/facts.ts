@@ -31,7 +31,8 @@ export function factText(key: string, value: string): string {
 
 /**
  * Pure: what to write so that `updates` become the current facts. An unchanged value writes
- * nothing; a changed value closes the current record (validTo = now) and opens a new one.
+ * nothing; a changed value closes the current record (validTo = now) and opens a new one. A
+ * pinned current record is never superseded here (only an explicit edit changes it).
  * Inputs are not mutated.
  */
 export function upsertFacts(
@@ -47,7 +48,7 @@ export function upsertFacts(
     const value = update.value.trim();
     if (!key || !value) continue;
     const existing = open.get(key);
-    if (existing && existing.value === value && existing.expiresAt === update.expiresAt) continue;
+    if (existing && ((existing.value === value && existing.expiresAt === update.expiresAt) || existing.pinned)) continue;
     if (existing) writes.set(existing.id, { ...existing, validTo: source.now });
     const fact: FactRecord = {
       id: `${key}@${source.messageId}`,
@@ -72,9 +73,11 @@ export async function loadFacts(store: BaseStore, scope: UserScope): Promise<Fac
 }
 
 /**
- * The facts that are true at `now` (default: any time), newest first: each key's open record
- * (validTo null), unless it has expired; a key whose open record expired falls back to the record
- * that one superseded (closed when it began), if that has not expired too. Pure.
+ * The facts that are true at `now` (default: any time): each key's open record (validTo null),
+ * unless it has expired; a key whose open record expired falls back to the record that one
+ * superseded (closed when it began), if that has not expired too. Pinned ones first, then the
+ * rest, newest first; one per key (the first met), so that two writers racing on one key never
+ * show the model both values. Pure.
  */
 export function currentFacts(facts: readonly FactRecord[], now?: Date): FactRecord[] {
   const at = now?.toISOString();
@@ -90,7 +93,10 @@ export function currentFacts(facts: readonly FactRecord[], now?: Date): FactReco
     }
     if (fact && live(fact)) current.push(fact);
   }
-  return newestFirst(current, (f) => f.validFrom);
+  const newest = newestFirst(current, (f) => f.validFrom);
+  const ordered = [...newest.filter((fact) => fact.pinned), ...newest.filter((fact) => !fact.pinned)];
+  const keys = new Set<string>();
+  return ordered.filter((fact) => !keys.has(fact.key) && keys.add(fact.key));
 }
 
 /** Applies attribute updates to the store; returns the records written. */

@@ -70,7 +70,7 @@ export async function forgetUser(target: ForgetTarget, user: UserScope): Promise
 
 /**
  * Deletes one session and what was learned in it: its transcript (and its turns' idempotency
- * records, counted in `items`), the summaries made of it, the events and facts that came from its
+ * and memory-context records, counted in `items`), the summaries made of it, the events and facts that came from its
  * messages, and its checkpoint thread (window, session variables, node-scoped memory). A fact of another session that one of its facts superseded is
  * true again (see `restoreSuperseded`). Other sessions' memory stays. Idempotent.
  */
@@ -93,7 +93,7 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
   ];
   if (learned.length > 0) await store.batch(learned);
   const messages = await deletePrefix(store, namespaces.session(scope));
-  const turnRecords = await deletePrefix(store, namespaces.turns(scope));
+  const turnRecords = (await deletePrefix(store, namespaces.turns(scope))) + (await deletePrefix(store, namespaces.turnContexts(scope)));
   await deleteSessionTitle(store, scope);
   const threads = (await deleteThread(target.checkpointer, threadIdOf(scope))) ? 1 : 0;
   const counts = { messages, summaries: summaries.length, events: events.length, facts: facts.length };

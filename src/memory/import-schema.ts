@@ -86,6 +86,8 @@ export const factRecordSchema = z
     validTo: time("When a newer value superseded it; null while current.").nullable(),
     sourceMessageIds: z.array(z.string()),
     sessionId: idSchema("sessionId"),
+    pinned: z.literal(true).optional(),
+    source: z.literal("edit").optional(),
   })
   .strict();
 
@@ -100,6 +102,7 @@ export const summaryRecordSchema = z
     messageIds: z.array(z.string()),
     method: z.enum(["model", "rules"]),
     createdAt: time("When the summary was made."),
+    stale: z.literal(true).optional(),
   })
   .strict();
 

@@ -44,4 +44,9 @@ export const namespaces = {
   allTurns: (s: UserScope): string[] => [...user(s), "turns"],
   /** The titles a model gave the user's sessions (key: the session id), apart from `sessions` so that recall never sees them. */
   sessionTitles: (s: UserScope): string[] => [...user(s), "session-titles"],
+  /**
+   * What each turn of one session showed the model from memory (ids by layer), keyed by the turn's
+   * user message; apart from `sessions` so that transcript recall never sees them.
+   */
+  turnContexts: (s: MemoryScope): string[] => [...user(s), "contexts", encodeLabel(s.sessionId)],
 };

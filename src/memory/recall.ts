@@ -12,6 +12,7 @@ import { searchSimilar, type SimilarMessage } from "./similar.js";
 import { queryVectorWithin, type VectorSearch } from "./query-vector.js";
 import { hasStoredAtLeast, newestFirst, newestItems, valuesOf } from "./store-io.js";
 import { latestSummaries } from "./summaries.js";
+import { freshSummaries } from "./summary-staleness.js";
 import { isRecallable } from "./transcript.js";
 
 /**
@@ -99,7 +100,7 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
   const read = <T>(part: RecallPart, work: () => Promise<T[]>): Promise<T[]> => (wants(part) ? work() : Promise.resolve([]));
   const [recentTurns, summaries, facts, events, similar] = await Promise.all([
     read("recentTurns", () => recentStoredTurns(store, scope, request.excludeIds, limits)),
-    read("summaries", () => latestSummaries(store, scope, limits.summaries)),
+    read("summaries", () => latestSummaries(store, scope, limits.summaries).then(freshSummaries)),
     read("facts", async () => currentFacts(await loadFacts(store, scope), request.now ?? new Date())),
     read("events", () => importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates })),
     read("similar", similarMessages),

@@ -62,6 +62,10 @@ export interface FactRecord {
   expiresAt?: string;
   sourceMessageIds: string[];
   sessionId: string;
+  /** Set on a fact a person pinned: it always reaches the prompt, and extraction never supersedes it (only an edit does). */
+  pinned?: true;
+  /** `"edit"` on a version a person wrote through the memory API; absent on one extraction learned. */
+  source?: "edit";
 }
 
 /** A session summary, with the message-id range it covers. */
@@ -74,4 +78,6 @@ export interface SummaryRecord {
   messageIds: string[];
   method: "model" | "rules";
   createdAt: string;
+  /** Set when a message or fact it covers was deleted or edited since: recall no longer shows it. */
+  stale?: true;
 }

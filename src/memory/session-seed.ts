@@ -5,6 +5,7 @@ import { clip } from "./clip.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { MemoryScope } from "./scope.js";
 import { latestSummaries } from "./summaries.js";
+import { freshSummaries } from "./summary-staleness.js";
 
 /**
  * What a new window starts from when a session is new or its TTL has passed: the latest
@@ -12,7 +13,7 @@ import { latestSummaries } from "./summaries.js";
  * memory is only read.
  */
 export async function seedWindow(store: BaseStore, scope: MemoryScope, now: Date, id: string): Promise<SystemMessage | null> {
-  const [summaries, facts] = await Promise.all([latestSummaries(store, scope, 1), loadFacts(store, scope).then((facts) => currentFacts(facts, now))]);
+  const [summaries, facts] = await Promise.all([latestSummaries(store, scope, 3).then(freshSummaries), loadFacts(store, scope).then((facts) => currentFacts(facts, now))]);
   const preferences = facts.filter((fact) => fact.key.startsWith("preference"));
   const attributes = facts.filter((fact) => !fact.key.startsWith("preference"));
   const parts: string[] = [];

@@ -48,23 +48,24 @@ export async function listAll(
 }
 
 /**
- * The `limit` most recently written items under `prefix`. Our stores answer a plain search newest
- * first, so that is one bounded query (`textChars`: see `RecallSearchOptions`); any other store is read
- * whole and sorted here.
+ * The `limit` most recently written items under `prefix` (after skipping the newest `offset`). Our
+ * stores answer a plain search newest first, so that is one bounded query (`textChars`: see
+ * `RecallSearchOptions`); any other store is read whole and sorted here.
  */
 export async function newestItems(
   store: BaseStore,
   prefix: string[],
-  options: { limit: number; filter?: Record<string, unknown>; textChars?: number },
+  options: { limit: number; offset?: number; filter?: Record<string, unknown>; textChars?: number },
 ): Promise<Item[]> {
+  const offset = options.offset ?? 0;
   if (supportsOf(store).rankedSearch) {
-    const search: WeightedSearchOptions = { filter: options.filter, limit: options.limit, textChars: options.textChars };
+    const search: WeightedSearchOptions = { filter: options.filter, limit: options.limit, textChars: options.textChars, ...(offset > 0 ? { offset } : {}) };
     return readableItems(await store.search(prefix, search));
   }
   // Items written in the same millisecond (one batch) tie: a store lists in write order (LangGraph's
   // InMemoryStore does), so the later listed is the newer. The sort is stable.
   const all = (await listAll(store, prefix, { filter: options.filter })).reverse();
-  return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, options.limit);
+  return all.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(offset, offset + options.limit);
 }
 
 /**

@@ -8,6 +8,7 @@ import { memoryPlanOf } from "../memory/memory-plan.js";
 import { EMPTY_CONTEXT } from "../memory/recall.js";
 import { requireStore } from "../memory/store-io.js";
 import { messageToRecord, saveTranscriptMessages } from "../memory/transcript.js";
+import { saveTurnContext } from "../memory/turn-contexts.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { offlineReply } from "../models/offline-responder.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
@@ -88,7 +89,15 @@ export function createCallModelNode(deps: GraphDeps) {
     // embedding call, after the reply — none of it before the first token.
     // An incognito turn (`remember: false`) stores nothing: the window keeps it for the session.
     const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
-    if (remember) await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]);
+    if (remember) {
+      const memory = state.memoryText;
+      const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
+      await Promise.all([
+        saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]),
+        // What this answer's memory context held, readable per message ("why did the model see this?").
+        saveTurnContext(store, scope, { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown }),
+      ]);
+    }
     return {
       usage,
       ...windowUpdate(state.messages, [reply], deps.limits.window),

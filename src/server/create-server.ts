@@ -9,6 +9,8 @@ import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.j
 import type { ServerEnv } from "./context.js";
 import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
+import { inspectorHandlers } from "./inspector.js";
+import { itemHandlers } from "./item-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { RateLimiter } from "./rate-limit.js";
@@ -30,6 +32,8 @@ export interface ServerOptions {
   rateLimitPerMinute?: number;
   /** The streaming answers in flight: a shutdown whose grace runs out ends them (`OpenStreams.endAll`). */
   streams?: OpenStreams;
+  /** Serve the memory inspector at /inspector (default true; `npm start` turns it off in production unless INSPECTOR=on). */
+  inspector?: boolean;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
   now?: () => number;
@@ -59,6 +63,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     ...turnHandlers(deps),
     ...memoryHandlers(deps),
     ...sessionListHandlers(deps),
+    ...itemHandlers(deps),
+    ...inspectorHandlers(options.inspector ?? true),
     ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
     health: (c) => c.json({ status: "ok" }, 200),
     ready: async (c) => {

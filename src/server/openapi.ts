@@ -31,7 +31,9 @@ function responseOf(spec: ResponseSpec, made: WeakMap<ResponseSpec, ZodOpenApiRe
     ? { "text/event-stream": { schema: spec.events } }
     : spec.json
       ? { "application/json": { schema: spec.json } }
-      : undefined;
+      : spec.text
+        ? { [spec.text]: { schema: z.string() } }
+        : undefined;
   const response: ZodOpenApiResponseObject = { ...(spec.id ? { id: spec.id } : {}), description: spec.description, headers, ...(content ? { content } : {}) };
   made.set(spec, response);
   return response;

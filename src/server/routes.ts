@@ -11,6 +11,7 @@ import {
   userMemoryDocumentSchema,
 } from "./memory-api-schemas.js";
 import { sessionsQuerySchema, sessionsResponseSchema } from "./session-list-schemas.js";
+import { itemRoutes } from "./item-route-table.js";
 import { emptyQuerySchema, sessionPathSchema, turnRequestSchema, userPathSchema, userQuerySchema } from "./request-schemas.js";
 import {
   forgetResponseSchema,
@@ -41,12 +42,14 @@ export interface ResponseSpec {
   description: string;
   json?: ZodType;
   events?: ZodType;
+  /** A text answer of this media type (the inspector's page and files). */
+  text?: string;
   /** Response headers beyond `X-Request-Id` (which every answer carries). */
   headers?: ZodObject;
 }
 
 export interface RouteSpec {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "patch" | "delete";
   path: string;
   summary: string;
   description?: string;
@@ -238,6 +241,25 @@ export const ROUTES = {
     params: userPathSchema,
     query: emptyQuerySchema,
     responses: { 200: { description: "The user's memory.", json: userMemoryDocumentSchema } },
+  },
+  ...itemRoutes({ error, bodyErrors: BODY_ERRORS, prefix: API_PREFIX }),
+  inspector: {
+    method: "get",
+    path: "/inspector",
+    tag: "health",
+    summary: "The memory inspector page",
+    description:
+      "A page to see and correct a user's memory through this API (the key is typed into the page and sent as the bearer key of every call). " +
+      "On unless NODE_ENV=production (or on Cloud Run); INSPECTOR=on|off decides.",
+    responses: { 200: { description: "The page.", text: "text/html" }, 404: error("NOT_FOUND: the inspector is off.") },
+  },
+  inspectorAsset: {
+    method: "get",
+    path: "/inspector/:file",
+    tag: "health",
+    summary: "The inspector's script and style",
+    params: z.object({ file: z.enum(["inspector.js", "inspector.css"]) }),
+    responses: { 200: { description: "The file (text/javascript or text/css).", text: "text/javascript" }, 404: error("NOT_FOUND: no such file, or the inspector is off.") },
   },
   health: {
     method: "get",

@@ -18,13 +18,16 @@ function decodeStrictly(field: string, raw: string): string {
   }
 }
 
-/** The path parameter `:name` of the matched route, decoded strictly and checked as an id (errors under `name`). */
-export function pathId(c: Context, name: string): string {
+/**
+ * The path parameter `:name` of the matched route, decoded strictly and checked as an id (errors
+ * under `name`), by `check` when given (an item id, which may be longer than a scope id).
+ */
+export function pathId(c: Context, name: string, check: (field: string, value: string) => string = validateId): string {
   const index = c.req.routePath.split("/").indexOf(`:${name}`);
   // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
   const raw = index < 0 ? undefined : new URL(c.req.url).pathname.split("/")[index];
   if (raw === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
-  return validateId(name, decodeStrictly(name, raw));
+  return check(name, decodeStrictly(name, raw));
 }
 
 /**

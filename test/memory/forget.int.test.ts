@@ -93,7 +93,8 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     expect(counts.items).toBeGreaterThan(4);
     expect(counts).toMatchObject({ messages: 6, summaries: 3 });
     expect(counts.events + counts.facts).toBeGreaterThan(0);
-    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts);
+    // Besides the layers, one memory-context record per answered turn (half the messages).
+    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts + counts.messages / 2);
     expect(await itemsOf(store, "u1")).toEqual([]);
     const everything = await store.search([tenantId], { limit: 1000 });
     expect(everything.every((item) => item.namespace[2] !== "u1")).toBe(true);
@@ -130,8 +131,9 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     expect(counts.events).toBeGreaterThan(0);
     expect(counts.facts).toBeGreaterThan(0);
     expect(counts.summaries).toBeGreaterThan(0);
-    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts);
+    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts + counts.messages / 2);
     expect(await store.search(namespaces.session(scopeOf("u1", "s1")), { limit: 10 })).toEqual([]);
+    expect(await store.search(namespaces.turnContexts(scopeOf("u1", "s1")), { limit: 10 })).toEqual([]);
     const left = await itemsOf(store, "u1");
     expect(left.filter((item) => (item.value as { sessionId?: string }).sessionId === "s1")).toEqual([]);
     const learned = left.filter((item) => ["events", "facts"].includes(item.namespace[3] ?? ""));

@@ -97,10 +97,16 @@ describe("every status the server answers is documented, and every documented st
   beforeAll(async () => {
     servers.main = await testServer();
     await servers.main.call("POST", "/v1/turns", { body: { ...turn, message_id: "k1" } });
+    // An event, a message to correct and delete, and a summary, for the per-item routes.
+    await servers.main.call("POST", "/v1/turns", { body: { ...turn, message: "I want to cancel my order 42 now", message_id: "ev1" } });
+    await servers.main.call("POST", "/v1/turns", { body: { ...turn, message: "I have a dog", message_id: "msg1" } });
+    const summary = { id: "sum1", text: "Anong said hello.", sessionId: "s1", fromMessageId: "k1", toMessageId: "k1", messageIds: ["k1"], method: "rules" as const, createdAt: "2024-01-01T00:00:00Z" };
+    await servers.main.memory.importSessions({ tenantId: "tenantA", userId: "u1" }, { version: 1, userId: "u1", sessions: [], events: [], facts: [], summaries: [summary] });
     servers.limited = await testServer({}, { rateLimitPerMinute: 1, now: () => Date.parse("2026-11-01T10:00:30Z") });
     await servers.limited.call("GET", "/v1/users/u1/memory");
     servers.failing = await testServer({ chatModel: new FlakyChatModel(100) });
     servers.draining = await testServer({}, { isDraining: () => true });
+    servers.off = await testServer({}, { inspector: false });
     servers.faulty = await testServer({ persistence: { store: faulty, checkpointer: new MemorySaver() } });
     await servers.faulty.call("POST", "/v1/turns", { body: turn });
     faulty.fault = new Error("disk on fire");
@@ -119,6 +125,29 @@ describe("every status the server answers is documented, and every documented st
   const big = { ...turn, message: "x".repeat(300_000) };
   const plainText = { "content-type": "text/plain" };
   const imported = [{ session_id: "old", started_at: "2023-05-08T13:56:00Z", messages: [{ id: "i1", role: "user", text: "My cat is Mali" }] }];
+  const users = "/v1/users/u1";
+  const message = `${users}/sessions/s1/messages`;
+  const itemPaths = [`${users}/facts`, `${users}/facts/name@k1`, `${users}/events`, `${users}/events/ev1`, `${users}/summaries`, `${users}/summaries/sum1`, `${users}/messages`, `${message}/msg1`, `${message}/k1/context`, `${users}/memory/items?q=x`];
+  /** One request of each per-item operation (for the answers every /v1 route may give). */
+  const itemRequests = [
+    ...itemPaths.map((requestPath) => ({ method: "GET", path: requestPath })),
+    ...[`${users}/facts/name@k1`, `${users}/events/ev1`, `${users}/summaries/sum1`, `${message}/msg1`].flatMap((requestPath) => [
+      { method: "PATCH", path: requestPath, body: requestPath.includes("facts") ? { pinned: true } : requestPath.includes("events") ? { importance: 0.9 } : { text: "corrected" } },
+      { method: "DELETE", path: requestPath },
+    ]),
+  ];
+  const tooBig = { text: "x".repeat(300_000) };
+  /** Per item (fact, event, summary, message): read, missing, a bad query, corrections good and bad, deletes. */
+  const itemCases = (base: string, id: string, change: unknown, badChange: unknown): Omit<Case, "server">[] => [
+    { method: "GET", path: `${base}/${id}`, status: 200 },
+    { method: "GET", path: `${base}/nope`, status: 404 },
+    { method: "GET", path: `${base}/${id}?x=1`, status: 400 },
+    { method: "PATCH", path: `${base}/${id}`, body: change, status: 200 },
+    { method: "PATCH", path: `${base}/${id}`, body: badChange, status: 400 },
+    { method: "PATCH", path: `${base}/nope`, body: change, status: 404 },
+    { method: "PATCH", path: `${base}/${id}`, body: tooBig, status: 413 },
+    { method: "PATCH", path: `${base}/${id}`, body: JSON.stringify(change), headers: { "content-type": "text/plain" }, status: 415 },
+  ];
   const v1 = [
     { method: "POST", path: "/v1/turns", body: { ...turn, message_id: "k2" } },
     { method: "POST", path: "/v1/turns/stream", body: { ...turn, message_id: "k3" } },
@@ -130,6 +159,7 @@ describe("every status the server answers is documented, and every documented st
     { method: "POST", path: "/v1/users/u1/sessions/import", body: imported },
     { method: "GET", path: "/v1/users/u1/export" },
     { method: "GET", path: "/v1/users/u1/sessions" },
+    ...itemRequests,
   ];
   const cases: Case[] = [
     { server: main, method: "POST", path: "/v1/turns", body: turn, status: 200 },
@@ -168,17 +198,46 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1/export?format=csv", status: 400 },
     { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=2&offset=0", status: 200 },
     { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=0", status: 400 },
+    ...([
+      { method: "GET", path: `${users}/facts`, status: 200 },
+      { method: "GET", path: `${users}/facts?current=maybe`, status: 400 },
+      ...itemCases(`${users}/facts`, "name@k1", { pinned: true }, { colour: "red" }),
+      { method: "PATCH", path: `${users}/facts/name@k1`, body: { value: "Bob" }, status: 200 },
+      { method: "PATCH", path: `${users}/facts/name@k1`, body: { value: "Carl" }, status: 409 },
+      { method: "GET", path: `${users}/events?type=INQUIRY&limit=5`, status: 200 },
+      { method: "GET", path: `${users}/events?limit=x`, status: 400 },
+      ...itemCases(`${users}/events`, "ev1", { importance: 0.9 }, { importance: 2 }),
+      { method: "GET", path: `${users}/summaries`, status: 200 },
+      { method: "GET", path: `${users}/summaries?offset=-1`, status: 400 },
+      ...itemCases(`${users}/summaries`, "sum1", { text: "Anong greeted us." }, { text: "" }),
+      { method: "GET", path: `${users}/messages?session_id=s1&limit=2`, status: 200 },
+      { method: "GET", path: `${users}/messages?limit=0`, status: 400 },
+      ...itemCases(message, "msg1", { text: "I have a cat" }, { text: 5 }),
+      { method: "GET", path: `${users}/memory/items?q=order&kinds=event,message&min_importance=0.5&metadata=${encodeURIComponent('{"session_id":"s1"}')}`, status: 200 },
+      { method: "GET", path: `${users}/memory/items?q=order&kinds=robots`, status: 400 },
+      { method: "GET", path: `${message}/k1/context`, status: 200 },
+      { method: "GET", path: `${message}/nope/context`, status: 404 },
+      { method: "GET", path: `${message}/k1/context?x=1`, status: 400 },
+      ...[`${users}/facts/name@k1`, `${users}/events/ev1`, `${users}/summaries/sum1`, `${message}/msg1`].flatMap((requestPath) => [
+        { method: "DELETE", path: requestPath, status: 200 as const },
+        { method: "DELETE", path: `${requestPath}?x=1`, status: 400 as const },
+      ]),
+    ] satisfies Omit<Case, "server">[]).map((request) => ({ ...request, server: main })),
     ...v1.map((request) => ({ ...request, server: main, key: null, status: 401 as const })),
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", "/healthz", "/readyz", "/openapi.json"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },
     { server: main, method: "GET", path: "/readyz", key: null, status: 200 },
     { server: on("draining"), method: "GET", path: "/readyz", key: null, status: 503 },
     { server: main, method: "GET", path: "/openapi.json", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector/inspector.js", key: null, status: 200 },
+    { server: main, method: "GET", path: "/inspector/index.html", key: null, status: 404 },
+    { server: on("off"), method: "GET", path: "/inspector", key: null, status: 404 },
   ];
 
   it("answers each case as expected, with a body and headers the document describes", async () => {
@@ -221,6 +280,8 @@ describe("every status the server answers is documented, and every documented st
         const events = parseSse(await res.text());
         for (const event of events) turnEventSchema.parse(event);
         expect(events.at(-1)?.event, where).toMatch(/^(result|error)$/);
+      } else if (spec.text) {
+        expect((await res.text()).length, where).toBeGreaterThan(0);
       } else {
         spec.json!.parse(await res.json());
       }

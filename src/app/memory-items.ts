@@ -1,0 +1,168 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { invalidInput } from "../errors.js";
+import { log } from "../logger.js";
+import { deleteFact, editFact, findFact, historyOf, type FactVersion } from "../memory/fact-edits.js";
+import { loadFacts } from "../memory/facts.js";
+import { deleteRecord, getEvent, getSummary, listEvents, listSummaries, updateEvent, updateSummary } from "../memory/item-edits.js";
+import {
+  eventChangeSchema,
+  factChangeSchema,
+  parseChange,
+  parsePage,
+  textChangeSchema,
+  type EventChangeInput,
+  type FactChangeInput,
+  type PageInput,
+  type TextChangeInput,
+} from "../memory/item-schemas.js";
+import { deleteMessage, getMessage, listMessages, updateMessage, type MessageDeletion } from "../memory/message-edits.js";
+import { namespaces } from "../memory/namespaces.js";
+import type { TurnLock } from "../memory/ports/persistence.js";
+import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../memory/records.js";
+import { threadIdOf, validateId, validateScope, type MemoryScope } from "../memory/scope.js";
+import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
+import { searchItems, type ItemHit, type ItemSearchRequest } from "../memory/item-search.js";
+import type { GraphDeps } from "../nodes/deps.js";
+
+/**
+ * Memory a person can see and correct, one item at a time: facts (with history and pins), events,
+ * summaries and stored messages, each listed, read, corrected and deleted by id. Changes of a
+ * user's long-term layers hold the user's edit lock (one writer of corrections per user); changes
+ * of a message hold its session's turn lock, so no turn of that session runs in between.
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** What one person's correction of memory can do, per item (see the HTTP routes under /v1/users/{id}). */
+export interface MemoryItems {
+  /** Every fact of the user, current and superseded, newest first (`current`: only those true now). */
+  listFacts(user: UserScope, options?: { current?: boolean }): Promise<FactRecord[]>;
+  /** One fact and every version of its key, oldest first, each with what superseded it. FACT_NOT_FOUND. */
+  getFact(user: UserScope, factId: string): Promise<{ fact: FactRecord; history: FactVersion[] }>;
+  /**
+   * Edits the current version of a fact: a new value (a new version, `source: "edit"`), a pin, an
+   * unpin. FACT_STALE when `factId` is no longer current (a retry of the same edit answers the
+   * version it made); FACT_NOT_FOUND. Returns the current version.
+   */
+  updateFact(user: UserScope, factId: string, change: FactChangeInput): Promise<FactRecord>;
+  /** Deletes a fact with all its versions; summaries of its messages are marked stale. Idempotent (0 the second time). */
+  deleteFact(user: UserScope, factId: string): Promise<{ facts: number; staleSummaries: number }>;
+  /** A page of the user's events, newest first; `type` keeps one event type. */
+  listEvents(user: UserScope, options?: PageInput & { type?: string }): Promise<EventRecord[]>;
+  getEvent(user: UserScope, eventId: string): Promise<EventRecord>;
+  updateEvent(user: UserScope, eventId: string, change: EventChangeInput): Promise<EventRecord>;
+  /** Deletes one event; idempotent (0 the second time). */
+  deleteEvent(user: UserScope, eventId: string): Promise<{ events: number }>;
+  /** A page of the user's summaries, newest first (stale ones marked `stale: true`). */
+  listSummaries(user: UserScope, page?: PageInput): Promise<SummaryRecord[]>;
+  getSummary(user: UserScope, summaryId: string): Promise<SummaryRecord>;
+  updateSummary(user: UserScope, summaryId: string, change: TextChangeInput): Promise<SummaryRecord>;
+  deleteSummary(user: UserScope, summaryId: string): Promise<{ summaries: number }>;
+  /** A page of the user's stored messages (one session's with `sessionId`), newest written first. */
+  listMessages(user: UserScope & { sessionId?: string }, page?: PageInput): Promise<TranscriptRecord[]>;
+  getMessage(scope: MemoryScope, messageId: string): Promise<TranscriptRecord>;
+  /** Rewrites a message's text and re-indexes it (text and vector); summaries covering it are marked stale. */
+  updateMessage(scope: MemoryScope, messageId: string, change: TextChangeInput): Promise<TranscriptRecord>;
+  /** Deletes a message with what was derived from it (see `deleteMessage` in memory/message-edits.ts). Idempotent. */
+  deleteMessage(scope: MemoryScope, messageId: string): Promise<MessageDeletion>;
+  /** What the memory context of the turn that answered `messageId` (its user message) held; TURN_CONTEXT_NOT_FOUND. */
+  turnContext(scope: MemoryScope, messageId: string): Promise<TurnContextRecord>;
+  /**
+   * Searches every layer (or `kinds`) of a user's memory with filters (session, time range, event
+   * type, minimum importance, field equality), each hit with the parts of its score.
+   */
+  searchItems(request: ItemSearchRequest): Promise<ItemHit[]>;
+}
+
+function userOf(user: UserScope): UserScope {
+  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
+}
+
+/** An item id: any non-empty string of at most 512 characters (a fact's id carries its key, so it may be longer than a scope id). */
+function itemId(field: string, id: unknown): string {
+  if (typeof id !== "string" || id.trim() === "") throw invalidInput(field, "must be a non-empty string", "INVALID_ID");
+  if (id.length > 512) throw invalidInput(field, "must be at most 512 characters", "INVALID_ID");
+  return id;
+}
+
+/** The per-item API over `store`, serialised by `lock`. */
+export function memoryItems(store: BaseStore, lock: TurnLock, deps: Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings">): MemoryItems {
+  /** One writer of corrections per user (a key no thread id takes: thread ids have three parts). */
+  const asUser = <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
+    const scope = userOf(user);
+    return lock.run(`${scope.tenantId}/${scope.userId}`, () => work(scope));
+  };
+  const asSession = <T>(session: MemoryScope, work: (scope: MemoryScope) => Promise<T>): Promise<T> => {
+    const scope = validateScope(session);
+    return lock.run(threadIdOf(scope), () => work(scope));
+  };
+  return {
+    async listFacts(user, options = {}) {
+      const facts = await loadFacts(store, userOf(user));
+      return options.current ? facts.filter((fact) => fact.validTo === null) : facts;
+    },
+    async getFact(user, factId) {
+      const facts = await loadFacts(store, userOf(user));
+      const fact = findFact(facts, itemId("factId", factId));
+      return { fact, history: historyOf(facts, fact) };
+    },
+    updateFact: (user, factId, raw) => {
+      const change = parseChange(factChangeSchema, raw);
+      return asUser(user, async (scope) => {
+        const fact = await editFact(store, scope, itemId("factId", factId), change, { now: deps.now().toISOString(), editId: deps.newId() });
+        log.info("memory.fact_edited", { tenant: scope.tenantId, key: fact.key, pinned: Boolean(fact.pinned) });
+        return fact;
+      });
+    },
+    deleteFact: (user, factId) => asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId))),
+    listEvents: (user, options = {}) => {
+      const { type, ...page } = options;
+      return listEvents(store, userOf(user), parsePage(page), type);
+    },
+    getEvent: (user, eventId) => getEvent(store, userOf(user), itemId("eventId", eventId)),
+    updateEvent: (user, eventId, raw) => {
+      const change = parseChange(eventChangeSchema, raw);
+      return asUser(user, (scope) => updateEvent(store, scope, itemId("eventId", eventId), change));
+    },
+    deleteEvent: (user, eventId) =>
+      asUser(user, async (scope) => ({ events: await deleteRecord(store, namespaces.events(scope), itemId("eventId", eventId)) })),
+    listSummaries: (user, page) => listSummaries(store, userOf(user), parsePage(page)),
+    getSummary: (user, summaryId) => getSummary(store, userOf(user), itemId("summaryId", summaryId)),
+    updateSummary: (user, summaryId, raw) => {
+      const { text } = parseChange(textChangeSchema, raw);
+      return asUser(user, (scope) => updateSummary(store, scope, itemId("summaryId", summaryId), text));
+    },
+    deleteSummary: (user, summaryId) =>
+      asUser(user, async (scope) => ({ summaries: await deleteRecord(store, namespaces.summaries(scope), itemId("summaryId", summaryId)) })),
+    listMessages: (user, page) => {
+      const scope = { ...userOf(user), ...(user.sessionId === undefined ? {} : { sessionId: validateId("sessionId", user.sessionId) }) };
+      return listMessages(store, scope, parsePage(page));
+    },
+    getMessage: (scope, messageId) => getMessage(store, validateScope(scope), itemId("messageId", messageId)),
+    updateMessage: (session, messageId, raw) => {
+      const { text } = parseChange(textChangeSchema, raw);
+      return asSession(session, (scope) => updateMessage(store, scope, itemId("messageId", messageId), text));
+    },
+    deleteMessage: (session, messageId) =>
+      asSession(session, async (scope) => {
+        const deleted = await deleteMessage(store, scope, itemId("messageId", messageId));
+        log.info("memory.message_deleted", { tenant: scope.tenantId, ...deleted });
+        return deleted;
+      }),
+    turnContext: (scope, messageId) => getTurnContext(store, validateScope(scope), itemId("messageId", messageId)),
+    searchItems: (request) => searchItems(store, request, { limits: deps.limits, embeddings: deps.embeddings }),
+  };
+}
+
+/** Every method of `items` refused once the graph is closed, logging to the graph's logger. */
+export function guardMemoryItems(items: MemoryItems, guard: { scoped: <T>(work: () => T) => T; refuseWhenClosed: () => void }): MemoryItems {
+  const guarded = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(items) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    guarded[name] = (...args: unknown[]) =>
+      guard.scoped(async () => {
+        guard.refuseWhenClosed();
+        return method(...args);
+      });
+  }
+  return guarded as unknown as MemoryItems;
+}

@@ -1,0 +1,126 @@
+import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
+import { MemoryGraphError } from "../errors.js";
+import { factText, loadFacts } from "./facts.js";
+import { namespaces } from "./namespaces.js";
+import type { FactRecord } from "./records.js";
+import type { MemoryScope } from "./scope.js";
+import { staleSummaryWrites } from "./summary-staleness.js";
+
+/**
+ * Facts as a person corrects them: one fact's history, an edit (a new version, `source: "edit"`),
+ * a pin, and a delete. Every change is checked against the version the caller saw: an edit of a
+ * version that is no longer current is FACT_STALE (HTTP 409), unless the current version already
+ * says what the edit asks (a retried edit), which is then answered as it is.
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** One version of a fact, with the version that superseded it (null while current, or when none did). */
+export interface FactVersion extends FactRecord {
+  supersededBy: string | null;
+}
+
+/** What an edit asks: a new value, a pin or an unpin (either or both). */
+export interface FactChange {
+  value?: string;
+  pinned?: boolean;
+}
+
+/** Pure: every version of `fact`'s key, oldest first, each with the version that began when it ended. */
+export function historyOf(facts: readonly FactRecord[], fact: FactRecord): FactVersion[] {
+  const versions = facts.filter((other) => other.key === fact.key).sort((a, b) => a.validFrom.localeCompare(b.validFrom) || a.id.localeCompare(b.id));
+  return versions.map((version) => {
+    const next = version.validTo === null ? undefined : versions.find((other) => other.id !== version.id && other.validFrom === version.validTo);
+    return { ...version, supersededBy: next?.id ?? null };
+  });
+}
+
+function notFound(id: string): MemoryGraphError {
+  return new MemoryGraphError("FACT_NOT_FOUND", `no fact ${id} for this user`, { kind: "user", field: "factId" });
+}
+
+/** The fact `id` among `facts`; FACT_NOT_FOUND when there is none. */
+export function findFact(facts: readonly FactRecord[], id: string): FactRecord {
+  const fact = facts.find((candidate) => candidate.id === id);
+  if (!fact) throw notFound(id);
+  return fact;
+}
+
+function satisfies(fact: FactRecord, value: string | undefined, pinned: boolean | undefined): boolean {
+  return (value === undefined || fact.value === value) && (pinned === undefined || Boolean(fact.pinned) === pinned);
+}
+
+function withPin(fact: FactRecord, pinned: boolean): FactRecord {
+  const { pinned: _, ...rest } = fact;
+  return pinned ? { ...rest, pinned: true } : rest;
+}
+
+/**
+ * Pure: what to write so that the current version `id` reads as `change` asks. A new value closes
+ * the version (validTo = now) and opens one with `source: "edit"` (keeping the pin unless the change
+ * sets it); a pin alone rewrites the version in place. Returns the resulting current version and the
+ * writes (none when it already reads so). FACT_NOT_FOUND, FACT_STALE or INVALID_INPUT otherwise.
+ */
+export function planFactEdit(
+  facts: readonly FactRecord[],
+  id: string,
+  change: FactChange,
+  edit: { now: string; editId: string },
+): { fact: FactRecord; writes: FactRecord[] } {
+  const value = change.value?.trim();
+  if (value === "") throw new MemoryGraphError("INVALID_INPUT", "value: must not be empty", { kind: "user", field: "value" });
+  const target = findFact(facts, id);
+  if (target.validTo !== null) {
+    const current = facts.find((fact) => fact.key === target.key && fact.validTo === null);
+    // A retry of an edit that took effect finds its own result current: answered, nothing written.
+    if (current && satisfies(current, value, change.pinned) && current.source === "edit") return { fact: current, writes: [] };
+    const by = current ? `; the current version is ${current.id}` : "";
+    throw new MemoryGraphError("FACT_STALE", `fact ${id} was superseded${by}: read it again and edit the current version`, { kind: "user", field: "factId" });
+  }
+  if (satisfies(target, value, change.pinned)) return { fact: target, writes: [] };
+  const pinned = change.pinned ?? Boolean(target.pinned);
+  if (value === undefined || value === target.value) {
+    const fact = withPin(target, pinned);
+    return { fact, writes: [fact] };
+  }
+  const fact = withPin(
+    {
+      id: `${target.key}@edit-${edit.editId}`,
+      key: target.key,
+      value,
+      text: factText(target.key, value),
+      validFrom: edit.now,
+      validTo: null,
+      sourceMessageIds: [],
+      sessionId: target.sessionId,
+      source: "edit",
+    },
+    pinned,
+  );
+  return { fact, writes: [{ ...target, validTo: edit.now }, fact] };
+}
+
+/** Applies `change` to the current fact `id` (see `planFactEdit`); returns the current version. Facts are stored unindexed: nothing to re-index. */
+export async function editFact(store: BaseStore, scope: UserScope, id: string, change: FactChange, edit: { now: string; editId: string }): Promise<FactRecord> {
+  const facts = await loadFacts(store, scope);
+  const { fact, writes } = planFactEdit(facts, id, change, edit);
+  if (writes.length > 0) {
+    await store.batch(writes.map((record): Operation => ({ namespace: namespaces.facts(scope), key: record.id, value: { ...record }, index: false })));
+  }
+  return fact;
+}
+
+/**
+ * Deletes the fact `id` with every version of its key (a wrong fact's history is the same wrong
+ * fact), and marks stale the summaries of the messages it was learned from. Returns how many
+ * versions went: 0 when there was no such fact (deleting twice is safe).
+ */
+export async function deleteFact(store: BaseStore, scope: UserScope, id: string): Promise<{ facts: number; staleSummaries: number }> {
+  const facts = await loadFacts(store, scope);
+  const target = facts.find((fact) => fact.id === id);
+  if (!target) return { facts: 0, staleSummaries: 0 };
+  const versions = facts.filter((fact) => fact.key === target.key);
+  const stale = await staleSummaryWrites(store, scope, new Set(versions.flatMap((fact) => fact.sourceMessageIds)));
+  await store.batch([...versions.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })), ...stale]);
+  return { facts: versions.length, staleSummaries: stale.length };
+}

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { parseWith } from "./import-schema.js";
+
+/**
+ * What a person may send to correct one remembered item, checked once (strict: an unknown field is
+ * UNKNOWN_FIELD, a bad one INVALID_INPUT naming it). The HTTP API takes the same schemas: their
+ * fields read the same in snake_case.
+ */
+
+/** Most characters of a fact value, a message, an event or a summary a correction may write. */
+export const MAX_EDIT_CHARS = 32_000;
+
+const text = (description: string) =>
+  z
+    .string()
+    .max(MAX_EDIT_CHARS)
+    .refine((value) => value.trim() !== "", { message: "must not be empty" })
+    .meta({ description });
+
+const atLeastOne = (fields: string[]) => (value: object) => fields.some((field) => (value as Record<string, unknown>)[field] !== undefined);
+
+export const factChangeSchema = z
+  .object({
+    value: text("The fact's new value: a new version (`source: \"edit\"`), the one it replaces closed.").optional(),
+    pinned: z.boolean().optional().meta({ description: "Pin (always in the prompt, never superseded by extraction) or unpin." }),
+  })
+  .strict()
+  .refine(atLeastOne(["value", "pinned"]), { message: "give value, pinned or both" })
+  .meta({ id: "FactChange" });
+
+export const eventChangeSchema = z
+  .object({
+    type: z.string().min(1).max(64).optional().meta({ description: "The event type, e.g. COMPLAINT." }),
+    importance: z.number().min(0).max(1).optional().meta({ description: "Importance, 0..1." }),
+    text: text("The event's text.").optional(),
+  })
+  .strict()
+  .refine(atLeastOne(["type", "importance", "text"]), { message: "give type, importance or text" })
+  .meta({ id: "EventChange" });
+
+export const textChangeSchema = z
+  .object({ text: text("The new text (a message is re-indexed).") })
+  .strict()
+  .meta({ id: "TextChange" });
+
+export type FactChangeInput = z.input<typeof factChangeSchema>;
+export type EventChangeInput = z.input<typeof eventChangeSchema>;
+export type TextChangeInput = z.input<typeof textChangeSchema>;
+
+/** Most items one page of a listing holds. */
+export const MAX_PAGE = 500;
+
+const pageSchema = z
+  .object({
+    limit: z.number().int().min(1).max(MAX_PAGE).default(50),
+    offset: z.number().int().min(0).default(0),
+  })
+  .strict();
+
+/** A page of a listing as a caller gives it (limit 1..500, default 50; offset ≥ 0, default 0). */
+export type PageInput = z.input<typeof pageSchema>;
+
+/** Parses `raw` with `schema`, errors naming the field (INVALID_INPUT / UNKNOWN_FIELD). */
+export function parseChange<T>(schema: z.ZodType<T>, raw: unknown): T {
+  return parseWith(schema, raw ?? {}, "change");
+}
+
+export function parsePage(raw: PageInput | undefined): { limit: number; offset: number } {
+  return parseWith(pageSchema, raw ?? {}, "page");
+}
