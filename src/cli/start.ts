@@ -91,12 +91,14 @@ async function serveHere(): Promise<void> {
       ignored_host: env.HOST && env.HOST !== "127.0.0.1" ? env.HOST : undefined,
     });
   }
+  const counter = env.RATE_LIMIT_PER_MINUTE > 0 ? await openCounter(env) : null;
   let draining = false;
   const app = createServer({
     memory,
     apiKeys: keys,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    rateLimitCounter: counter?.limiter,
     isDraining: () => draining,
   });
   const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
@@ -122,6 +124,7 @@ async function serveHere(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearInterval(idle);
     try {
+      await counter?.close();
       await memory.close();
     } catch (error) {
       log.error("server.close_failed", { error: messageOf(error) });
@@ -134,4 +137,13 @@ async function serveHere(): Promise<void> {
 
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** The rate limit's shared request counter (Redis when REDIS_URL is set, else the backend's database). */
+async function openCounter(env: Env) {
+  const { openRateLimitCounter } = await import("../app/rate-limit-store.js");
+  const options = { points: env.RATE_LIMIT_PER_MINUTE, backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
+  const counter = await openRateLimitCounter(options).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+  log.info("server.rate_limit", { per_minute: env.RATE_LIMIT_PER_MINUTE, counted_in: counter.engine });
+  return counter;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type MiddlewareHandler } from "hono";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
@@ -11,7 +12,7 @@ import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
-import { RateLimiter } from "./rate-limit.js";
+import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
 import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
 import { turnHandlers } from "./turn-routes.js";
 
@@ -26,9 +27,13 @@ export interface ServerOptions {
   importBodyLimitBytes?: number;
   /** Requests per key per minute; 0 (default) turns the limit off. */
   rateLimitPerMinute?: number;
+  /**
+   * Where requests are counted (see `openRateLimitCounter`): shared storage makes the limit hold
+   * across workers and instances. Without it each process counts its own.
+   */
+  rateLimitCounter?: RateLimiterAbstract;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
-  now?: () => number;
 }
 
 /** The tenant served when no API keys are configured. */
@@ -45,11 +50,13 @@ const READY_PING_MS = 800;
  */
 export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const keys = typeof options.apiKeys === "string" || options.apiKeys === undefined ? parseApiKeys(options.apiKeys) : [...options.apiKeys];
-  const limiter = new RateLimiter(options.rateLimitPerMinute ?? 0, options.now);
+  const perMinute = options.rateLimitPerMinute ?? 0;
+  const limiter = perMinute > 0 ? requestLimiter(perMinute, options.rateLimitCounter) : null;
   const app = new Hono<ServerEnv>();
 
   app.use("*", requestLog());
-  app.use(`${API_PREFIX}/*`, authenticate(keys), rateLimit(limiter));
+  app.use(`${API_PREFIX}/*`, authenticate(keys));
+  if (limiter) app.use(`${API_PREFIX}/*`, rateLimit(limiter));
   const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144 };
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
@@ -128,11 +135,21 @@ function authenticate(keys: readonly KeyEntry[]): MiddlewareHandler<ServerEnv> {
   };
 }
 
-function rateLimit(limiter: RateLimiter): MiddlewareHandler<ServerEnv> {
+/**
+ * Counts the request against its key; every answer says where the key stands (RateLimit-Limit,
+ * -Remaining, -Reset in seconds, and RateLimit-Policy, as in the IETF RateLimit header fields
+ * draft), and a request over the limit is a 429 with Retry-After.
+ */
+function rateLimit(limiter: RequestLimiter): MiddlewareHandler<ServerEnv> {
+  const policy = `${limiter.limit};w=${limiter.windowSeconds}`;
   return async (c, next) => {
-    const retryAfter = limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
-    if (retryAfter !== null) {
-      c.header("Retry-After", String(retryAfter));
+    const decision = await limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
+    c.header("RateLimit-Policy", policy);
+    c.header("RateLimit-Limit", String(decision.limit));
+    c.header("RateLimit-Remaining", String(decision.remaining));
+    c.header("RateLimit-Reset", String(decision.resetSeconds));
+    if (!decision.allowed) {
+      c.header("Retry-After", String(decision.resetSeconds));
       throw new MemoryGraphError("RATE_LIMITED", "too many requests for this key; retry later", { kind: "user" });
     }
     return next();

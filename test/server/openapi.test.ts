@@ -97,7 +97,7 @@ describe("every status the server answers is documented, and every documented st
   beforeAll(async () => {
     servers.main = await testServer();
     await servers.main.call("POST", "/v1/turns", { body: { ...turn, message_id: "k1" } });
-    servers.limited = await testServer({}, { rateLimitPerMinute: 1, now: () => Date.parse("2026-11-01T10:00:30Z") });
+    servers.limited = await testServer({}, { rateLimitPerMinute: 1 });
     await servers.limited.call("GET", "/v1/users/u1/memory");
     servers.failing = await testServer({ chatModel: new FlakyChatModel(100) });
     servers.draining = await testServer({}, { isDraining: () => true });
