@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryGraphClient } from "../../src/entries/client.js";
 import { createTempDatabase } from "../support/postgres.js";
 import { freePort, startService, waitFor } from "../support/service-process.js";
 
@@ -43,15 +44,17 @@ async function startFleet(env: Record<string, string>): Promise<Fleet> {
 
 /** Sends SENT requests, alternating between the instances, on fresh connections (so both workers of each take some). */
 async function burst(fleet: Fleet): Promise<{ accepted: number[]; limited: Response[] }> {
+  const clients = fleet.ports.map((port) =>
+    createMemoryGraphClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: fleet.key, retries: 0, headers: { connection: "close" } }),
+  );
   const accepted = fleet.ports.map(() => 0);
   const limited: Response[] = [];
   const one = async (i: number) => {
-    const at = i % fleet.ports.length;
-    const res = await fetch(`http://127.0.0.1:${fleet.ports[at]}/v1/users/u1/memory`, { headers: { authorization: `Bearer ${fleet.key}`, connection: "close" } });
-    await res.arrayBuffer();
-    if (res.status === 200) accepted[at] = (accepted[at] ?? 0) + 1;
-    else if (res.status === 429) limited.push(res);
-    else throw new Error(`unexpected status ${res.status}`);
+    const at = i % clients.length;
+    const { response } = await clients[at]!.api.GET("/v1/users/{user_id}/memory", { params: { path: { user_id: "u1" } } });
+    if (response.status === 200) accepted[at] = (accepted[at] ?? 0) + 1;
+    else if (response.status === 429) limited.push(response);
+    else throw new Error(`unexpected status ${response.status}`);
   };
   // Ten at a time: concurrent enough to race the counter, gentle enough for a loaded machine.
   for (let start = 0; start < SENT; start += 10) await Promise.all(Array.from({ length: Math.min(10, SENT - start) }, (_, j) => one(start + j)));
