@@ -1,6 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
+import { metrics } from "../telemetry.js";
 import { saveEvent } from "../memory/events.js";
 import { exportUserMemory } from "../memory/export.js";
 import { saveFacts } from "../memory/facts.js";
@@ -87,6 +88,7 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       await applyImport(store, plan);
       const classified = options.classify ? await classifyImported(store, deps, plan) : 0;
       log.info("memory.imported", { tenant: scope.tenantId, sessions: plan.counts.sessions, ...plan.counts.messages, classified });
+      metrics()?.importMessages.record(plan.counts.messages.imported + plan.counts.messages.skipped, { tenant: scope.tenantId });
       return { ...plan.counts, classified };
     },
     exportUser: (user) => exportUserMemory(store, userScopeOf(user)),

@@ -2,7 +2,7 @@ import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { checkStorage } from "../app/startup-checks.js";
-import { loadEnv, type Env } from "../config.js";
+import { loadEnv, telemetryOptionsOf, type Env } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
@@ -84,6 +84,9 @@ async function serveHere(): Promise<void> {
     import("../app/options-from-env.js"),
     import("../server/create-server.js"),
   ]);
+  // Tracing and metrics only when an OTLP endpoint is configured: otherwise OpenTelemetry is never loaded.
+  const telemetryOptions = telemetryOptionsOf(env);
+  const telemetry = telemetryOptions ? await (await import("../app/telemetry-setup.js")).startTelemetry(telemetryOptions) : null;
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
   if (keys.length === 0) {
     log.warn("server.open_mode", {
@@ -124,8 +127,12 @@ async function serveHere(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearInterval(idle);
     try {
+      // Metrics of the graph's last moments (the dependency gauge reads it) go out while it is open.
+      await telemetry?.flush();
       await counter?.close();
       await memory.close();
+      // Spans and metrics still queued go out before the process ends.
+      await telemetry?.shutdown();
     } catch (error) {
       log.error("server.close_failed", { error: messageOf(error) });
       process.exit(1);

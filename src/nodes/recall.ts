@@ -7,6 +7,7 @@ import { requireStore } from "../memory/store-io.js";
 import { messageToRecord } from "../memory/transcript.js";
 import { ReusingEmbeddings } from "../memory/vector-reuse.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import { metrics } from "../telemetry.js";
 import type { GraphDeps } from "./deps.js";
 import { humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
@@ -34,6 +35,7 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings">)
             return (await embeddings.embedDocuments([indexText]))[0];
           })
         : undefined;
+    const started = performance.now();
     const recalled = await recallContext(store, {
       scope,
       query: turn.text,
@@ -43,6 +45,11 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings">)
       pendingVector,
       typicalVectorMs: embeddings instanceof ReusingEmbeddings ? embeddings.typicalMs() : undefined,
     });
+    const instruments = metrics();
+    if (instruments) {
+      instruments.recallLatency.record(performance.now() - started, { vector_search: recalled.vectorSearch ?? "off" });
+      instruments.vectorSearch.add(1, { outcome: recalled.vectorSearch ?? "off" });
+    }
     return { recalled, memoryText: renderMemoryContext(recalled, deps.limits.context) };
   };
 }

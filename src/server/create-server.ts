@@ -4,6 +4,7 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
+import { inSpan } from "../telemetry.js";
 import { allowedMethods } from "./allowed-methods.js";
 import { snakeKeys } from "./case.js";
 import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
@@ -93,7 +94,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
 
 /** Request id (X-Request-Id echoed when sane, else generated) and one structured log line per request. */
 function requestLog(): MiddlewareHandler<ServerEnv> {
-  return async (c, next) => {
+  // With tracing on, each request is a server span and every line logged while it runs carries its trace id.
+  return (c, next) => inSpan(`${c.req.method}`, { "http.request.method": c.req.method, "url.path": c.req.path }, async (span) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
@@ -101,6 +103,8 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
     c.header("X-Request-Id", requestId);
     await next();
     const status = c.res.status;
+    span?.updateName(`${c.req.method} ${c.req.routePath}`);
+    span?.setAttributes({ "http.route": c.req.routePath, "http.response.status_code": status, "memory_graph.tenant": c.get("tenantId") ?? "", "memory_graph.request_id": requestId });
     const fields = {
       request_id: requestId,
       method: c.req.method,
@@ -112,7 +116,7 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
     if (status >= 500) log.error("http.request", fields);
     else if (status >= 400) log.warn("http.request", fields);
     else log.info("http.request", fields);
-  };
+  });
 }
 
 /** The tenant comes from the key alone; with no keys configured every request is tenant `default`. */
