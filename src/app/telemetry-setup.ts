@@ -1,10 +1,12 @@
 import type { TelemetryOptions } from "../config.js";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
-import { installTelemetry, type DependencyReading, type TelemetryInstruments } from "../telemetry.js";
+import { installTelemetry, type DependencyReading, type TelemetryInstruments, type TelemetryRuntime } from "../telemetry.js";
 
 /** A running OpenTelemetry SDK: `flush()` exports what is pending, `shutdown()` does and stops. */
 export interface TelemetryHandle {
+  /** What was installed (a benchmark takes it out with `installTelemetry(null)` and puts it back). */
+  runtime: TelemetryRuntime;
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -77,7 +79,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     for (const read of sources) for (const dependency of read()) result.observe(dependency.ok ? 1 : 0, { dependency: dependency.name, engine: dependency.engine });
   });
 
-  installTelemetry({
+  const runtime: TelemetryRuntime = {
     startActiveSpan: (name, attributes, work) => tracer.startActiveSpan(name, { attributes }, work),
     activeIds: () => {
       const context = api.trace.getActiveSpan()?.spanContext();
@@ -88,13 +90,15 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
       sources.add(read);
       return () => void sources.delete(read);
     },
-  });
+  };
+  installTelemetry(runtime);
   log.info("telemetry.started", { traces: options.tracesUrl ?? null, metrics: options.metricsUrl ?? null, service: options.serviceName });
 
   const flush = async () => {
     await Promise.all([tracerProvider.forceFlush(), meterProvider.forceFlush()]);
   };
   return {
+    runtime,
     flush,
     shutdown: async () => {
       try {
