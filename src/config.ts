@@ -59,7 +59,32 @@ export const envSchema = z.object({
   NODE_ENV: optionalString,
   K_SERVICE: optionalString,
   WEB_CONCURRENCY: int(1, 1),
+  // OpenTelemetry's standard variables (the subset this service reads): traces and metrics go out
+  // over OTLP/HTTP when an endpoint is set, and nothing of OpenTelemetry is loaded when none is.
+  OTEL_EXPORTER_OTLP_ENDPOINT: connectionUrl(["http:", "https:"], "http://collector:4318"),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: connectionUrl(["http:", "https:"], "http://collector:4318/v1/traces"),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: connectionUrl(["http:", "https:"], "http://collector:4318/v1/metrics"),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString.transform(parseOtlpHeaders),
+  OTEL_SERVICE_NAME: z.string().min(1).default("memory-graph"),
+  OTEL_METRIC_EXPORT_INTERVAL: int(60_000, 100),
+  OTEL_SDK_DISABLED: z.enum(["true", "false", ""]).default("false"),
 });
+
+/** `key=value,key2=value2` (values percent-decoded), as the OpenTelemetry spec writes OTLP headers. */
+function parseOtlpHeaders(raw: string | undefined, ctx: z.core.$RefinementCtx<string | undefined>): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const pair of raw.split(",")) {
+    const at = pair.indexOf("=");
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || key === "") {
+      ctx.addIssue({ code: "custom", message: "must be key=value pairs separated by commas" });
+      return z.NEVER;
+    }
+    headers[key] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -83,4 +108,23 @@ const logLevels = envSchema.shape.LOG_LEVEL.unwrap();
 export function logLevelFromEnv(source: Record<string, string | undefined> = process.env): Env["LOG_LEVEL"] | undefined {
   const parsed = logLevels.safeParse(source.LOG_LEVEL);
   return parsed.success ? parsed.data : undefined;
+}
+
+/** Where traces and metrics go (OTLP/HTTP), or null when telemetry is off (no endpoint, or OTEL_SDK_DISABLED=true). */
+export function telemetryOptionsOf(env: Env): TelemetryOptions | null {
+  if (env.OTEL_SDK_DISABLED === "true") return null;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
+  const metricsUrl = env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base ? `${base}/v1/metrics` : undefined);
+  if (!tracesUrl && !metricsUrl) return null;
+  return { tracesUrl, metricsUrl, headers: env.OTEL_EXPORTER_OTLP_HEADERS ?? {}, serviceName: env.OTEL_SERVICE_NAME, metricIntervalMs: env.OTEL_METRIC_EXPORT_INTERVAL };
+}
+
+/** What `startTelemetry` needs: the OTLP/HTTP endpoints (either may be absent), headers, the service's name, the metrics interval. */
+export interface TelemetryOptions {
+  tracesUrl?: string;
+  metricsUrl?: string;
+  headers: Record<string, string>;
+  serviceName: string;
+  metricIntervalMs: number;
 }

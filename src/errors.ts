@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   STORAGE_SETUP_FAILED: "system",
   SQLITE_PATH_UNUSABLE: "system",
   REDIS_UNAVAILABLE: "system",
+  RATE_LIMIT_STORE_FAILED: "system",
   TURN_LOCK_TIMEOUT: "system",
   CHECKPOINT_CONFIG_INVALID: "system",
   INVALID_RETENTION_POLICY: "system",

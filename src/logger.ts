@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { traceFields } from "./telemetry.js";
 
 /**
  * Logging. Our code calls `log.info(event, fields)`; where the line goes is the host's choice:
@@ -102,7 +103,8 @@ export function withLogger<T>(logger: Logger, work: () => T): T {
 }
 
 function emit(level: Exclude<LogLevel, "silent">, event: string, fields: LogFields): void {
-  (scoped.getStore() ?? processLogger)[level]({ event, ...fields }, event);
+  // With tracing on, a line logged inside a span (an HTTP request, a turn) carries its trace id.
+  (scoped.getStore() ?? processLogger)[level]({ event, ...traceFields(), ...fields }, event);
 }
 
 export const log = {

@@ -133,9 +133,10 @@ console.log(JSON.stringify(names));`;
     expect(names["./postgres"]).toEqual(expect.arrayContaining(["openPostgres", "PostgresStore", "PostgresCheckpointer", "postgresTurnLock"]));
     expect(names["./redis"]).toEqual(expect.arrayContaining(["RedisCheckpointer", "redisTurnLock"]));
     expect(names["./retention"]).toEqual(expect.arrayContaining(["forgetUser", "forgetSession", "collectGarbage"]));
+    expect(names["./client"]).toEqual(["MemoryGraphApiError", "createMemoryGraphClient"]);
   });
 
-  it.each(["memory-graph/reducers", "memory-graph"])("imports %s without loading a storage driver", async (specifier) => {
+  it.each(["memory-graph/reducers", "memory-graph", "memory-graph/client"])("imports %s without loading a storage driver", async (specifier) => {
     const importing = (what: string) =>
       sh(process.execPath, ["--import", "./no-engines.mjs", "--input-type=module", "-e", `await import(${JSON.stringify(what)});`], { cwd: project });
     await expect(importing(specifier)).resolves.toBeDefined();

@@ -2,6 +2,7 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, resolveLogger, withLogger } from "../logger.js";
+import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
@@ -30,6 +31,7 @@ import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionl
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { withLightRunContext } from "./run-context.js";
 import { titleSession } from "./session-titles.js";
+import { tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
 export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
@@ -134,6 +136,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const sessionless = sessionlessTurns({ ...deps, preparedTurns }, persistence.store, health);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const api = memoryApi(persistence.store, deps);
+  // With metrics on, the dependency gauge reads the same states /readyz answers with.
+  const stopObserving = observeDependencies(() => health.statuses());
   let closed = false;
 
   const refuseWhenClosed = () => {
@@ -221,9 +225,10 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => turn(raw, runOptions, (input, config, graph) => graph.invoke(input, { ...config, signal: runOptions.signal })),
-    streamTurn: (raw, onToken, runOptions = {}) =>
-      replayTokens(onToken, turn(raw, runOptions, async (input, config, graph) => {
+    runTurn: (raw, runOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, runOptions, (input, config, graph) => graph.invoke(input, { ...config, signal: runOptions.signal }))),
+    streamTurn: (raw, tokenHandler, runOptions = {}) => tracedTurn(raw, tokenHandler, (timed) => {
+      const onToken = timed ?? tokenHandler;
+      return replayTokens(onToken, turn(raw, runOptions, async (input, config, graph) => {
         const stream = await graph.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
         let final: MemoryState | null = null;
         let streamed = false;
@@ -244,7 +249,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         }
         if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
         return final;
-      })),
+      }));
+    }),
     sessionState: (scope) =>
       scoped(() => {
         refuseWhenClosed();
@@ -292,6 +298,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     close: () =>
       scoped(async () => {
         closed = true;
+        stopObserving();
         // Upkeep of answered turns (a summary being made) finishes before storage closes.
         await settled();
         // Traces of finished turns still queued for LangSmith (when tracing is on) go out first.

@@ -1,5 +1,6 @@
 import { MemoryGraphError, messageOf, type StorageDependency } from "../errors.js";
 import { log } from "../logger.js";
+import { metrics } from "../telemetry.js";
 import type { DependencyProbe } from "../memory/ports/persistence.js";
 import { withinStorageTimeout } from "./storage-failure.js";
 
@@ -134,6 +135,7 @@ export class DependencyHealth {
     const entry = this.entries.get(name);
     if (!entry) return;
     entry.degradedTurns += 1;
+    metrics()?.degradedTurns.add(1, { dependency: name, engine: entry.engine });
     if (entry.warnedDegraded) return log.debug("turn.degraded", { dependency: name, ...fields });
     entry.warnedDegraded = true;
     log.warn("turn.degraded", { dependency: name, engine: entry.engine, message: `${ROLES[name]} does not answer: turns run on a session rebuilt from long-term memory`, ...fields });
@@ -149,7 +151,9 @@ export class DependencyHealth {
   /** Counts a turn refused for want of `name`. */
   countRefused(name: StorageDependency): void {
     const entry = this.entries.get(name);
-    if (entry) entry.refusedTurns += 1;
+    if (!entry) return;
+    entry.refusedTurns += 1;
+    metrics()?.refusedTurns.add(1, { dependency: name, engine: entry.engine });
   }
 
   /** The typed error of a call or turn refused for want of `name` (kind `upstream`, naming the dependency: HTTP 503 with Retry-After). */

@@ -3,6 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, BaseStore, Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { StorageDependency } from "../errors.js";
 import { log } from "../logger.js";
+import { inSpan } from "../telemetry.js";
 import type { DependencyHealth } from "./dependency-health.js";
 import { isStorageFailure, withinStorageTimeout } from "./storage-failure.js";
 
@@ -63,9 +64,16 @@ interface Guard {
   timeoutMs: number;
 }
 
-/** Runs one storage call of `dependency` under the guard's timeout, recording what it says of the dependency. */
-export async function guarded<T>(guard: Guard, dependency: StorageDependency, call: () => Promise<T>): Promise<T> {
+/**
+ * Runs one storage call of `dependency` under the guard's timeout, recording what it says of the
+ * dependency; with tracing on, as a span named after the store (or checkpointer) method.
+ */
+export async function guarded<T>(guard: Guard, dependency: StorageDependency, call: () => Promise<T>, operation = "call"): Promise<T> {
   if (!guard.health.admits(dependency)) throw guard.health.unavailable(dependency);
+  return inSpan(`${dependency} ${operation}`, { "db.operation.name": operation, "memory_graph.dependency": dependency }, () => guardedCall(guard, dependency, call));
+}
+
+async function guardedCall<T>(guard: Guard, dependency: StorageDependency, call: () => Promise<T>): Promise<T> {
   try {
     const value = await withinStorageTimeout(call(), guard.timeoutMs);
     guard.health.reportSuccess(dependency);
@@ -99,7 +107,7 @@ export function guardStore<S extends BaseStore>(store: S, guard: Guard): S {
       if (typeof value !== "function") return value;
       const method = value as (...args: unknown[]) => unknown;
       if (typeof property !== "string" || !STORE_CALLS.has(property)) return method.bind(target);
-      return (...args: unknown[]) => guarded(guard, "memory_store", async () => method.apply(target, args));
+      return (...args: unknown[]) => guarded(guard, "memory_store", async () => method.apply(target, args), property);
     },
   });
 }
@@ -111,10 +119,10 @@ export function guardStore<S extends BaseStore>(store: S, guard: Guard): S {
  */
 export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C, guard: Guard): C {
   // Inside a turn a write waits for the end of the run; the config it returns is the one it would.
-  const held = async <T>(call: () => Promise<T>, result: () => T): Promise<T> => {
+  const held = async <T>(operation: string, call: () => Promise<T>, result: () => T): Promise<T> => {
     const outcome = outcomes.getStore();
-    if (!outcome?.holding) return guarded(guard, "session_store", call);
-    outcome.held.push(() => guarded(guard, "session_store", call));
+    if (!outcome?.holding) return guarded(guard, "session_store", call, operation);
+    outcome.held.push(() => guarded(guard, "session_store", call, operation));
     return result();
   };
   return new Proxy(checkpointer, {
@@ -125,16 +133,16 @@ export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C
       switch (property) {
         case "getTuple":
         case "deleteThread":
-          return (...args: unknown[]) => guarded(guard, "session_store", async () => method(...args));
+          return (...args: unknown[]) => guarded(guard, "session_store", async () => method(...args), property);
         case "list":
           return (...args: unknown[]) => guardedList(guard, () => method(...args) as AsyncGenerator<unknown>);
         case "put":
           return (config: RunnableConfig, checkpoint: Checkpoint, ...rest: unknown[]) =>
-            held(async () => method(config, checkpoint, ...rest) as Promise<RunnableConfig>, () => ({
+            held("put", async () => method(config, checkpoint, ...rest) as Promise<RunnableConfig>, () => ({
               configurable: { thread_id: config.configurable?.thread_id as unknown, checkpoint_ns: (config.configurable?.checkpoint_ns as unknown) ?? "", checkpoint_id: checkpoint.id },
             }));
         case "putWrites":
-          return (...args: unknown[]) => held(async () => method(...args) as Promise<void>, () => undefined);
+          return (...args: unknown[]) => held("putWrites", async () => method(...args) as Promise<void>, () => undefined);
         default:
           return method;
       }
@@ -145,7 +153,7 @@ export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C
 async function* guardedList(guard: Guard, open: () => AsyncGenerator<unknown>): AsyncGenerator<unknown> {
   const iterator = open();
   for (;;) {
-    const next = await guarded(guard, "session_store", () => iterator.next());
+    const next = await guarded(guard, "session_store", () => iterator.next(), "list");
     if (next.done) return;
     yield next.value;
   }

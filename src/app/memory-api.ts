@@ -3,6 +3,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { enforceEventCap } from "../memory/events.js";
+import { metrics } from "../telemetry.js";
 import { exportUserMemory } from "../memory/export.js";
 import { applyImport, planImport, type ImportCounts } from "../memory/import.js";
 import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/import-schema.js";
@@ -108,6 +109,7 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       const { classified } = classification;
       const counts = { ...plan.counts, events: plan.counts.events + classification.events, facts: plan.counts.facts + classification.facts };
       log.info("memory.imported", { tenant: scope.tenantId, sessions: counts.sessions, ...counts.messages, events: counts.events, facts: counts.facts, classified });
+      metrics()?.importMessages.record(counts.messages.imported + counts.messages.skipped, { tenant: scope.tenantId });
       return { ...counts, classified };
     },
     exportUser: (user) => exportUserMemory(store, userScopeOf(user)),

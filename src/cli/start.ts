@@ -2,7 +2,7 @@ import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { checkStorage } from "../app/startup-checks.js";
-import { loadEnv, type Env } from "../config.js";
+import { loadEnv, telemetryOptionsOf, type Env } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
@@ -88,6 +88,9 @@ async function serveHere(): Promise<void> {
     import("../server/create-server.js"),
     import("../server/open-streams.js"),
   ]);
+  // Tracing and metrics only when an OTLP endpoint is configured: otherwise OpenTelemetry is never loaded.
+  const telemetryOptions = telemetryOptionsOf(env);
+  const telemetry = telemetryOptions ? await (await import("../app/telemetry-setup.js")).startTelemetry(telemetryOptions) : null;
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
   if (keys.length === 0) {
     log.warn("server.open_mode", {
@@ -95,6 +98,7 @@ async function serveHere(): Promise<void> {
       ignored_host: env.HOST && env.HOST !== "127.0.0.1" ? env.HOST : undefined,
     });
   }
+  const counter = env.RATE_LIMIT_PER_MINUTE > 0 ? await openCounter(env) : null;
   let draining = false;
   const streams = new OpenStreams();
   const app = createServer({
@@ -105,6 +109,7 @@ async function serveHere(): Promise<void> {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     // The inspector is for people looking at memory: off in production unless asked for.
     inspector: env.INSPECTOR === undefined ? !production : env.INSPECTOR === "on",
+    rateLimitCounter: counter?.limiter,
     isDraining: () => draining,
   });
   const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
@@ -135,7 +140,12 @@ async function serveHere(): Promise<void> {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     clearInterval(idle);
     try {
+      // Metrics of the graph's last moments (the dependency gauge reads it) go out while it is open.
+      await telemetry?.flush();
+      await counter?.close();
       await memory.close();
+      // Spans and metrics still queued go out before the process ends.
+      await telemetry?.shutdown();
     } catch (error) {
       log.error("server.close_failed", { error: messageOf(error) });
       process.exit(1);
@@ -147,4 +157,13 @@ async function serveHere(): Promise<void> {
 
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** The rate limit's shared request counter (Redis when REDIS_URL is set, else the backend's database). */
+async function openCounter(env: Env) {
+  const { openRateLimitCounter } = await import("../app/rate-limit-store.js");
+  const options = { points: env.RATE_LIMIT_PER_MINUTE, backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
+  const counter = await openRateLimitCounter(options).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+  log.info("server.rate_limit", { per_minute: env.RATE_LIMIT_PER_MINUTE, counted_in: counter.engine });
+  return counter;
 }

@@ -8,6 +8,7 @@ import { createIngestPromptNode } from "../nodes/ingest-prompt.js";
 import { createRecallNode } from "../nodes/recall.js";
 import { createSummarizeNode } from "../nodes/summarize.js";
 import { NODE } from "../state/node-names.js";
+import { inSpan } from "../telemetry.js";
 import { createStateAnnotation } from "../state/state.js";
 import { turnInputSchema } from "../state/turn-input.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
@@ -17,15 +18,16 @@ import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
  * awaits never leave the microtask queue: without this, a whole turn (tens of milliseconds) runs
  * as one block and every other request of the process — /healthz too — waits behind it.
  */
-function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
+function yielding<S, C, R>(name: string, node: (state: S, config: C) => Promise<R> | R) {
   return async (state: S, config: C): Promise<R> => {
     await nextMacrotask();
-    return node(state, config);
+    // With tracing on, each node is a span of the turn (its model and store calls inside it).
+    return inSpan(`node ${name}`, { "memory_graph.node": name }, async () => node(state, config));
   };
 }
 
 /**
- * The memory graph, not yet compiled (each node starts on a macrotask of its own, see `yielding`):
+ * The memory graph, not yet compiled (each node starts on a macrotask of its own, in a span of its own when tracing is on; see `yielding`):
  * START → ingest_prompt → (SKIP → END) recall → [call_model ‖ classify_event] → build_candidate
  * → (summary due → summarize) → END. call_model and classify_event run in the same step; every
  * channel both write has a merging reducer, and call_model reads nothing classify_event writes.
@@ -34,12 +36,12 @@ function yielding<S, C, R>(node: (state: S, config: C) => Promise<R> | R) {
  */
 export function buildGraph(deps: GraphDeps) {
   return new StateGraph(createStateAnnotation(deps.limits.window), { input: turnInputSchema })
-    .addNode(NODE.ingestPrompt, yielding(createIngestPromptNode(deps)))
-    .addNode(NODE.recall, yielding(createRecallNode(deps)))
-    .addNode(NODE.classifyEvent, yielding(createClassifyEventNode(deps)))
-    .addNode(NODE.callModel, yielding(createCallModelNode(deps)))
-    .addNode(NODE.buildCandidate, yielding(buildCandidate))
-    .addNode(NODE.summarize, yielding(createSummarizeNode(deps)))
+    .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, createIngestPromptNode(deps)))
+    .addNode(NODE.recall, yielding(NODE.recall, createRecallNode(deps)))
+    .addNode(NODE.classifyEvent, yielding(NODE.classifyEvent, createClassifyEventNode(deps)))
+    .addNode(NODE.callModel, yielding(NODE.callModel, createCallModelNode(deps)))
+    .addNode(NODE.buildCandidate, yielding(NODE.buildCandidate, buildCandidate))
+    .addNode(NODE.summarize, yielding(NODE.summarize, createSummarizeNode(deps)))
     .addEdge(START, NODE.ingestPrompt)
     .addConditionalEdges(NODE.ingestPrompt, routeAfterIngest, [NODE.recall, END])
     // Only what the reply needs stands before call_model: classify_event runs beside it.

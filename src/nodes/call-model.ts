@@ -11,6 +11,7 @@ import { messageToRecord, saveTranscriptMessages } from "../memory/transcript.js
 import { saveTurnContext } from "../memory/turn-contexts.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import { offlineReply } from "../models/offline-responder.js";
+import { inModelSpan, modelNameOf } from "../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
@@ -49,11 +50,13 @@ export function createCallModelNode(deps: GraphDeps) {
       });
       try {
         // The run's config carries LangGraph's callbacks, so a streaming caller gets the tokens.
-        const reply = await withRetry(() => chatModel.invoke(prompt, config), {
-          ...retryOptions(deps),
-          isRetryable: isTransientError,
-          onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
-        });
+        const invoke = () =>
+          withRetry(() => chatModel.invoke(prompt, config), {
+            ...retryOptions(deps),
+            isRetryable: isTransientError,
+            onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
+          });
+        const reply = await inModelSpan(NODE.callModel, modelNameOf(chatModel, deps.modelName), invoke, (answer) => usageOfReply(NODE.callModel, answer));
         text = textOf(reply);
         model = deps.modelName;
         usage = usageOfReply(NODE.callModel, reply);

@@ -11,6 +11,7 @@ import { classifyByKeywords } from "../models/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../models/event-schema.js";
+import { inModelSpan, modelNameOf } from "../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
@@ -38,10 +39,12 @@ export function createClassifyEventNode(deps: GraphDeps) {
     const usage: ModelUsage[] = [];
     if (model) {
       try {
-        classified = await withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
-          ...retryOptions(deps),
-          isRetryable: isTransientError,
-        });
+        const classify = () =>
+          withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
+            ...retryOptions(deps),
+            isRetryable: isTransientError,
+          });
+        classified = await inModelSpan(NODE.classifyEvent, modelNameOf(model, deps.modelName), classify, () => usage);
         classifiedBy = "model";
       } catch (error) {
         fallbackReason = messageOf(error);

@@ -9,6 +9,7 @@ import { messageToRecord } from "../memory/transcript.js";
 import { ReusingEmbeddings } from "../memory/vector-reuse.js";
 import { memoryNeedOf } from "../models/memory-need.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import { metrics } from "../telemetry.js";
 import type { GraphDeps } from "./deps.js";
 import { humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
@@ -49,6 +50,7 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> 
             return (await embeddings.embedDocuments([indexText]))[0];
           })
         : undefined;
+    const started = performance.now();
     const recalled = await recallContext(store, {
       scope,
       query: turn.text,
@@ -60,6 +62,11 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> 
       parts,
       now: deps.now?.(),
     });
+    const instruments = metrics();
+    if (instruments) {
+      instruments.recallLatency.record(performance.now() - started, { vector_search: recalled.vectorSearch ?? "off" });
+      instruments.vectorSearch.add(1, { outcome: recalled.vectorSearch ?? "off" });
+    }
     const memoryText = renderMemoryContext(recalled, contextLimitsFor(plan, deps.limits.context), { profile: deps.profile });
     const shown = Object.fromEntries(Object.entries(memoryText.sections).map(([name, lines]) => [name, lines.length]));
     return { recalled, memoryText, memoryUse: { needMemory: need !== "standalone", need, reason: memoryReason(plan, need, shown, parts.has("similar")) } };

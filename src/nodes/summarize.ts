@@ -8,6 +8,7 @@ import { walkThread } from "../memory/transcript.js";
 import { summarizeByRules } from "../models/rule-summarizer.js";
 import { summarizeWithModel } from "../models/structured.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
+import { inModelSpan, modelNameOf } from "../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
@@ -46,7 +47,8 @@ export function createSummarizeNode(deps: GraphDeps) {
     if (model) {
       try {
         const onUsage = (reply: Parameters<typeof usageOfReply>[1]) => usage.push(...usageOfReply(NODE.summarize, reply));
-        modelText = await withRetry(() => summarizeWithModel(model, lines, {}, onUsage), { ...retryOptions(deps), isRetryable: isTransientError });
+        const summarizeLines = () => withRetry(() => summarizeWithModel(model, lines, {}, onUsage), { ...retryOptions(deps), isRetryable: isTransientError });
+        modelText = await inModelSpan(NODE.summarize, modelNameOf(model, deps.modelName), summarizeLines, () => usage);
       } catch (error) {
         errors.push({ node: NODE.summarize, code: "SUMMARY_FALLBACK", message: messageOf(error), turnId: state.turn?.id });
         log.warn("summary_fallback", { error: messageOf(error) });

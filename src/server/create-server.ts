@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type MiddlewareHandler } from "hono";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
+import { inSpan } from "../telemetry.js";
 import { allowedMethods } from "./allowed-methods.js";
 import { snakeKeys } from "./case.js";
 import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
@@ -13,7 +15,7 @@ import { inspectorHandlers } from "./inspector.js";
 import { itemHandlers } from "./item-routes.js";
 import { memoryHandlers } from "./memory-routes.js";
 import { openApiDocument } from "./openapi.js";
-import { RateLimiter } from "./rate-limit.js";
+import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
 import { OpenStreams } from "./open-streams.js";
 import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
 import { sessionListHandlers } from "./session-list-routes.js";
@@ -34,9 +36,13 @@ export interface ServerOptions {
   streams?: OpenStreams;
   /** Serve the memory inspector at /inspector (default true; `npm start` turns it off in production unless INSPECTOR=on). */
   inspector?: boolean;
+  /**
+   * Where requests are counted (see `openRateLimitCounter`): shared storage makes the limit hold
+   * across workers and instances. Without it each process counts its own.
+   */
+  rateLimitCounter?: RateLimiterAbstract;
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
-  now?: () => number;
 }
 
 /** The tenant served when no API keys are configured. */
@@ -53,11 +59,13 @@ const READY_PING_MS = 800;
  */
 export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const keys = typeof options.apiKeys === "string" || options.apiKeys === undefined ? parseApiKeys(options.apiKeys) : [...options.apiKeys];
-  const limiter = new RateLimiter(options.rateLimitPerMinute ?? 0, options.now);
+  const perMinute = options.rateLimitPerMinute ?? 0;
+  const limiter = perMinute > 0 ? requestLimiter(perMinute, options.rateLimitCounter) : null;
   const app = new Hono<ServerEnv>();
 
   app.use("*", requestLog());
-  app.use(`${API_PREFIX}/*`, authenticate(keys), rateLimit(limiter));
+  app.use(`${API_PREFIX}/*`, authenticate(keys));
+  if (limiter) app.use(`${API_PREFIX}/*`, rateLimit(limiter));
   const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144, streams: options.streams ?? new OpenStreams() };
   const handlers: RouteHandlers = {
     ...turnHandlers(deps),
@@ -97,7 +105,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
 
 /** Request id (X-Request-Id echoed when sane, else generated) and one structured log line per request. */
 function requestLog(): MiddlewareHandler<ServerEnv> {
-  return async (c, next) => {
+  // With tracing on, each request is a server span and every line logged while it runs carries its trace id.
+  return (c, next) => inSpan(`${c.req.method}`, { "http.request.method": c.req.method, "url.path": c.req.path }, async (span) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
@@ -105,6 +114,8 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
     c.header("X-Request-Id", requestId);
     await next();
     const status = c.res.status;
+    span?.updateName(`${c.req.method} ${c.req.routePath}`);
+    span?.setAttributes({ "http.route": c.req.routePath, "http.response.status_code": status, "memory_graph.tenant": c.get("tenantId") ?? "", "memory_graph.request_id": requestId });
     const fields = {
       request_id: requestId,
       method: c.req.method,
@@ -116,7 +127,7 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
     if (status >= 500) log.error("http.request", fields);
     else if (status >= 400) log.warn("http.request", fields);
     else log.info("http.request", fields);
-  };
+  });
 }
 
 /** The tenant comes from the key alone; with no keys configured every request is tenant `default`. */
@@ -139,11 +150,21 @@ function authenticate(keys: readonly KeyEntry[]): MiddlewareHandler<ServerEnv> {
   };
 }
 
-function rateLimit(limiter: RateLimiter): MiddlewareHandler<ServerEnv> {
+/**
+ * Counts the request against its key; every answer says where the key stands (RateLimit-Limit,
+ * -Remaining, -Reset in seconds, and RateLimit-Policy, as in the IETF RateLimit header fields
+ * draft), and a request over the limit is a 429 with Retry-After.
+ */
+function rateLimit(limiter: RequestLimiter): MiddlewareHandler<ServerEnv> {
+  const policy = `${limiter.limit};w=${limiter.windowSeconds}`;
   return async (c, next) => {
-    const retryAfter = limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
-    if (retryAfter !== null) {
-      c.header("Retry-After", String(retryAfter));
+    const decision = await limiter.take(`${c.get("tenantId")}#${c.get("keyId")}`);
+    c.header("RateLimit-Policy", policy);
+    c.header("RateLimit-Limit", String(decision.limit));
+    c.header("RateLimit-Remaining", String(decision.remaining));
+    c.header("RateLimit-Reset", String(decision.resetSeconds));
+    if (!decision.allowed) {
+      c.header("Retry-After", String(decision.resetSeconds));
       throw new MemoryGraphError("RATE_LIMITED", "too many requests for this key; retry later", { kind: "user" });
     }
     return next();

@@ -1,29 +1,65 @@
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+
+/** What one request's count says: whether it may go on, and what the RateLimit headers tell the caller. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Requests per window. */
+  limit: number;
+  /** Requests left in this window (0 once over). */
+  remaining: number;
+  /** Seconds until this window ends (at least 1). */
+  resetSeconds: number;
+}
+
+/** Counts requests per key: `perMinute` of them in each window, then none until it ends. */
+export interface RequestLimiter {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  take(key: string): Promise<RateLimitDecision>;
+}
+
 /**
- * A fixed-window request counter per key: at most `perMinute` requests in each wall-clock
- * minute. Windows of keys not seen in the current minute are dropped, so memory stays bounded by
- * the keys active this minute.
+ * A limiter over a rate-limiter-flexible counter: `shared` (Redis, Postgres or SQLite, see
+ * app/rate-limit-store.ts) makes the limit hold across every worker and instance; without it the
+ * count is this process's own. Each key has fixed windows that begin with its first request.
+ * When the shared counter fails (its storage does not answer), the request is counted in the
+ * process instead — on purpose, logged once per outage, so a counter outage neither lets every
+ * request through nor refuses them all; the shared count is used again as soon as it answers.
  */
-export class RateLimiter {
-  private windowStart = 0;
-  private readonly counts = new Map<string, number>();
-
-  constructor(
-    private readonly perMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Counts one request of `key`; returns null when allowed, else the seconds until the next window. */
-  take(key: string): number | null {
-    if (this.perMinute <= 0) return null;
-    const now = this.now();
-    const start = now - (now % 60_000);
-    if (start !== this.windowStart) {
-      this.windowStart = start;
-      this.counts.clear();
+export function requestLimiter(limit: number, shared?: RateLimiterAbstract, windowSeconds = 60): RequestLimiter {
+  const local = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+  let failing = false;
+  const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
+    allowed,
+    limit,
+    remaining: allowed ? res.remainingPoints : 0,
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  });
+  const consume = async (counter: RateLimiterAbstract, key: string): Promise<RateLimitDecision> => {
+    try {
+      return decide(await counter.consume(key), true);
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return decide(outcome, false);
+      throw outcome;
     }
-    const used = this.counts.get(key) ?? 0;
-    if (used >= this.perMinute) return Math.max(1, Math.ceil((start + 60_000 - now) / 1000));
-    this.counts.set(key, used + 1);
-    return null;
-  }
+  };
+  return {
+    limit,
+    windowSeconds,
+    take: async (key) => {
+      if (!shared) return consume(local, key);
+      try {
+        const decision = await consume(shared, key);
+        if (failing) log.info("rate_limit.store_recovered", {});
+        failing = false;
+        return decision;
+      } catch (error) {
+        if (!failing) log.warn("rate_limit.store_failed", { error: messageOf(error), message: "counting requests in this process until the shared counter answers" });
+        failing = true;
+        return consume(local, key);
+      }
+    },
+  };
 }

@@ -93,9 +93,15 @@ const BODY_ERRORS = {
 export const API_RESPONSES: Partial<Record<Status, ResponseSpec>> = {
   400: BAD_REQUEST,
   401: error("UNAUTHORIZED: no API key, or an unknown one.", { id: "Unauthorized", headers: z.object({ "WWW-Authenticate": z.literal("Bearer") }) }),
-  429: error("RATE_LIMITED: over this key's requests per minute.", {
+  429: error("RATE_LIMITED: over this key's requests per minute (counted across every worker and instance). With the limit on, every answer under /v1 carries the RateLimit headers.", {
     id: "RateLimited",
-    headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds until the next window." }) }),
+    headers: z.object({
+      "Retry-After": z.string().meta({ description: "Seconds until the next window." }),
+      "RateLimit-Limit": z.string().meta({ description: "Requests per window for this key." }),
+      "RateLimit-Remaining": z.string().meta({ description: "Requests left in this window." }),
+      "RateLimit-Reset": z.string().meta({ description: "Seconds until this window ends." }),
+      "RateLimit-Policy": z.string().meta({ description: "The limit and window, e.g. `100;w=60`." }),
+    }),
   }),
   500: error("A fault of this service (INTERNAL or a system error code); no internals are shown.", { id: "InternalError" }),
   503: error(

@@ -102,7 +102,7 @@ describe("every status the server answers is documented, and every documented st
     await servers.main.call("POST", "/v1/turns", { body: { ...turn, message: "I have a dog", message_id: "msg1" } });
     const summary = { id: "sum1", text: "Anong said hello.", sessionId: "s1", fromMessageId: "k1", toMessageId: "k1", messageIds: ["k1"], method: "rules" as const, createdAt: "2024-01-01T00:00:00Z" };
     await servers.main.memory.importSessions({ tenantId: "tenantA", userId: "u1" }, { version: 1, userId: "u1", sessions: [], events: [], facts: [], summaries: [summary] });
-    servers.limited = await testServer({}, { rateLimitPerMinute: 1, now: () => Date.parse("2026-11-01T10:00:30Z") });
+    servers.limited = await testServer({}, { rateLimitPerMinute: 1 });
     await servers.limited.call("GET", "/v1/users/u1/memory");
     servers.failing = await testServer({ chatModel: new FlakyChatModel(100) });
     servers.draining = await testServer({}, { isDraining: () => true });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEY_A, KEY_B, tenantItems, testServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;
@@ -191,17 +191,37 @@ describe("rate limit", () => {
     for (let i = 0; i < 5; i += 1) expect((await server.call("GET", "/v1/users/u1/memory")).status).toBe(200);
   });
 
-  it("answers 429 with Retry-After past the per-key limit, counting each key alone", async () => {
-    let now = Date.parse("2026-11-01T10:00:30.000Z");
-    server = await testServer({}, { rateLimitPerMinute: 2, now: () => now });
-    expect((await server.call("GET", "/v1/users/u1/memory")).status).toBe(200);
-    expect((await server.call("GET", "/v1/users/u1/memory")).status).toBe(200);
-    const limited = await server.call("GET", "/v1/users/u1/memory");
-    await expectError(limited, 429, { code: "RATE_LIMITED" });
-    expect(limited.headers.get("retry-after")).toBe("30");
-    expect((await server.call("GET", "/v1/users/u1/memory", { key: KEY_B })).status).toBe(200);
-    now += 30_000;
-    expect((await server.call("GET", "/v1/users/u1/memory")).status).toBe(200);
+  it("answers 429 with Retry-After and the RateLimit headers past the per-key limit, counting each key alone", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.parse("2026-11-01T10:00:30.000Z"));
+      server = await testServer({}, { rateLimitPerMinute: 2 });
+      const first = await server.call("GET", "/v1/users/u1/memory");
+      expect(first.status).toBe(200);
+      expect(Object.fromEntries(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy"].map((h) => [h, first.headers.get(h)]))).toEqual({
+        "ratelimit-limit": "2",
+        "ratelimit-remaining": "1",
+        "ratelimit-reset": "60",
+        "ratelimit-policy": "2;w=60",
+      });
+      vi.setSystemTime(Date.parse("2026-11-01T10:00:40.000Z"));
+      expect((await server.call("GET", "/v1/users/u1/memory")).headers.get("ratelimit-remaining")).toBe("0");
+      const limited = await server.call("GET", "/v1/users/u1/memory");
+      await expectError(limited, 429, { code: "RATE_LIMITED" });
+      expect(limited.headers.get("retry-after")).toBe("50");
+      expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+      expect(limited.headers.get("ratelimit-reset")).toBe("50");
+      expect((await server.call("GET", "/v1/users/u1/memory", { key: KEY_B })).status).toBe(200);
+      vi.setSystemTime(Date.parse("2026-11-01T10:01:31.000Z"));
+      expect((await server.call("GET", "/v1/users/u1/memory")).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("sends no RateLimit headers when the limit is off", async () => {
+    server = await testServer();
+    expect((await server.call("GET", "/v1/users/u1/memory")).headers.get("ratelimit-limit")).toBeNull();
   });
 });
 

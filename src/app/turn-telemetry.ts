@@ -1,0 +1,46 @@
+import { inSpan, metrics } from "../telemetry.js";
+import type { TurnResult } from "../state/turn-result.js";
+
+/**
+ * One turn as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
+ * time to first token when streamed, tokens by tenant and kind. Off, `run` is called as it is
+ * (and `onToken` passed on untouched).
+ */
+export function tracedTurn(
+  raw: unknown,
+  onToken: ((text: string) => void) | undefined,
+  run: (onToken: ((text: string) => void) | undefined) => Promise<TurnResult>,
+): Promise<TurnResult> {
+  const instruments = metrics();
+  if (!instruments) return run(onToken);
+  const tenant = tenantOf(raw);
+  const streamed = onToken !== undefined;
+  const started = performance.now();
+  let first = true;
+  const timed = onToken
+    ? (text: string) => {
+        if (first) instruments.timeToFirstToken.record(performance.now() - started, { tenant });
+        first = false;
+        onToken(text);
+      }
+    : undefined;
+  return inSpan("turn", { "memory_graph.tenant": tenant, "memory_graph.streamed": streamed }, async (span) => {
+    const result = await run(timed);
+    instruments.turnLatency.record(performance.now() - started, { status: result.status, streamed, replayed: result.replayed });
+    instruments.tokens.add(result.usage.inputTokens, { tenant, kind: "input" });
+    instruments.tokens.add(result.usage.outputTokens, { tenant, kind: "output" });
+    span?.setAttributes({
+      "memory_graph.status": result.status,
+      "memory_graph.replayed": result.replayed,
+      "memory_graph.degraded": result.degraded.join(","),
+      "gen_ai.usage.input_tokens": result.usage.inputTokens,
+      "gen_ai.usage.output_tokens": result.usage.outputTokens,
+    });
+    return result;
+  });
+}
+
+function tenantOf(raw: unknown): string {
+  const tenant = (raw as { tenantId?: unknown } | null)?.tenantId;
+  return typeof tenant === "string" ? tenant : "";
+}
