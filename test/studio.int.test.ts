@@ -1,8 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./support/service-process.js";
+
+/** Tenants of this run: the dev server keeps its store in .langgraph_api between runs. */
+const RUN = randomUUID().slice(0, 8);
 
 /** The LangGraph dev server (what `npm run studio` starts), driven through its REST API and the official SDK. */
 let child: ChildProcess | undefined;
@@ -51,7 +55,7 @@ afterAll(() => {
 describe("npm run studio (LangGraph dev server)", () => {
   it("runs two turns on one thread and reads the thread state back", async () => {
     const { thread_id } = await post<{ thread_id: string }>("/threads", {});
-    const input = (message: string) => ({ assistant_id: GRAPH, input: { tenantId: "t", userId: "u", sessionId: "s", message } });
+    const input = (message: string) => ({ assistant_id: GRAPH, input: { tenantId: `t-${RUN}`, userId: "u", sessionId: "s", message } });
     const first = await post<TurnValues>(`/threads/${thread_id}/runs/wait`, input("My name is Anong"));
     expect(first.status).toBe("OK");
     const second = await post<TurnValues>(`/threads/${thread_id}/runs/wait`, input("What is my name?"));
@@ -69,20 +73,20 @@ describe("npm run studio (LangGraph dev server)", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ assistant_id: GRAPH, input: { ...who, sessionId: "s", message } }),
       });
-    const first = await run({ tenantId: "t1", userId: "alice" }, "My secret is 4242");
+    const first = await run({ tenantId: `t1-${RUN}`, userId: "alice" }, "My secret is 4242");
     expect(((await first.json()) as { status: string }).status).toBe("OK");
-    const stolen = await run({ tenantId: "t2", userId: "mallory" }, "What is my secret?");
+    const stolen = await run({ tenantId: `t2-${RUN}`, userId: "mallory" }, "What is my secret?");
     const text = await stolen.text();
     expect(text).toContain("THREAD_SCOPE_MISMATCH");
     expect(text).not.toContain("4242");
     const state = (await (await fetch(`${base}/threads/${thread_id}/state`)).json()) as { values: { scope: unknown; messages: { content: string }[] } };
-    expect(state.values.scope).toEqual({ tenantId: "t1", userId: "alice", sessionId: "s" });
+    expect(state.values.scope).toEqual({ tenantId: `t1-${RUN}`, userId: "alice", sessionId: "s" });
     expect(state.values.messages.map((m) => m.content)).not.toContain("What is my secret?");
   }, 60_000);
 });
 
 describe("the LangGraph SDK against npm run studio", () => {
-  const who = { tenantId: "sdk", userId: "anong", sessionId: "s1" };
+  const who = { tenantId: `sdk-${RUN}`, userId: "anong", sessionId: "s1" };
 
   it("reports the turn input's fields as the graph's input schema (what Studio's input form shows)", async () => {
     const schemas = await client.assistants.getSchemas(GRAPH);
@@ -145,7 +149,7 @@ describe("the LangGraph SDK against npm run studio", () => {
   }, 90_000);
 
   it("takes the memory switches: memory off, incognito, topK and sections; the state says why memory was used", async () => {
-    const me = { tenantId: "sdk", userId: "switches", sessionId: "s1" };
+    const me = { tenantId: `sdk-${RUN}`, userId: "switches", sessionId: "s1" };
     const thread = await client.threads.create();
     const run = async (input: Record<string, unknown>) =>
       (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...me, ...input } })) as unknown as TurnValues & {

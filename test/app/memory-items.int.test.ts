@@ -54,7 +54,7 @@ const backends: [string, () => Promise<Backend>][] = [
         await client.connect();
         try {
           const items = await client.query<{ n: string; indexed: string }>(
-            "SELECT count(*) AS n, count(terms) AS indexed FROM store_items WHERE key = $1 AND strpos(ns_path, $2) > 0",
+            "SELECT count(*) AS n, count(tokens) AS indexed FROM store_items WHERE key = $1 AND strpos(ns_path, $2) > 0",
             [key, within],
           );
           const vectors = await client.query<{ n: string }>(
