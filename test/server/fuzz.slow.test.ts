@@ -7,15 +7,14 @@ import os from "node:os";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import Database from "better-sqlite3";
-import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { optionsFromEnv } from "../../src/app/options-from-env.js";
 import { loadEnv } from "../../src/config.js";
 import { setLogLevel, setLogSink } from "../../src/logger.js";
 import { createServer } from "../../src/server/create-server.js";
-import { KNOWN, requestArb, send, type RawRequest, type RawResponse } from "../support/fuzz-requests.js";
+import { KNOWN, send } from "../support/fuzz-requests.js";
+import { fuzzService, json, runGc } from "../support/fuzz-service.js";
 
 /**
  * [slow] Generated requests — valid and hostile turn bodies, odd ids and path encodings, content
@@ -34,12 +33,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_240_917);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const KEY_A = "fuzz-key-tenant-a";
 const KEY_B = "fuzz-key-tenant-b";
-
-const errorBody = z
-  .object({ error: z.object({ code: z.string().regex(/^[A-Z][A-Z0-9_]*$/), message: z.string().min(1), field: z.string().optional() }).strict() })
-  .strict();
-/** A V8 stack frame (raw or JSON-escaped), a source path, or a stack field. */
-const INTERNALS = /(\n|\\n)\s*at \S|\/work\/|node_modules\/|\.[cm]?[jt]s:\d+:\d+|"stack"/;
 
 describe("[slow] fuzzing the HTTP API", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-fuzz-"));
@@ -119,26 +112,7 @@ describe("[slow] fuzzing the HTTP API", () => {
   });
 
   it("answers every generated request without a 5xx or internals, with JSON errors, storing nothing on a 4xx", async () => {
-    const seen = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(requestArb([KEY_A, KEY_B]), async (req) => {
-        await quiet();
-        const before = stored();
-        const res = await send(nextPort(), req);
-        seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
-        checkAnswer(req, res, errorLogs);
-        if (res.status >= 400) {
-          await quiet();
-          expect(stored(), `a ${res.status} wrote to the database: ${describeExchange(req, res)}`).toBe(before);
-        }
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    console.info(JSON.stringify({ fuzz: { seed: SEED, runs: RUNS, statuses: Object.fromEntries([...seen].sort(([a], [b]) => a - b)) } }));
-    // The run must reach the service's main paths, not only its front door.
-    expect(seen.get(200) ?? 0).toBeGreaterThan(RUNS / 10);
-    expect(seen.get(400) ?? 0).toBeGreaterThan(RUNS / 10);
-    expect(seen.get(401) ?? 0).toBeGreaterThan(0);
+    await fuzzService({ keys: [KEY_A, KEY_B], nextPort, stored, quiet, recentErrors: () => errorLogs.slice(-3).join("\n"), seed: SEED, runs: RUNS });
   }, 120_000);
 
   it("serves a plain turn of another tenant on every worker afterwards, and `npm run gc` exits 0", async () => {
@@ -146,13 +120,8 @@ describe("[slow] fuzzing the HTTP API", () => {
       const res = await send(port, json("POST", "/v1/turns", KEY_B, { user_id: `after-${port}`, session_id: "s", message: "still there?" }));
       expect(res.status, res.text).toBe(200);
     }
-    const gc = spawn(process.execPath, ["--import", "tsx", "src/cli/gc.ts"], {
-      env: { ...process.env, SQLITE_PATH: file, MEMORY_BACKEND: "sqlite", OPENAI_API_KEY: "", OPENAI_BASE_URL: "", LOG_LEVEL: "error" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    gc.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await new Promise((resolve) => gc.once("exit", resolve)), stderr).toBe(0);
+    const gc = await runGc({ SQLITE_PATH: file, MEMORY_BACKEND: "sqlite" });
+    expect(gc.code, gc.stderr).toBe(0);
   }, 60_000);
 });
 
@@ -169,48 +138,3 @@ setInterval(() => {
   try { put.run("${WRITER_TENANT}\u001fnotes\u001f", JSON.stringify(["${WRITER_TENANT}", "notes"]), "n" + n++, JSON.stringify({ text: "foreign write" }), now, now); } catch {}
 }, 20);
 `;
-
-function checkAnswer(req: RawRequest, res: RawResponse, errorLogs: string[]): void {
-  const where = describeExchange(req, res);
-  expect(res.status, `${where}\nservice errors: ${errorLogs.slice(-3).join("\n")}`).toBeLessThan(500);
-  expect(res.text, where).not.toMatch(INTERNALS);
-  if (res.status >= 400) {
-    expect(res.contentType, where).toMatch(/^application\/json/);
-    expect(errorBody.safeParse(JSON.parse(res.text)).success, where).toBe(true);
-  }
-  // Every user error is found before a stream opens; an error event would be the service's own fault.
-  if (req.path.startsWith("/v1/turns/stream") && res.status === 200) expect(res.text, where).not.toContain("event: error");
-  // A memory route names exactly the ids its path and query spell, or refuses a malformed escape.
-  const ids = addressedIds(req.path);
-  if (ids && Object.values(ids).includes(null)) expect(res.status, where).toBeGreaterThanOrEqual(400);
-  else if (ids && res.status === 200) expect(JSON.parse(res.text), where).toMatchObject(ids);
-}
-
-/** The ids a memory route's URL names (as the server sees the URL), null where an escape is malformed; null for other routes. */
-function addressedIds(rawPath: string): Record<string, string | null> | null {
-  const url = new URL(`http://service${rawPath}`);
-  const match = /^\/v1\/(users|sessions)\/([^/]+)(?:\/(memory|messages))?$/.exec(url.pathname);
-  if (!match) return null;
-  const [, kind, segment = "", tail] = match;
-  if (kind === "users") return tail === "messages" ? null : { user_id: strictDecode(segment) };
-  if (tail === "memory") return null;
-  const pair = url.search.slice(1).split("&").find((p) => p.startsWith("user_id="));
-  return { session_id: strictDecode(segment), user_id: pair === undefined ? "" : strictDecode(pair.slice("user_id=".length).replace(/\+/g, " ")) };
-}
-
-function strictDecode(text: string): string | null {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return null;
-  }
-}
-
-function describeExchange(req: RawRequest, res: RawResponse): string {
-  const body = req.body ? JSON.stringify(req.body.toString("utf8").slice(0, 300)) : "(none)";
-  return `${req.method} ${req.path} ${JSON.stringify(req.headers)} body=${body} → ${res.status} ${res.text.slice(0, 300)}`;
-}
-
-function json(method: string, path: string, key: string, body: unknown): RawRequest {
-  return { method, path, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: Buffer.from(JSON.stringify(body)) };
-}
