@@ -31,6 +31,7 @@ import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionl
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { withLightRunContext } from "./run-context.js";
 import { titleSession } from "./session-titles.js";
+import { sessionWindowEdits } from "./session-window-edits.js";
 import { tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
@@ -283,7 +284,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         return finishUpkeep(threadId);
       }),
     ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
-    ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps), { scoped, refuseWhenClosed }),
+    ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps, sessionWindowEdits(app)), { scoped, refuseWhenClosed }),
     forgetUser: (user) =>
       scoped(async () => {
         refuseWhenClosed();

@@ -23,6 +23,7 @@ import { threadIdOf, validateId, validateScope, type MemoryScope } from "../memo
 import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
 import { searchItems, type ItemHit, type ItemSearchRequest } from "../memory/item-search.js";
 import type { GraphDeps } from "../nodes/deps.js";
+import { NO_SESSION_WINDOWS, type SessionWindowEdits } from "./session-window-edits.js";
 
 /**
  * Memory a person can see and correct, one item at a time: facts (with history and pins), events,
@@ -85,8 +86,17 @@ function itemId(field: string, id: unknown): string {
   return id;
 }
 
-/** The per-item API over `store`, serialised by `lock`. */
-export function memoryItems(store: BaseStore, lock: TurnLock, deps: Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings">): MemoryItems {
+/**
+ * The per-item API over `store`, serialised by `lock`; a message's correction or delete reaches
+ * its session's checkpointed window (and node memory) through `windows`. Either write may fail
+ * alone (the session store down); the call then fails, and its retry completes both.
+ */
+export function memoryItems(
+  store: BaseStore,
+  lock: TurnLock,
+  deps: Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings">,
+  windows: SessionWindowEdits = NO_SESSION_WINDOWS,
+): MemoryItems {
   /** One writer of corrections per user (a key no thread id takes: thread ids have three parts). */
   const asUser = <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
     const scope = userOf(user);
@@ -141,12 +151,20 @@ export function memoryItems(store: BaseStore, lock: TurnLock, deps: Pick<GraphDe
     getMessage: (scope, messageId) => getMessage(store, validateScope(scope), itemId("messageId", messageId)),
     updateMessage: (session, messageId, raw) => {
       const { text } = parseChange(textChangeSchema, raw);
-      return asSession(session, (scope) => updateMessage(store, scope, itemId("messageId", messageId), text));
+      return asSession(session, async (scope) => {
+        const id = itemId("messageId", messageId);
+        const updated = await updateMessage(store, scope, id, text);
+        await windows.rewrite(threadIdOf(scope), id, text);
+        return updated;
+      });
     },
     deleteMessage: (session, messageId) =>
       asSession(session, async (scope) => {
-        const deleted = await deleteMessage(store, scope, itemId("messageId", messageId));
-        log.info("memory.message_deleted", { tenant: scope.tenantId, ...deleted });
+        const id = itemId("messageId", messageId);
+        // Out of the session's window and node memory too (also when a retry finds the stored message gone).
+        const fromWindow = await windows.remove(threadIdOf(scope), id);
+        const deleted = await deleteMessage(store, scope, id);
+        log.info("memory.message_deleted", { tenant: scope.tenantId, ...deleted, fromWindow });
         return deleted;
       }),
     turnContext: (scope, messageId) => getTurnContext(store, validateScope(scope), itemId("messageId", messageId)),

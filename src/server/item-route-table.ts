@@ -116,7 +116,8 @@ export function itemRoutes({ error, bodyErrors, prefix }: Shared) {
       ...message.delete,
       description:
         "Deletes the message with its index rows and vector, the event classified from it, the facts learned from it alone (a fact they superseded is current again), " +
-        "its turn's stored result; summaries covering it are marked stale, and messages that followed it now follow its parent. Holds the session's turn lock.",
+        "its turn's stored result; summaries covering it are marked stale, and messages that followed it now follow its parent. " +
+        "It leaves the session's checkpointed window and node memory at once. Holds the session's turn lock.",
     },
     searchItems: {
       method: "get",

@@ -9,6 +9,8 @@ import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "..
 import { setLogLevel } from "../../src/logger.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
+import { sourceIdOf } from "../../src/nodes/ingest-prompt.js";
+import { RecordingChatModel } from "../support/models.js";
 import { createTempDatabase } from "../support/postgres.js";
 
 setLogLevel("silent");
@@ -80,10 +82,10 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     await backend.cleanup();
   });
 
-  async function open(): Promise<MemoryGraph> {
+  async function open(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
     backend = await make();
     // Local embeddings, so that messages are stored with vectors (and deletes can be seen to take them).
-    graph = await createMemoryGraph({ ...backend.options, embeddings: new HashedNgramEmbeddings(), chatModel: null, classifierModel: null, summaryModel: null, limits: { summaryInterval: 2 } });
+    graph = await createMemoryGraph({ ...backend.options, embeddings: new HashedNgramEmbeddings(), chatModel: null, classifierModel: null, summaryModel: null, limits: { summaryInterval: 2 }, ...options });
     return graph;
   }
 
@@ -198,6 +200,38 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     // The reply that answered it follows the message before it: the thread stays whole.
     expect((await graph.getMessage(live, m2Reply!.id)).parentId).not.toBe("m2");
     expect((await graph.sessionMessages(live))?.map((m) => m.id)).not.toContain("m2");
+  });
+
+  it("takes a deleted message out of its session's window and node memory, and a corrected one's text into it, so the next prompt has neither old", async () => {
+    const model = new RecordingChatModel(["Noted."]);
+    await open({ chatModel: model });
+    await graph.runTurn({ ...live, message: "My cat Mali is sick", messageId: "w1" });
+    await graph.runTurn({ ...live, message: "I want to cancel my order 42 now", messageId: "w2" });
+    await graph.settled();
+    const window = async () => (await graph.sessionState(live))!;
+    expect((await window()).messages.map((m) => m.id)).toContain("w2");
+
+    await graph.updateMessage(live, "w1", { text: "My dog Bruno is sick" });
+    expect(await graph.deleteMessage(live, "w2")).toMatchObject({ messages: 1 });
+    const state = await window();
+    expect(state.messages.map((m) => m.id)).not.toContain("w2");
+    expect(Object.values(state.nodeMessages).flat().map((m) => sourceIdOf(m.id ?? ""))).not.toContain("w2");
+    expect(state.messages.find((m) => m.id === "w1")?.content).toBe("My dog Bruno is sick");
+    expect((await graph.sessionMessages(live))?.map((m) => m.id)).not.toContain("w2");
+
+    // The newest message (the last reply) deleted: the session goes on from its parent.
+    const leaf = state.session.lastMessageId!;
+    const leafParent = (await graph.getMessage(live, leaf)).parentId;
+    await graph.deleteMessage(live, leaf);
+    expect((await window()).session.lastMessageId).toBe(leafParent);
+
+    const next = await graph.runTurn({ ...live, message: "What did I tell you before?", messageId: "w3" });
+    const prompt = model.prompts.at(-1)!.map((m) => m.text).join("\n");
+    expect(prompt).toContain("Bruno");
+    expect(prompt).not.toMatch(/order 42|Mali/);
+    expect(next.memoryContext.text).not.toMatch(/order 42|Mali/);
+    expect((await graph.getMessage(live, "w3")).parentId).toBe(leafParent);
+    expect((await graph.sessionMessages(live))?.map((m) => m.id)).toEqual(expect.not.arrayContaining(["w2", leaf]));
   });
 
   it("searches every layer with filters: kind, session, time range, event type, importance, field equality; each hit with its score parts", async () => {

@@ -1,0 +1,80 @@
+import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
+import type { MemoryGraphApp } from "../graph/build-graph.js";
+import { copyMessage, metaOf, withMeta } from "../reducers/message-meta.js";
+import type { NodeMemoryUpdate } from "../reducers/node-memory.js";
+import { sourceIdOf } from "../nodes/ingest-prompt.js";
+import type { MemoryState } from "../state/state.js";
+
+/**
+ * Corrections of stored messages carried into a session's checkpointed state: the window
+ * (`messages`) and node-scoped memory (`nodeMessages`). Written with the graph's `updateState`, so
+ * the channels' own reducers (`appendAndTrim`: upsert by id, `RemoveMessage`) apply them. The
+ * caller holds the session's turn lock. A session without a checkpoint, or whose window no longer
+ * holds the message, is left as it is.
+ */
+export interface SessionWindowEdits {
+  /** Takes message `id` (and node memory derived from it) out of the thread's window; true when it was there. */
+  remove(threadId: string, id: string): Promise<boolean>;
+  /** Gives message `id` the text `text` wherever the thread's window holds it; true when it was there. */
+  rewrite(threadId: string, id: string, text: string): Promise<boolean>;
+}
+
+/** No checkpointed sessions to correct (a per-item API over a store alone). */
+export const NO_SESSION_WINDOWS: SessionWindowEdits = { remove: async () => false, rewrite: async () => false };
+
+type Edit = (message: BaseMessage) => BaseMessage | RemoveMessage | null;
+
+/** How one correction changes a checkpointed state: each message (null: unchanged), and the session. */
+interface Plan {
+  edit: Edit;
+  session?: Partial<MemoryState["session"]>;
+}
+
+/** The session-window edits of `app`'s threads. */
+export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
+  /** Applies a plan to each message of the window and node memory; writes a checkpoint only when something changed. */
+  async function apply(threadId: string, planOf: (state: MemoryState) => Plan): Promise<boolean> {
+    const config = { configurable: { thread_id: threadId } };
+    const snapshot = await app.getState(config);
+    if (!snapshot.createdAt) return false;
+    const state = snapshot.values as MemoryState;
+    const { edit, session } = planOf(state);
+    const changes = (messages: readonly BaseMessage[]) => messages.map(edit).filter((m): m is BaseMessage => m !== null);
+    const messages = changes(state.messages);
+    const nodeMessages: NodeMemoryUpdate = {};
+    for (const [node, own] of Object.entries(state.nodeMessages)) {
+      const changed = changes(own);
+      if (changed.length > 0) nodeMessages[node] = changed;
+    }
+    if (messages.length === 0 && Object.keys(nodeMessages).length === 0) return false;
+    // As the node that wrote the checkpoint (inferred), so what runs next on the thread is unchanged.
+    await app.updateState(config, { messages, nodeMessages, ...(session ? { session } : {}) });
+    return true;
+  }
+
+  return {
+    remove: (threadId, id) =>
+      apply(threadId, (state) => {
+        const removed = state.messages.find((message) => message.id === id);
+        const parentId = removed ? metaOf(removed).parentId : null;
+        return {
+          // Messages that followed it follow its parent, as deleteMessage relinks them in the transcript.
+          edit: (message) => {
+            if (message.id && sourceIdOf(message.id) === id) return new RemoveMessage({ id: message.id });
+            return removed && metaOf(message).parentId === id ? withMeta(message, { parentId }) : null;
+          },
+          // The session's next message follows the deleted one's parent too.
+          ...(removed && state.session.lastMessageId === id ? { session: { lastMessageId: parentId } } : {}),
+        };
+      }),
+    rewrite: (threadId, id, text) =>
+      apply(threadId, () => ({
+        edit: (message) => {
+          if (message.id !== id || message.content === text) return null;
+          const copy = copyMessage(message);
+          copy.content = text;
+          return copy;
+        },
+      })),
+  };
+}
