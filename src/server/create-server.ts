@@ -127,6 +127,12 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
     if (status >= 500) log.error("http.request", fields);
     else if (status >= 400) log.warn("http.request", fields);
     else log.info("http.request", fields);
+    // A client that goes away before its answer is complete (a JSON turn, or a stream mid-answer) is no
+    // fault of the service: one INFO line, no stack. The turn itself runs on and is stored whole.
+    const signal = c.req.raw.signal;
+    const closed = () => log.info("http.client_closed", { request_id: requestId, method: c.req.method, route: c.req.routePath, tenant: c.get("tenantId") });
+    if (signal.aborted) closed();
+    else signal.addEventListener("abort", closed, { once: true });
   });
 }
 

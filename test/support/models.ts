@@ -117,3 +117,25 @@ export class GatedChatModel extends WaitingChatModel {
     return this.gate;
   }
 }
+
+/**
+ * A chat model that streams the first character of its answer at once, then holds the rest until
+ * `release()`: a test acts while a streamed answer is half sent. Unstreamed calls wait whole.
+ */
+export class HalfStreamedChatModel extends GatedChatModel {
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    this.calls += 1;
+    let count = 0;
+    // The parent reports a chunk's token when asked for the next one: hold the second chunk, not the first.
+    for await (const chunk of FakeListChatModel.prototype._streamResponseChunks.call(this, messages, options, runManager)) {
+      count += 1;
+      if (count === 2) await this.waitToAnswer();
+      yield chunk;
+    }
+    this.answered += 1;
+  }
+}
