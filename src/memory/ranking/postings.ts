@@ -1,50 +1,85 @@
+import type { DocTable } from "./doc-table.js";
+
 /**
- * A growable posting list of one term: the slots (dense document numbers) holding it, ascending
- * because slots are handed out in increasing order, each with the term's frequency there (capped
- * at 65,535). `df` counts the live documents in it; entries of removed documents stay until the
- * owner compacts (`keep`). `maxTf` only ever grows, so it bounds every live frequency.
+ * The posting lists of an index's terms, packed: for every term the slots holding it (ascending)
+ * with the term's frequency there (capped at 65,535), one run per term, all runs in three typed
+ * arrays (`offsets`, `slots`, `tfs`). Packing reads the documents' own [termId, tf] pairs from
+ * their `DocTable`, so documents added after the last pack (slots from `packedSlots` on) are in no
+ * run yet: a query reads those from the table. Per term, `df` counts the live documents holding it
+ * and `maxTf` only grows, so it bounds every live frequency.
  */
-export class Postings {
-  slots = new Int32Array(4);
-  tfs = new Uint16Array(4);
-  length = 0;
-  df = 0;
-  maxTf = 0;
+export class PackedPostings {
+  offsets = new Int32Array(1);
+  slots = new Int32Array(0);
+  tfs = new Uint16Array(0);
+  /** Documents below this slot are packed (those alive at the time). */
+  packedSlots = 0;
+  df = new Int32Array(0);
+  maxTf = new Uint16Array(0);
 
-  push(slot: number, tf: number): void {
-    if (this.length === this.slots.length) {
-      const slots = new Int32Array(this.slots.length * 2);
-      slots.set(this.slots);
-      this.slots = slots;
-      const tfs = new Uint16Array(this.tfs.length * 2);
-      tfs.set(this.tfs);
-      this.tfs = tfs;
+  /** Counts one more document holding `term` `tf` times. */
+  count(term: number, tf: number): void {
+    if (term >= this.df.length) {
+      const size = Math.max(term + 1, this.df.length * 2, 64);
+      const df = new Int32Array(size);
+      df.set(this.df);
+      this.df = df;
+      const maxTf = new Uint16Array(size);
+      maxTf.set(this.maxTf);
+      this.maxTf = maxTf;
     }
+    this.df[term] = (this.df[term] as number) + 1;
     const capped = Math.min(tf, 0xffff);
-    this.slots[this.length] = slot;
-    this.tfs[this.length] = capped;
-    this.length += 1;
-    this.df += 1;
-    if (capped > this.maxTf) this.maxTf = capped;
+    if (capped > (this.maxTf[term] as number)) this.maxTf[term] = capped;
   }
 
-  /** Keeps only entries whose slot maps to a new slot ≥ 0 in `renumber` (monotonic, so order holds). */
-  keep(renumber: Int32Array): void {
-    let kept = 0;
-    for (let i = 0; i < this.length; i++) {
-      const slot = renumber[this.slots[i] as number] as number;
-      if (slot < 0) continue;
-      this.slots[kept] = slot;
-      this.tfs[kept] = this.tfs[i] as number;
-      kept += 1;
+  /** Counts one document fewer holding `term`. */
+  uncount(term: number): void {
+    this.df[term] = (this.df[term] as number) - 1;
+  }
+
+  /** Packs every document of `table` for which `live(slot)` holds, over term ids below `terms`. */
+  pack(table: DocTable, terms: number, live: (slot: number) => boolean): void {
+    const { pool, starts, count } = table;
+    const offsets = new Int32Array(terms + 1);
+    for (let slot = 0; slot < count; slot++) {
+      if (!live(slot)) continue;
+      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
+        const at = (pool[i] as number) + 1;
+        offsets[at] = (offsets[at] as number) + 1;
+      }
     }
-    this.length = kept;
+    for (let t = 0; t < terms; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
+    const total = offsets[terms] as number;
+    const slots = new Int32Array(total);
+    const tfs = new Uint16Array(total);
+    const next = offsets.slice(0, terms);
+    for (let slot = 0; slot < count; slot++) {
+      if (!live(slot)) continue;
+      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
+        const term = pool[i] as number;
+        const at = next[term] as number;
+        next[term] = at + 1;
+        slots[at] = slot;
+        tfs[at] = Math.min(pool[i + 1] as number, 0xffff);
+      }
+    }
+    this.offsets = offsets;
+    this.slots = slots;
+    this.tfs = tfs;
+    this.packedSlots = count;
   }
 
-  /** The position of `slot` in the list, or −1. */
-  find(slot: number): number {
-    let lo = 0;
-    let hi = this.length - 1;
+  /** Where `term`'s run starts and ends in `slots`/`tfs` (empty for a term newer than the last pack). */
+  runOf(term: number): [number, number] {
+    if (term + 1 >= this.offsets.length) return [0, 0];
+    return [this.offsets[term] as number, this.offsets[term + 1] as number];
+  }
+
+  /** The position of `slot` in `term`'s run, or −1. */
+  find(term: number, slot: number): number {
+    let [lo, hi] = this.runOf(term);
+    hi -= 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const at = this.slots[mid] as number;
@@ -53,6 +88,11 @@ export class Postings {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.offsets.byteLength + this.slots.byteLength + this.tfs.byteLength + this.df.byteLength + this.maxTf.byteLength;
   }
 }
 

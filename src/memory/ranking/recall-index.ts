@@ -1,104 +1,96 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
-import { Postings, kthLargest } from "./postings.js";
 import type { DocTraits } from "./document-text.js";
+import { DocTable, Names, type DocRow } from "./doc-table.js";
 import { GroupedIds } from "./ordered-ids.js";
-import { termFrequencies } from "./tokenize.js";
+import { PackedPostings } from "./postings.js";
+import { scanBest, type ScanView } from "./bm25-scan.js";
 
-interface Place {
-  slot: number;
-  group: string;
-  order: number;
-  traits: DocTraits | undefined;
-}
+/** Documents added since the last pack are read from the table until their pairs pass this plus an eighth of the packed ones. */
+const PACK_MIN_PAIRS = 1024;
+/** Estimated bytes of what a document holds outside typed arrays: its id string, its map entry and slot, its place in the groups. */
+const DOC_OBJECT_BYTES = 112;
+/** Estimated bytes of what a distinct term holds outside typed arrays: its string and map entry. */
+const TERM_OBJECT_BYTES = 88;
 
-const PRUNE_MIN_POSTINGS = 256; // posting lists at least this long are worth a check of whether they can be skipped
+/** Per-document [termId, tf] pairs in order of first appearance, built in reused buffers. */
+const build = { pairs: new Int32Array(64), seenAt: new Int32Array(64).fill(-1), stamp: new Int32Array(64) };
+let buildStamp = 0;
 
 /**
  * An in-process lexical index for hybrid ranking: BM25 over pre-tokenized terms, each document's
  * neighbours (the documents just before and after it in its group, a conversation's namespace, by
  * their numeric `order`) and its traits. Adding an id again replaces its terms and keeps its place.
- * Documents are dense integer slots, terms integer ids, posting lists typed arrays; a query adds
- * into one reused Float64Array. Scoring returns exactly the best `limit` matches: terms are read
- * from the highest possible contribution down, and once the `limit`-th best score beats all the
- * remaining terms could give, they only add to documents already found (max-score pruning).
- * Removal marks a slot dead; dead slots are compacted away once they are a quarter of all.
+ * Compact: documents are dense slots in typed-array columns (`DocTable`), terms, labels, speakers
+ * and groups numbered once (`Names`), posting lists packed in three typed arrays for all terms
+ * (`PackedPostings`); documents added since the last pack are read from the table. `bytes` is what
+ * it holds. Scoring returns exactly the best `limit` matches: terms are read from the highest
+ * possible contribution down, and once the `limit`-th best score beats all the remaining terms
+ * could give, they only add to documents already found (max-score pruning). Removal marks a slot
+ * dead; dead slots are compacted away once they are a quarter of all.
  */
 export class RecallIndex {
-  private readonly k1: number;
-  private readonly b: number;
-  private readonly idf: (n: number, df: number) => number;
-  private readonly termIds = new Map<string, number>();
-  private readonly termNames: string[] = [];
-  private readonly postings: Postings[] = [];
-  private readonly places = new Map<string, Place>();
+  private readonly bm25: { k1: number; b: number; idf: (n: number, df: number) => number };
+  private readonly terms = new Names();
+  private readonly names = new Names();
+  private readonly slotOf = new Map<string, number>();
   private readonly groups = new GroupedIds();
-  /** Per slot: its id (undefined once dead), length, and its distinct terms as [termId, tf] pairs. */
+  private readonly docs = new DocTable();
+  private postings = new PackedPostings();
   private slotIds: (string | undefined)[] = [];
-  private slotTerms: (Int32Array | undefined)[] = [];
-  private lengths = new Float64Array(64);
-  private scores = new Float64Array(64);
-  private touched = new Int32Array(64);
-  private scratch = new Float64Array(64);
   private live = 0;
   private totalLength = 0;
   private minLength = Infinity;
 
   constructor(options: Bm25Options = {}) {
-    ({ k1: this.k1, b: this.b, idf: this.idf } = bm25Parameters(options));
+    this.bm25 = bm25Parameters(options);
   }
 
   get size(): number {
     return this.live;
   }
 
-  has = (id: string): boolean => this.places.has(id);
+  /** Estimated memory held, in bytes: the typed arrays' actual sizes plus a measured estimate per document and distinct term. */
+  get bytes(): number {
+    return this.docs.bytes + this.postings.bytes + this.slotIds.length * DOC_OBJECT_BYTES + this.terms.size * TERM_OBJECT_BYTES;
+  }
+
+  has = (id: string): boolean => this.slotOf.has(id);
+
+  /** Makes room for `documents` more documents of `terms` terms in all, so a build of known size allocates once. */
+  reserve(documents: number, terms: number): void {
+    this.docs.reserve(documents, terms);
+  }
 
   /** Indexes `terms` as `id` in `group` at position `order` (ids of one group ordered by it), with its `traits`. */
   add(id: string, terms: readonly string[], group: string, order: number, traits?: DocTraits): void {
-    const place = this.places.get(id);
-    if (place) this.release(place.slot);
-    const slot = this.slotIds.length;
-    this.ensureCapacity(slot + 1);
-    const counts = termFrequencies(terms);
-    const pairs = new Int32Array(counts.size * 2);
-    let i = 0;
-    for (const [term, tf] of counts) {
-      let termId = this.termIds.get(term);
-      if (termId === undefined) {
-        termId = this.termNames.length;
-        this.termIds.set(term, termId);
-        this.termNames.push(term);
-        this.postings.push(new Postings());
-      }
-      (this.postings[termId] as Postings).push(slot, tf);
-      pairs[i++] = termId;
-      pairs[i++] = tf;
-    }
-    this.slotIds.push(id);
-    this.slotTerms.push(pairs);
-    this.lengths[slot] = terms.length;
-    this.live += 1;
-    this.totalLength += terms.length;
-    if (terms.length < this.minLength) this.minLength = terms.length;
-    if (place && place.group === group) {
-      place.slot = slot;
-      place.traits = traits;
+    const old = this.slotOf.get(id);
+    const row = this.rowOf(terms, this.names.intern(group), order, traits);
+    if (old !== undefined) {
+      const sameGroup = this.docs.groups[old] === row.group;
+      if (sameGroup) row.order = this.docs.orders[old] as number;
+      else this.groups.delete(id, this.names.list[this.docs.groups[old] as number] as string, this.docs.orders[old] as number);
+      this.release(old);
+      this.place(id, row);
+      if (!sameGroup) this.groups.insert(id, group, order);
       this.compactIfSparse();
       return;
     }
-    if (place) this.groups.delete(id, place.group, place.order);
-    this.places.set(id, { slot, group, order, traits });
+    this.place(id, row);
     this.groups.insert(id, group, order);
-    if (place) this.compactIfSparse();
   }
 
   remove(id: string): void {
-    const place = this.places.get(id);
-    if (!place) return;
-    this.release(place.slot);
-    this.places.delete(id);
-    this.groups.delete(id, place.group, place.order);
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.groups.delete(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number);
+    this.release(slot);
+    this.slotOf.delete(id);
     this.compactIfSparse();
+  }
+
+  /** Packs the posting lists of every document added so far (a build calls it once at its end; queries do it as needed). */
+  pack(): void {
+    this.postings.pack(this.docs, this.terms.size, (slot) => this.slotIds[slot] !== undefined);
   }
 
   /** The `n` ids with the highest `order` (the newest written), newest first. */
@@ -108,8 +100,8 @@ export class RecallIndex {
 
   /** How many documents hold `term`. */
   documentFrequency(term: string): number {
-    const termId = this.termIds.get(term);
-    return termId === undefined ? 0 : (this.postings[termId]?.df ?? 0);
+    const id = this.terms.find(term);
+    return id < 0 ? 0 : (this.postings.df[id] ?? 0);
   }
 
   /** The share (0..1) of documents holding `term`. */
@@ -121,84 +113,28 @@ export class RecallIndex {
   score(terms: readonly string[], limit: number): Map<string, number> {
     const out = new Map<string, number>();
     if (this.live === 0 || limit < 1) return out;
-    const { k1, b } = this;
-    const base = k1 * (1 - b);
-    const perLength = (k1 * b) / (this.totalLength / this.live || 1);
-    const lists: { postings: Postings; weight: number; bound: number }[] = [];
-    for (const term of new Set(terms)) {
-      const termId = this.termIds.get(term);
-      const postings = termId === undefined ? undefined : this.postings[termId];
-      if (!postings || postings.df === 0) continue;
-      const weight = this.idf(this.live, postings.df) * (k1 + 1);
-      const bound = (weight * postings.maxTf) / (postings.maxTf + base + perLength * this.minLength);
-      lists.push({ postings, weight, bound });
+    const packed = this.docs.starts[this.postings.packedSlots] as number;
+    if ((this.docs.starts[this.docs.count] as number) - packed > 2 * PACK_MIN_PAIRS + packed / 8) this.pack();
+    const ids = new Set<number>();
+    for (const term of terms) {
+      const id = this.terms.find(term);
+      if (id >= 0) ids.add(id);
     }
-    lists.sort((x, y) => y.bound - x.bound);
-    let remaining = lists.reduce((sum, list) => sum + list.bound, 0);
-    const { scores, touched, lengths, slotIds } = this;
-    const anyDead = slotIds.length !== this.live;
-    let count = 0;
-    let pruning = false;
-    for (const { postings, weight, bound } of lists) {
-      if (!pruning && count >= limit && postings.length >= PRUNE_MIN_POSTINGS) {
-        // A document not yet found can score at most `remaining`; the limit-th best already beats that.
-        pruning = this.kthScore(count, limit) > remaining;
-      }
-      remaining -= bound;
-      const { slots, tfs, length } = postings;
-      if (!pruning) {
-        for (let i = 0; i < length; i++) {
-          const slot = slots[i] as number;
-          if (anyDead && slotIds[slot] === undefined) continue;
-          const tf = tfs[i] as number;
-          const before = scores[slot] as number;
-          if (before === 0) touched[count++] = slot;
-          scores[slot] = before + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
-        }
-      } else if (count * Math.log2(length + 1) < length) {
-        for (let j = 0; j < count; j++) {
-          const slot = touched[j] as number;
-          const i = postings.find(slot);
-          if (i < 0) continue;
-          const tf = tfs[i] as number;
-          scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
-        }
-      } else {
-        for (let i = 0; i < length; i++) {
-          const slot = slots[i] as number;
-          const before = scores[slot] as number;
-          if (before === 0) continue;
-          const tf = tfs[i] as number;
-          scores[slot] = before + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
-        }
-      }
-    }
-    const threshold = count > limit ? this.kthScore(count, limit) : -Infinity;
-    // Strictly better first, then ties at the threshold, so a tie never crowds out a better score.
-    for (let j = 0; j < count; j++) {
-      const slot = touched[j] as number;
-      const score = scores[slot] as number;
-      if (score > threshold) out.set(slotIds[slot] as string, score);
-    }
-    for (let j = 0; j < count && out.size < limit; j++) {
-      const slot = touched[j] as number;
-      const score = scores[slot] as number;
-      if (score === threshold) out.set(slotIds[slot] as string, score);
-    }
-    for (let j = 0; j < count; j++) scores[touched[j] as number] = 0;
+    const view: ScanView = { ...this.bm25, docs: this.docs, postings: this.postings, slotIds: this.slotIds, live: this.live, totalLength: this.totalLength, minLength: this.minLength };
+    for (const { slot, score } of scanBest(view, [...ids], this.terms.size, limit)) out.set(this.slotIds[slot] as string, score);
     return out;
   }
 
   termsOf(ids: readonly string[]): Map<string, readonly string[]> {
     const out = new Map<string, readonly string[]>();
+    const { pool, starts } = this.docs;
     for (const id of ids) {
-      const place = this.places.get(id);
-      const pairs = place ? this.slotTerms[place.slot] : undefined;
-      if (!pairs) continue;
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) continue;
       const terms: string[] = [];
-      for (let i = 0; i < pairs.length; i += 2) {
-        const term = this.termNames[pairs[i] as number] as string;
-        for (let n = pairs[i + 1] as number; n > 0; n--) terms.push(term);
+      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
+        const term = this.terms.list[pool[i] as number] as string;
+        for (let n = pool[i + 1] as number; n > 0; n--) terms.push(term);
       }
       out.set(id, terms);
     }
@@ -208,38 +144,29 @@ export class RecallIndex {
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]> {
     const out = new Map<string, readonly string[]>();
     for (const id of ids) {
-      const place = this.places.get(id);
-      if (place) out.set(id, this.groups.around(id, place.group, place.order));
+      const slot = this.slotOf.get(id);
+      if (slot !== undefined) out.set(id, this.groups.around(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number));
     }
     return out;
   }
 
   /** The label of each id that has one (absent and unlabelled ids are left out). */
   labelsOf(ids: Iterable<string>): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const id of ids) {
-      const label = this.places.get(id)?.traits?.label;
-      if (label !== undefined) out.set(id, label);
-    }
-    return out;
+    return this.namedBy(ids, this.docs.labels);
   }
 
   /** The speaker of each id that names one (absent ids and ids without a speaker are left out). */
   speakersOf(ids: Iterable<string>): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const id of ids) {
-      const speaker = this.places.get(id)?.traits?.speaker;
-      if (speaker !== undefined) out.set(id, speaker);
-    }
-    return out;
+    return this.namedBy(ids, this.docs.speakers);
   }
 
   /** For each id that asks a question, the id after it in its group (absent when it is the last). */
   answersOf(ids: Iterable<string>): Map<string, string> {
     const out = new Map<string, string>();
     for (const id of ids) {
-      const place = this.places.get(id);
-      const next = place?.traits?.asks ? this.groups.next(id, place.group, place.order) : undefined;
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || this.docs.asks[slot] !== 1) continue;
+      const next = this.groups.next(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number);
       if (next !== undefined) out.set(id, next);
     }
     return out;
@@ -249,61 +176,80 @@ export class RecallIndex {
   lengthsOf(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
     for (const id of ids) {
-      const slot = this.places.get(id)?.slot;
-      if (slot !== undefined) out.set(id, this.lengths[slot] as number);
+      const slot = this.slotOf.get(id);
+      if (slot !== undefined) out.set(id, this.docs.lengths[slot] as number);
     }
     return out;
   }
 
-  /** The `k`-th best of the first `count` touched scores. */
-  private kthScore(count: number, k: number): number {
-    const { scratch, scores, touched } = this;
-    for (let j = 0; j < count; j++) scratch[j] = scores[touched[j] as number] as number;
-    return kthLargest(scratch, count, k);
+  private namedBy(ids: Iterable<string>, column: Int32Array): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      const name = slot === undefined ? -1 : (column[slot] as number);
+      if (name >= 0) out.set(id, this.names.list[name] as string);
+    }
+    return out;
   }
 
-  /** Marks `slot` dead: its terms leave the statistics; its posting entries wait for compaction. */
-  private release(slot: number): void {
-    const pairs = this.slotTerms[slot];
-    if (pairs) {
-      for (let i = 0; i < pairs.length; i += 2) (this.postings[pairs[i] as number] as Postings).df -= 1;
+  /** The row of a document: its distinct terms' [termId, tf] pairs in order of first appearance (counted), its place and traits. */
+  private rowOf(terms: readonly string[], group: number, order: number, traits: DocTraits | undefined): DocRow {
+    if (terms.length * 2 > build.pairs.length) build.pairs = new Int32Array(terms.length * 2);
+    const stamp = ++buildStamp;
+    let n = 0;
+    for (const term of terms) {
+      const id = this.terms.intern(term);
+      if (id >= build.seenAt.length) {
+        const size = Math.max(id + 1, build.seenAt.length * 2);
+        build.seenAt = new Int32Array(size).fill(-1);
+        build.stamp = new Int32Array(size);
+      }
+      if (build.stamp[id] === stamp) {
+        const at = build.seenAt[id] as number;
+        build.pairs[at + 1] = (build.pairs[at + 1] as number) + 1;
+        continue;
+      }
+      build.stamp[id] = stamp;
+      build.seenAt[id] = 2 * n;
+      build.pairs[2 * n] = id;
+      build.pairs[2 * n + 1] = 1;
+      n += 1;
     }
+    const label = traits?.label === undefined ? -1 : this.names.intern(traits.label);
+    const speaker = traits?.speaker === undefined ? -1 : this.names.intern(traits.speaker);
+    return { pairs: build.pairs, n, length: terms.length, group, order, label, speaker, asks: traits?.asks === true };
+  }
+
+  private place(id: string, row: DocRow): void {
+    for (let i = 0; i < 2 * row.n; i += 2) this.postings.count(row.pairs[i] as number, row.pairs[i + 1] as number);
+    const slot = this.docs.append(row);
+    this.slotIds.push(id);
+    this.slotOf.set(id, slot);
+    this.live += 1;
+    this.totalLength += row.length;
+    if (row.length < this.minLength) this.minLength = row.length;
+  }
+
+  /** Marks `slot` dead: its terms leave the statistics; its packed entries wait for compaction. */
+  private release(slot: number): void {
+    const { pool, starts } = this.docs;
+    for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) this.postings.uncount(pool[i] as number);
     this.slotIds[slot] = undefined;
-    this.slotTerms[slot] = undefined;
     this.live -= 1;
-    this.totalLength -= this.lengths[slot] as number;
+    this.totalLength -= this.docs.lengths[slot] as number;
   }
 
   private compactIfSparse(): void {
     const dead = this.slotIds.length - this.live;
     if (dead < 64 || dead * 4 < this.slotIds.length) return;
-    const renumber = new Int32Array(this.slotIds.length).fill(-1);
-    const ids: (string | undefined)[] = [];
-    const terms: (Int32Array | undefined)[] = [];
-    const lengths = new Float64Array(this.lengths.length);
+    const renumber = this.docs.compact((slot) => this.slotIds[slot] !== undefined);
+    const ids: string[] = [];
     this.slotIds.forEach((id, slot) => {
       if (id === undefined) return;
-      renumber[slot] = ids.length;
-      lengths[ids.length] = this.lengths[slot] as number;
       ids.push(id);
-      terms.push(this.slotTerms[slot]);
-      const place = this.places.get(id);
-      if (place) place.slot = renumber[slot];
+      this.slotOf.set(id, renumber[slot] as number);
     });
-    for (const postings of this.postings) postings.keep(renumber);
     this.slotIds = ids;
-    this.slotTerms = terms;
-    this.lengths = lengths;
-  }
-
-  private ensureCapacity(slots: number): void {
-    if (slots <= this.lengths.length) return;
-    const size = Math.max(slots, this.lengths.length * 2);
-    const lengths = new Float64Array(size);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    this.scores = new Float64Array(size);
-    this.touched = new Int32Array(size);
-    this.scratch = new Float64Array(size);
+    this.pack();
   }
 }

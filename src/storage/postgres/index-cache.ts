@@ -1,29 +1,20 @@
 import type pg from "pg";
 import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { SizedLru } from "../shared/sized-lru.js";
 
 /** Bounds of `PostgresIndexCache`. */
 export interface IndexCacheLimits {
   /** A prefix holding more indexed items than this is not indexed (its ranked searches fail with a clear error). */
   maxItems: number;
-  /** Estimated memory of all cached prefixes, in bytes (see `estimatedBytes`); past it, the least recently used prefixes go. */
+  /** Memory of all cached prefixes' indexes, in bytes (`RecallIndex.bytes`); past it, the least recently used prefixes go. */
   maxCachedBytes: number;
   /** Cached prefixes; past it, the least recently used go. */
   maxPrefixes: number;
 }
 
-/** 256 MB of estimated memory: with the service's own ~180 MB, 1,000 active users stay under 512 MB of RSS (docs/recall.md). */
+/** 256 MB of index memory: with the service's own ~200 MB, 1,000 active users of 200 messages (~160 KB each) stay under 512 MB of RSS (docs/recall.md). */
 export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: 256 * 1024 * 1024, maxPrefixes: 4096 });
-
-/**
- * The memory an index of `items` messages takes, as measured with `bench:recall-users` (synthetic
- * chat messages of 6–20 words, forced GC): the process's RSS grew 5.6 KB per cached message (its
- * postings, terms, neighbours and traits: V8 heap plus typed arrays' backing stores, which the heap
- * figure leaves out), and each index has a fixed part (term dictionary, scratch arrays).
- */
-export function estimatedBytes(items: number): number {
-  return 160_000 + 5_600 * items;
-}
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
 const MAX_DELTA = 20_000;
@@ -55,33 +46,35 @@ interface ChangeRow extends TraitColumns {
  *   committed by any process is ranked by the next search on any other (read-your-writes across
  *   instances), whatever order transactions commit in;
  * - an entry is built from the prefix's rows (`tokens` and trait columns, in id order) on first use;
- * - bounded: at most `maxCachedBytes` of estimated memory over all entries (`estimatedBytes`) and
- *   `maxPrefixes` entries, least recently used (one user's prefix) evicted first; a prefix over
- *   `maxItems` is not indexed;
+ * - bounded (`SizedLru`): at most `maxCachedBytes` of index memory over all entries
+ *   (`RecallIndex.bytes`) and `maxPrefixes` entries, least recently used (one user's prefix) evicted
+ *   first; a prefix over `maxItems` is not indexed;
  * - synchronising and building run one at a time per cache, so a stale read never overwrites a
  *   newer one.
  */
 export class PostgresIndexCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly tooLarge = new Set<string>();
+  private readonly entries: SizedLru<Entry>;
   private seen: string | undefined;
   private syncedAt = 0;
   private queue: Promise<unknown> = Promise.resolve();
-  private cached = 0;
 
   constructor(
     private readonly schema: string,
     private readonly limits: IndexCacheLimits = DEFAULT_INDEX_CACHE_LIMITS,
-  ) {}
+  ) {
+    this.entries = new SizedLru({ maxEntries: limits.maxPrefixes, maxBytes: limits.maxCachedBytes }, (entry) => entry.index.bytes);
+  }
 
   /** Items held over all entries. */
   get size(): number {
-    return this.cached;
+    let items = 0;
+    for (const entry of this.entries.values()) items += entry.index.size;
+    return items;
   }
 
-  /** Estimated memory of all entries, in bytes. */
+  /** Memory of all entries' indexes, in bytes. */
   get bytes(): number {
-    return this.entries.size * estimatedBytes(0) + (this.cached * (estimatedBytes(1) - estimatedBytes(0)));
+    return this.entries.bytes;
   }
 
   /** The index of the prefix range [from, to), current as of now; undefined when the prefix is too large to index. */
@@ -96,13 +89,11 @@ export class PostgresIndexCache {
 
   clear(): void {
     this.entries.clear();
-    this.tooLarge.clear();
-    this.cached = 0;
   }
 
   private async sync(db: pg.ClientBase): Promise<void> {
     const s = this.schema;
-    if (this.seen === undefined || (this.entries.size === 0 && this.tooLarge.size === 0) || Date.now() - this.syncedAt > MAX_IDLE_MS) {
+    if (this.seen === undefined || this.entries.isEmpty || Date.now() - this.syncedAt > MAX_IDLE_MS) {
       this.clear();
       const { rows } = await db.query<{ xmin: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin");
       this.seen = rows[0]?.xmin;
@@ -133,70 +124,52 @@ export class PostgresIndexCache {
     for (const row of rows) {
       if (row.kind !== "d") continue;
       if (row.id !== null) {
-        for (const entry of this.entries.values()) this.removeFrom(entry, row.id);
+        for (const entry of this.entries.values()) entry.index.remove(row.id);
         continue;
       }
       // A prefix deletion: every entry it touches is built again on its next use.
       const [from, to] = [row.ns_path ?? "", row.to_path ?? ""];
-      for (const [key, entry] of this.entries) {
-        if (entry.from < to && from < entry.to) this.drop(key, entry);
+      for (const [key, entry] of this.entries.entries()) {
+        if (entry.from < to && from < entry.to) this.entries.delete(key);
       }
-      this.tooLarge.clear();
+      this.entries.clearRefused();
     }
     for (const row of items) {
       const path = row.ns_path ?? "";
       for (const entry of this.entries.values()) {
         if (path < entry.from || path >= entry.to) continue;
-        if (row.tokens) this.addTo(entry, row as ChangeRow & { id: string; tokens: string });
-        else this.removeFrom(entry, row.id ?? "");
+        if (row.tokens) addRow(entry.index, row as ChangeRow & { id: string; tokens: string }, row.tokens.split(" "));
+        else entry.index.remove(row.id ?? "");
       }
     }
   }
 
   private async entryOf(db: pg.ClientBase, from: string, to: string): Promise<RecallIndex | undefined> {
     const key = `${from}\u0000${to}`;
-    if (this.tooLarge.has(key)) return undefined;
+    if (this.entries.isRefused(key)) return undefined;
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.index;
-    }
+    if (hit) return hit.index;
     const { rows } = await db.query<{ id: string; ns_path: string; tokens: string } & TraitColumns>(
       `SELECT id, ns_path, tokens, label, speaker, asks FROM ${this.schema}.store_items
        WHERE ns_path >= $1 AND ns_path < $2 AND tokens IS NOT NULL ORDER BY id LIMIT $3`,
       [from, to, this.limits.maxItems + 1],
     );
     if (rows.length > this.limits.maxItems) {
-      this.tooLarge.add(key);
+      this.entries.refuse(key);
       return undefined;
     }
-    const entry: Entry = { from, to, index: new RecallIndex() };
-    for (const row of rows) this.addTo(entry, row);
-    this.entries.set(key, entry);
-    for (const [oldest, old] of this.entries) {
-      if (oldest === key || (this.entries.size <= this.limits.maxPrefixes && this.bytes <= this.limits.maxCachedBytes)) break;
-      this.drop(oldest, old);
-    }
-    return entry.index;
+    const index = new RecallIndex();
+    const terms = rows.map((row) => row.tokens.split(" "));
+    index.reserve(rows.length, terms.reduce((n, list) => n + list.length, 0));
+    rows.forEach((row, i) => addRow(index, row, terms[i] as string[]));
+    index.pack();
+    this.entries.set(key, { from, to, index });
+    return index;
   }
+}
 
-  private addTo(entry: Entry, row: { id: string; ns_path: string | null; tokens: string } & TraitColumns): void {
-    const before = entry.index.size;
-    entry.index.add(row.id, row.tokens.split(" "), row.ns_path ?? "", Number(row.id), traitsOfColumns(row));
-    this.cached += entry.index.size - before;
-  }
-
-  private removeFrom(entry: Entry, id: string): void {
-    const before = entry.index.size;
-    entry.index.remove(id);
-    this.cached += entry.index.size - before;
-  }
-
-  private drop(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.cached -= entry.index.size;
-  }
+function addRow(index: RecallIndex, row: { id: string; ns_path: string | null } & TraitColumns, terms: string[]): void {
+  index.add(row.id, terms, row.ns_path ?? "", Number(row.id), traitsOfColumns(row));
 }
 
 /** Deletes `store_deletions` rows older than a day: every cache has synchronised since, or starts over (`MAX_IDLE_MS`). */

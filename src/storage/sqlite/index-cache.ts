@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
 import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { SizedLru } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
 
 /** One item write as the cache sees it: its row id, namespace path, terms (null when deleted) and traits. */
@@ -32,14 +33,12 @@ interface Entry {
  *   moved), every entry and vector is dropped instead, as a deletion leaves no row to read;
  * - stored vectors read for ranking are kept too (at most `maxVectorBytes`), dropped on any write
  *   of their item;
- * - at most `maxCachedItems` items over all entries and `maxPrefixes` entries (least recently
- *   used goes first); a prefix holding more than `maxItems` items is not cached (its searches use
- *   FTS5).
+ * - at most `maxCachedBytes` of index memory over all entries (`RecallIndex.bytes`) and
+ *   `maxPrefixes` entries (`SizedLru`: least recently used goes first); a prefix holding more than
+ *   `maxItems` items is not cached (its searches use FTS5).
  */
 export class IndexCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Prefixes found to hold more than `maxItems` items, not counted again. */
-  private readonly tooLarge = new Set<string>();
+  private readonly entries: SizedLru<Entry>;
   /** Stored vectors read recently, by item id (insertion order = least recently used first). */
   private readonly vectors = new Map<number, Float32Array>();
   private vectorBytes = 0;
@@ -50,46 +49,39 @@ export class IndexCache {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly maxPrefixes = 4096,
+    maxPrefixes = 4096,
     private readonly maxItems = 250_000,
-    // About 1 KB of heap per cached item (measured with ten-term messages): ~250 MB at the bound.
-    private readonly maxCachedItems = 250_000,
-  ) {}
+    maxCachedBytes = 256 * 1024 * 1024,
+  ) {
+    this.entries = new SizedLru({ maxEntries: maxPrefixes, maxBytes: maxCachedBytes }, (entry) => entry.index.bytes);
+  }
 
   /** The index of the prefix range [from, to), built when missing; undefined when too large to cache. */
   indexOf(from: string, to: string): RecallIndex | undefined {
     this.checkVersion();
     const key = `${from}\u0000${to}`;
-    if (this.tooLarge.has(key)) return undefined;
+    if (this.entries.isRefused(key)) return undefined;
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit.index;
-    }
+    if (hit) return hit.index;
     const { count } = statement(this.db, "SELECT COUNT(*) AS count FROM store_items WHERE ns_path >= ? AND ns_path < ?").get(from, to) as {
       count: number;
     };
     if (count > this.maxItems) {
       // Items under a prefix only grow until something is deleted (which clears this cache).
-      this.tooLarge.add(key);
+      this.entries.refuse(key);
       return undefined;
     }
-    const index = new RecallIndex();
     const rows = statement(
       this.db,
       `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${TRAIT_COLUMNS}
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
     ).all(from, to) as ({ id: number; path: string; terms: string } & TraitColumns)[];
-    for (const row of rows) index.add(String(row.id), row.terms.split(" "), row.path, row.id, traitsOfColumns(row));
+    const index = new RecallIndex();
+    const terms = rows.map((row) => row.terms.split(" "));
+    index.reserve(rows.length, terms.reduce((n, list) => n + list.length, 0));
+    rows.forEach((row, i) => index.add(String(row.id), terms[i] as string[], row.path, row.id, traitsOfColumns(row)));
+    index.pack();
     this.entries.set(key, { from, to, index });
-    let cached = 0;
-    for (const entry of this.entries.values()) cached += entry.index.size;
-    for (const [oldest, entry] of this.entries) {
-      if (oldest === key || (this.entries.size <= this.maxPrefixes && cached <= this.maxCachedItems)) break;
-      this.entries.delete(oldest);
-      cached -= entry.index.size;
-    }
     return index;
   }
 
@@ -146,7 +138,6 @@ export class IndexCache {
 
   clear(): void {
     this.entries.clear();
-    this.tooLarge.clear();
     this.vectors.clear();
     this.vectorBytes = 0;
   }

@@ -42,13 +42,16 @@ describe("RecallIndex scoring", () => {
     const op = fc.record({
       id: fc.integer({ min: 0, max: 60 }),
       remove: fc.boolean(),
+      pack: fc.integer({ min: 0, max: 9 }),
       terms: fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g"), { minLength: 1, maxLength: 8 }),
     });
     fc.assert(
       fc.property(fc.array(op, { maxLength: 200 }), fc.array(fc.constantFrom("a", "b", "c", "z"), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 20 }), (ops, query, limit) => {
         const bm25 = new Bm25Index();
         const index = new RecallIndex();
-        for (const { id, remove, terms } of ops) {
+        for (const { id, remove, pack, terms } of ops) {
+          // Now and then pack the postings, so queries read packed runs and unpacked documents together.
+          if (pack === 0) index.pack();
           if (remove) {
             bm25.remove(String(id));
             index.remove(String(id));

@@ -1,0 +1,130 @@
+/**
+ * Strings numbered in order of first sight (terms, labels, speakers, groups of one index), so a
+ * document stores small integers instead of its own copies of them.
+ */
+export class Names {
+  private readonly ids = new Map<string, number>();
+  readonly list: string[] = [];
+
+  /** The number of `name`, assigned when new. */
+  intern(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.list.length;
+      this.ids.set(name, id);
+      this.list.push(name);
+    }
+    return id;
+  }
+
+  /** The number of `name`, or −1 when it was never interned. */
+  find(name: string): number {
+    return this.ids.get(name) ?? -1;
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+}
+
+/** One document as the table stores it: distinct terms as [termId, tf] pairs (`pairs[0..2n)`), its length and where it belongs. */
+export interface DocRow {
+  pairs: Int32Array;
+  n: number;
+  length: number;
+  group: number;
+  order: number;
+  /** Name numbers, −1 for none. */
+  label: number;
+  speaker: number;
+  asks: boolean;
+}
+
+/**
+ * The documents of an index by slot (dense integers handed out in increasing order), as columns of
+ * typed arrays: length, group, order, label, speaker, asks, and the offset of the document's
+ * [termId, tf] pairs in one shared pool. A handful of arrays per index, however many documents it
+ * holds: no object per document, nothing for the collector to trace. Capacity doubles as it fills,
+ * or is reserved up front (`reserve`) when a build knows its size.
+ */
+export class DocTable {
+  count = 0;
+  lengths = new Int32Array(0);
+  groups = new Int32Array(0);
+  orders = new Float64Array(0);
+  labels = new Int32Array(0);
+  speakers = new Int32Array(0);
+  asks = new Uint8Array(0);
+  /** Slot s's pairs lie at pool[starts[s] .. starts[s + 1]). */
+  starts = new Int32Array(1);
+  pool = new Int32Array(0);
+
+  /** Makes room for `docs` more documents with `pairs` more pairs in all, without growing again. */
+  reserve(docs: number, pairs: number): void {
+    this.resize(this.count + docs, (this.starts[this.count] as number) + 2 * pairs);
+  }
+
+  append(row: DocRow): number {
+    const slot = this.count;
+    const end = this.starts[slot] as number;
+    if (slot >= this.lengths.length || end + 2 * row.n > this.pool.length) {
+      this.resize(Math.max(slot + 1, this.lengths.length * 2, 16), Math.max(end + 2 * row.n, this.pool.length * 2, 64));
+    }
+    this.pool.set(row.pairs.subarray(0, 2 * row.n), end);
+    this.starts[slot + 1] = end + 2 * row.n;
+    this.lengths[slot] = row.length;
+    this.groups[slot] = row.group;
+    this.orders[slot] = row.order;
+    this.labels[slot] = row.label;
+    this.speakers[slot] = row.speaker;
+    this.asks[slot] = row.asks ? 1 : 0;
+    this.count += 1;
+    return slot;
+  }
+
+  /** Keeps the slots `keep` says (ascending), renumbered densely from 0; returns old slot → new slot (−1 when dropped). */
+  compact(keep: (slot: number) => boolean): Int32Array {
+    const renumber = new Int32Array(this.count).fill(-1);
+    let next = 0;
+    let end = 0;
+    for (let slot = 0; slot < this.count; slot++) {
+      if (!keep(slot)) continue;
+      const [from, to] = [this.starts[slot] as number, this.starts[slot + 1] as number];
+      this.pool.copyWithin(end, from, to);
+      this.starts[next] = end;
+      end += to - from;
+      this.lengths[next] = this.lengths[slot] as number;
+      this.groups[next] = this.groups[slot] as number;
+      this.orders[next] = this.orders[slot] as number;
+      this.labels[next] = this.labels[slot] as number;
+      this.speakers[next] = this.speakers[slot] as number;
+      this.asks[next] = this.asks[slot] as number;
+      renumber[slot] = next++;
+    }
+    this.starts[next] = end;
+    this.count = next;
+    return renumber;
+  }
+
+  /** Bytes held by the columns and the pool. */
+  get bytes(): number {
+    return this.lengths.length * 25 + this.starts.byteLength + this.pool.byteLength;
+  }
+
+  private resize(docs: number, pairsLength: number): void {
+    const grow = <A extends Int32Array | Float64Array | Uint8Array>(old: A, make: (n: number) => A, size: number): A => {
+      if (old.length >= size) return old;
+      const next = make(size);
+      next.set(old);
+      return next;
+    };
+    this.lengths = grow(this.lengths, (n) => new Int32Array(n), docs);
+    this.groups = grow(this.groups, (n) => new Int32Array(n), docs);
+    this.orders = grow(this.orders, (n) => new Float64Array(n), docs);
+    this.labels = grow(this.labels, (n) => new Int32Array(n), docs);
+    this.speakers = grow(this.speakers, (n) => new Int32Array(n), docs);
+    this.asks = grow(this.asks, (n) => new Uint8Array(n), docs);
+    this.starts = grow(this.starts, (n) => new Int32Array(n), docs + 1);
+    this.pool = grow(this.pool, (n) => new Int32Array(n), pairsLength);
+  }
+}
