@@ -13,7 +13,7 @@ import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type In
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import { TenantStore } from "../shared/tenant-store.js";
 import { validateOperation } from "../shared/operations.js";
-import type { RankingSettings } from "../shared/ranking-settings.js";
+import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-settings.js";
 import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
 
 const isUpsert = (op: Operation): op is PutOperation => "value" in op && op.value !== null;
@@ -100,23 +100,13 @@ export class PostgresStore extends TenantStore implements StorePort {
     this.embeddings = options.embeddings;
     this.wantVectors = options.vectors !== "off";
     this.indexFields = options.indexFields;
-    this.settings = {
-      minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
-      candidateLimit: options.candidateLimit ?? 200,
-      vectorCandidates: options.vectorCandidates ?? 50,
-      recentCandidates: options.recentCandidates ?? 100,
-      // BaseStore search returns matches only: neighbour context reorders them, adds none.
-      hybrid: { includeContextOnly: false, ...options.hybrid },
-    };
+    this.settings = rankingSettingsOf("PostgresStore", options);
     const limits = { ...DEFAULT_INDEX_CACHE_LIMITS, ...options.indexCache };
-    const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
-    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1, limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes];
-    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
-      throw new MemoryGraphError(
-        "INVALID_INPUT",
-        "PostgresStore: minVectorSimilarity must lie in -1..1, candidateLimit and the index cache's bounds be integers ≥ 1, vectorCandidates, recentCandidates and maxCachedBytes integers ≥ 0",
-        { kind: "user", field: "options" },
-      );
+    if (![limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes].every((n) => Number.isInteger(n) && n >= 1)) {
+      throw new MemoryGraphError("INVALID_INPUT", "PostgresStore: the index cache's maxItems and maxPrefixes must be integers ≥ 1, maxCachedBytes an integer ≥ 0", {
+        kind: "user",
+        field: "indexCache",
+      });
     }
     this.cache = new PostgresIndexCache(this.schema, limits);
   }

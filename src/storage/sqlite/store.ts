@@ -17,7 +17,7 @@ import { validateOperation } from "../shared/operations.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./schema.js";
-import type { RankingSettings } from "../shared/ranking-settings.js";
+import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-settings.js";
 import { itemOf, searchRanked, searchRecent } from "./search.js";
 import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
@@ -85,23 +85,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.sliced = SlicedWriter.supports(db) ? new SlicedWriter(db.name) : undefined;
     this.embeddings = options.embeddings;
     this.indexFields = options.indexFields;
-    this.settings = {
-      minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
-      candidateLimit: options.candidateLimit ?? 200,
-      vectorCandidates: options.vectorCandidates ?? 50,
-      recentCandidates: options.recentCandidates ?? 100,
-      // BaseStore search returns matches only: neighbour context reorders them, adds none.
-      hybrid: { includeContextOnly: false, ...options.hybrid },
-    };
-    const { minVectorSimilarity, candidateLimit, vectorCandidates = 0, recentCandidates = 0 } = this.settings;
-    const counts = [candidateLimit, vectorCandidates + 1, recentCandidates + 1];
-    if (!(minVectorSimilarity >= -1 && minVectorSimilarity <= 1) || !counts.every((n) => Number.isInteger(n) && n >= 1)) {
-      throw new MemoryGraphError(
-        "INVALID_INPUT",
-        "SqliteStore: minVectorSimilarity must lie in -1..1, candidateLimit be an integer ≥ 1, vectorCandidates and recentCandidates integers ≥ 0",
-        { kind: "user", field: "options" },
-      );
-    }
+    this.settings = rankingSettingsOf("SqliteStore", options);
   }
 
   /** Opens (creating the folder and file when missing) a database file and sets the store up; `close()` closes the file. */
