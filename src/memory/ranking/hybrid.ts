@@ -1,31 +1,12 @@
 import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
-import { termFrequencies, tokenize } from "./tokenize.js";
+import type { LexicalSource } from "./lexical-source.js";
+import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
+import { termFrequencies } from "./tokenize.js";
 
-/**
- * Where hybrid ranking reads documents from: a BM25 scorer over `tokenize` terms, the terms of a
- * document, and a document's neighbours (the items written just before and after it in the same
- * conversation). A SQLite FTS5 table and an in-process `Bm25Index` both fit.
- */
-export interface LexicalSource {
-  /** BM25 scores (> 0) of at most `limit` best matching documents for `terms` (each distinct term once). */
-  score(terms: readonly string[], limit: number): Map<string, number>;
-  /** The indexed terms of each id (absent ids may be left out). */
-  termsOf(ids: readonly string[]): Map<string, readonly string[]>;
-  /** For each id, the ids of its neighbours (absent ids may be left out). */
-  neighboursOf(ids: readonly string[]): Map<string, readonly string[]>;
-  /** The share (0..1) of documents holding `term`, when the source knows it. */
-  documentShare?(term: string): number;
-  /** The number of indexed terms of each id, when the source knows it (absent ids may be left out). */
-  lengthsOf?(ids: readonly string[]): Map<string, number>;
-  /** The label of each id (e.g. the role of who said it), when the source knows it (unlabelled ids may be left out). */
-  labelsOf?(ids: Iterable<string>): Map<string, string>;
-  /** For each id that asks a question, the id written after it in its conversation (its answer), when the source knows it. */
-  answersOf?(ids: Iterable<string>): Map<string, string>;
-  /** Who said each id, by name, when the source knows it (ids without a speaker may be left out). */
-  speakersOf?(ids: Iterable<string>): Map<string, string>;
-}
+export type { LexicalSource } from "./lexical-source.js";
+export { addNeighbourContext } from "./neighbour-context.js";
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
 export interface HybridOptions {
@@ -140,32 +121,6 @@ export function expansionTerms(
     .map((x) => x.term);
 }
 
-/**
- * Adds neighbour context to lexical scores: each document gets `weight` × the sum of its
- * neighbours' scores (each neighbour's share scaled by `lends(neighbour, document)`, default 1),
- * and a neighbour of a scored document that had no score of its own gets one this way (the
- * answer to a question is often the turn after it). Returns the smoothed scores and, per id,
- * what the neighbours added (scaled by `receives(id)`, default 1). Pure.
- */
-export function addNeighbourContext(
-  scores: ReadonlyMap<string, number>,
-  neighbours: ReadonlyMap<string, readonly string[]>,
-  weight: number,
-  receives: (id: string) => number = () => 1,
-  lends: (from: string, to: string) => number = () => 1,
-): { scores: Map<string, number>; context: Map<string, number> } {
-  const context = new Map<string, number>();
-  if (weight > 0) {
-    for (const [id, score] of scores) {
-      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score * lends(id, other));
-    }
-    for (const [id, added] of context) context.set(id, added * receives(id));
-  }
-  const smoothed = new Map(scores);
-  for (const [id, extra] of context) smoothed.set(id, (smoothed.get(id) ?? 0) + extra);
-  return { scores: smoothed, context };
-}
-
 function checkOptions(options: Required<HybridOptions>): void {
   for (const [label, weight] of Object.entries(options.labelWeights)) {
     if (!(weight >= 0 && weight <= 1)) {
@@ -194,67 +149,6 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
     }
     return scores;
   };
-}
-
-/**
- * `neighbours` with bridges (see `HybridOptions.bridgeLength`): beside each document's own
- * neighbours, the document beyond any of them that has at most `maxLength` terms, when that one
- * carries the document's label and the short one between another (one speaker's turns around the
- * other's reply). `neighbours` itself when `maxLength` is 0 or the source cannot tell lengths and
- * labels.
- */
-function bridgeShortTurns(
-  source: LexicalSource,
-  neighbours: ReadonlyMap<string, readonly string[]>,
-  maxLength: number,
-): ReadonlyMap<string, readonly string[]> {
-  if (maxLength <= 0 || !source.lengthsOf || !source.labelsOf) return neighbours;
-  const adjacent = [...new Set([...neighbours.values()].flat())];
-  const lengths = source.lengthsOf(adjacent);
-  const beyond = source.neighboursOf(adjacent.filter((id) => (lengths.get(id) ?? Infinity) <= maxLength));
-  if (beyond.size === 0) return neighbours;
-  const labels = source.labelsOf(new Set([...neighbours.keys(), ...beyond.keys(), ...[...beyond.values()].flat()]));
-  const bridged = new Map<string, readonly string[]>();
-  for (const [id, own] of neighbours) {
-    const label = labels.get(id);
-    const far = own.flatMap((next) => {
-      const between = labels.get(next);
-      if (label === undefined || between === undefined || between === label) return [];
-      return (beyond.get(next) ?? []).filter((other) => other !== id && !own.includes(other) && labels.get(other) === label);
-    });
-    bridged.set(id, far.length > 0 ? [...own, ...far] : own);
-  }
-  return bridged;
-}
-
-/**
- * `scores` with what others said weighed by `weight` when the best document with a known speaker
- * was said by someone the query names (see `HybridOptions.speakerWeight`); `scores` itself otherwise.
- */
-function favourNamedSpeaker(scores: Map<string, number>, queryTerms: readonly string[], source: LexicalSource, weight: number): Map<string, number> {
-  if (weight === 1 || !source.speakersOf || scores.size === 0) return scores;
-  const speakers = source.speakersOf(scores.keys());
-  const inQuery = new Set(queryTerms);
-  const named = new Map<string, boolean>();
-  const isNamed = (speaker: string): boolean => {
-    let known = named.get(speaker);
-    if (known === undefined) {
-      const terms = tokenize(speaker);
-      named.set(speaker, (known = terms.length > 0 && terms.every((term) => inQuery.has(term))));
-    }
-    return known;
-  };
-  let bestNamed = -Infinity;
-  let bestOther = -Infinity;
-  for (const [id, speaker] of speakers) {
-    const score = scores.get(id) ?? 0;
-    if (isNamed(speaker)) bestNamed = Math.max(bestNamed, score);
-    else bestOther = Math.max(bestOther, score);
-  }
-  if (bestNamed === -Infinity || bestOther === -Infinity || bestNamed < bestOther) return scores;
-  const weighed = new Map(scores);
-  for (const [id, speaker] of speakers) if (!isNamed(speaker)) weighed.set(id, (scores.get(id) ?? 0) * weight);
-  return weighed;
 }
 
 /** The best `limit` scores, best first (a numeric threshold first, so only those are sorted as objects). */

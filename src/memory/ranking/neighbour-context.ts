@@ -1,0 +1,89 @@
+import type { LexicalSource } from "./lexical-source.js";
+import { tokenize } from "./tokenize.js";
+
+/**
+ * Adds neighbour context to lexical scores: each document gets `weight` × the sum of its
+ * neighbours' scores (each neighbour's share scaled by `lends(neighbour, document)`, default 1),
+ * and a neighbour of a scored document that had no score of its own gets one this way (the
+ * answer to a question is often the turn after it). Returns the smoothed scores and, per id,
+ * what the neighbours added (scaled by `receives(id)`, default 1). Pure.
+ */
+export function addNeighbourContext(
+  scores: ReadonlyMap<string, number>,
+  neighbours: ReadonlyMap<string, readonly string[]>,
+  weight: number,
+  receives: (id: string) => number = () => 1,
+  lends: (from: string, to: string) => number = () => 1,
+): { scores: Map<string, number>; context: Map<string, number> } {
+  const context = new Map<string, number>();
+  if (weight > 0) {
+    for (const [id, score] of scores) {
+      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score * lends(id, other));
+    }
+    for (const [id, added] of context) context.set(id, added * receives(id));
+  }
+  const smoothed = new Map(scores);
+  for (const [id, extra] of context) smoothed.set(id, (smoothed.get(id) ?? 0) + extra);
+  return { scores: smoothed, context };
+}
+
+/**
+ * `neighbours` with bridges (see `HybridOptions.bridgeLength`): beside each document's own
+ * neighbours, the document beyond any of them that has at most `maxLength` terms, when that one
+ * carries the document's label and the short one between another (one speaker's turns around the
+ * other's reply). `neighbours` itself when `maxLength` is 0 or the source cannot tell lengths and
+ * labels.
+ */
+export function bridgeShortTurns(
+  source: LexicalSource,
+  neighbours: ReadonlyMap<string, readonly string[]>,
+  maxLength: number,
+): ReadonlyMap<string, readonly string[]> {
+  if (maxLength <= 0 || !source.lengthsOf || !source.labelsOf) return neighbours;
+  const adjacent = [...new Set([...neighbours.values()].flat())];
+  const lengths = source.lengthsOf(adjacent);
+  const beyond = source.neighboursOf(adjacent.filter((id) => (lengths.get(id) ?? Infinity) <= maxLength));
+  if (beyond.size === 0) return neighbours;
+  const labels = source.labelsOf(new Set([...neighbours.keys(), ...beyond.keys(), ...[...beyond.values()].flat()]));
+  const bridged = new Map<string, readonly string[]>();
+  for (const [id, own] of neighbours) {
+    const label = labels.get(id);
+    const far = own.flatMap((next) => {
+      const between = labels.get(next);
+      if (label === undefined || between === undefined || between === label) return [];
+      return (beyond.get(next) ?? []).filter((other) => other !== id && !own.includes(other) && labels.get(other) === label);
+    });
+    bridged.set(id, far.length > 0 ? [...own, ...far] : own);
+  }
+  return bridged;
+}
+
+/**
+ * `scores` with what others said weighed by `weight` when the best document with a known speaker
+ * was said by someone the query names (see `HybridOptions.speakerWeight`); `scores` itself otherwise.
+ */
+export function favourNamedSpeaker(scores: Map<string, number>, queryTerms: readonly string[], source: LexicalSource, weight: number): Map<string, number> {
+  if (weight === 1 || !source.speakersOf || scores.size === 0) return scores;
+  const speakers = source.speakersOf(scores.keys());
+  const inQuery = new Set(queryTerms);
+  const named = new Map<string, boolean>();
+  const isNamed = (speaker: string): boolean => {
+    let known = named.get(speaker);
+    if (known === undefined) {
+      const terms = tokenize(speaker);
+      named.set(speaker, (known = terms.length > 0 && terms.every((term) => inQuery.has(term))));
+    }
+    return known;
+  };
+  let bestNamed = -Infinity;
+  let bestOther = -Infinity;
+  for (const [id, speaker] of speakers) {
+    const score = scores.get(id) ?? 0;
+    if (isNamed(speaker)) bestNamed = Math.max(bestNamed, score);
+    else bestOther = Math.max(bestOther, score);
+  }
+  if (bestNamed === -Infinity || bestOther === -Infinity || bestNamed < bestOther) return scores;
+  const weighed = new Map(scores);
+  for (const [id, speaker] of speakers) if (!isNamed(speaker)) weighed.set(id, (scores.get(id) ?? 0) * weight);
+  return weighed;
+}
