@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Item, ListNamespacesOperation } from "@langchain/langgraph-checkpoint";
+import type { Item, ListNamespacesOperation, PutOperation } from "@langchain/langgraph-checkpoint";
 import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/namespace.js";
 import { vectorLiteral } from "./sql.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
@@ -34,88 +34,61 @@ export async function readItem(db: pg.ClientBase, schema: string, namespace: str
   return rows[0] ? itemOf(rows[0]) : null;
 }
 
-/**
- * Applies one put inside the caller's transaction: upserts the item (keeping `created_at`,
- * setting `updated_at`, a fresh `seq`, its `tokens` and trait columns, and this transaction as
- * `written_xid`) and replaces its vector, or deletes the item (its vector goes with it; the
- * deletion is logged in `store_deletions`) when the value is null. Empty `terms` leave the item
- * out of the recall index.
- */
-export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut): Promise<void> {
-  const path = pathOf(op.namespace);
-  if (op.value === null) {
-    await db.query(
-      `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id)
-       INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d`,
-      [path, op.key],
-    );
-    return;
-  }
-  const now = new Date();
-  const columns = columnsOfTraits(traits ?? recordTraits(op.value));
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
-     VALUES ($1, $2, $3, $4, $5, $5, NULLIF($6::text, ''), $7, $8, $9)
-     ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
-       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
-     RETURNING id`,
-    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks],
+/** Deletes the item at `op`'s namespace and key (its vector goes with it), logging the deletion in `store_deletions`. */
+export async function deleteItem(db: pg.ClientBase, schema: string, op: PutOperation): Promise<void> {
+  await db.query(
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id)
+     INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d`,
+    [pathOf(op.namespace), op.key],
   );
-  if (!vectors) return;
-  const id = rows[0]?.id;
-  if (vector && vector.length > 0) {
-    await db.query(
-      `INSERT INTO ${schema}.store_vectors (item_id, dims, embedding) VALUES ($1, $2, $3::halfvec)
-       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding`,
-      [id, vector.length, vectorLiteral(vector)],
-    );
-  } else {
-    await db.query(`DELETE FROM ${schema}.store_vectors WHERE item_id = $1`, [id]);
-  }
 }
 
 /**
- * `writeItem` for many upserts at once (no deletes, no two of the same namespace and key): one
- * statement for the items, inserted in the given order (so ids keep turn order), one for their
- * vectors, one for the vectors they no longer have.
+ * Upserts items (no deletes, no two of the same namespace and key) in one statement, so that on its
+ * own it is one transaction: each item keeps `created_at`, gets `updated_at`, a fresh `seq`, its
+ * `tokens` (empty: left out of the recall index) and trait columns, and this transaction as
+ * `written_xid`; rows are inserted in the given order (so ids keep turn order). With `vectors`, the
+ * same statement replaces each item's vector, or deletes the one it no longer has.
  */
 export async function writeItems(db: pg.ClientBase, schema: string, vectors: boolean, puts: readonly PreparedPut[]): Promise<void> {
-  if (puts.length === 1) return writeItem(db, schema, vectors, puts[0] as PreparedPut);
   const columns = puts.map(({ op, traits }) => columnsOfTraits(traits ?? recordTraits(op.value)));
-  const { rows } = await db.query<{ id: string; ns_path: string; key: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
+  const values = [
+    puts.map(({ op }) => pathOf(op.namespace)),
+    puts.map(({ op }) => JSON.stringify(op.namespace)),
+    puts.map(({ op }) => op.key),
+    puts.map(({ op }) => JSON.stringify(op.value)),
+    puts.map(({ terms }) => terms),
+    columns.map((c) => c.label),
+    columns.map((c) => c.speaker),
+    columns.map((c) => c.asks),
+    new Date(),
+  ];
+  const upsert = `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
      SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9, NULLIF(u.terms, ''), u.label, u.speaker, u.asks
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
-       WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, n)
-     ORDER BY u.n
+     FROM u ORDER BY u.n
      ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
        seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
-     RETURNING id, ns_path, key`,
-    [
-      puts.map(({ op }) => pathOf(op.namespace)),
-      puts.map(({ op }) => JSON.stringify(op.namespace)),
-      puts.map(({ op }) => op.key),
-      puts.map(({ op }) => JSON.stringify(op.value)),
-      puts.map(({ terms }) => terms),
-      columns.map((c) => c.label),
-      columns.map((c) => c.speaker),
-      columns.map((c) => c.asks),
-      new Date(),
-    ],
-  );
-  if (!vectors) return;
-  const idOf = new Map(rows.map((row) => [`${row.ns_path}\u0000${row.key}`, row.id]));
-  const ids = puts.map(({ op }) => idOf.get(`${pathOf(op.namespace)}\u0000${op.key}`));
-  const withVector = puts.flatMap((put, i) => (put.vector && put.vector.length > 0 ? [{ id: ids[i], vector: put.vector }] : []));
-  if (withVector.length > 0) {
-    await db.query(
-      `INSERT INTO ${schema}.store_vectors (item_id, dims, embedding) SELECT u.id, u.dims, u.v::halfvec FROM unnest($1::bigint[], $2::int[], $3::text[]) AS u(id, dims, v)
-       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding`,
-      [withVector.map((w) => w.id), withVector.map((w) => w.vector.length), withVector.map((w) => vectorLiteral(w.vector))],
-    );
+     RETURNING id, ns_path, key`;
+  if (!vectors) {
+    const rows = "unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, n)";
+    await db.query(`WITH u AS (SELECT * FROM ${rows}) ${upsert}`, values);
+    return;
   }
-  const without = puts.flatMap((put, i) => (put.vector && put.vector.length > 0 ? [] : [ids[i]]));
-  if (without.length > 0) await db.query(`DELETE FROM ${schema}.store_vectors WHERE item_id = ANY($1::bigint[])`, [without]);
+  const withVector = (put: PreparedPut): boolean => put.vector !== undefined && put.vector.length > 0;
+  values.push(
+    puts.map((put) => (withVector(put) ? vectorLiteral(put.vector as number[]) : null)),
+    puts.map((put) => (withVector(put) ? (put.vector as number[]).length : null)),
+  );
+  await db.query(
+    `WITH u AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $10::text[], $11::int[])
+                  WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, vec, dims, n)),
+     written AS (${upsert}),
+     kept AS (SELECT w.id, u.vec, u.dims FROM written w JOIN u ON u.path = w.ns_path AND u.key = w.key),
+     put_vectors AS (INSERT INTO ${schema}.store_vectors (item_id, dims, embedding) SELECT id, dims, vec::halfvec FROM kept WHERE vec IS NOT NULL
+       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding RETURNING 1)
+     DELETE FROM ${schema}.store_vectors v USING kept WHERE v.item_id = kept.id AND kept.vec IS NULL`,
+    values,
+  );
 }
 
 /** The items at many (namespace, key) pairs in one statement, in the given order (null where none is). */

@@ -3,7 +3,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { GetOperation, Operation, OperationResults, PutOperation } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { deletePrefix, listNamespaces, readItem, readItems, writeItem, writeItems } from "./items.js";
+import { deleteItem, deletePrefix, listNamespaces, readItem, readItems, writeItems } from "./items.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
@@ -164,16 +164,17 @@ export class PostgresStore extends TenantStore implements StorePort {
     const queryVectors = await embedQueries(operations, useVectors ? this.embeddings : undefined);
     for (const put of puts.values()) if (put.vector) await this.ensureIndex(put.vector.length);
     const ctx: SearchContext = { schema: this.schema, vectors: useVectors, settings: this.settings, cache: this.cache };
-    // A batch that only reads needs no transaction of its own (BEGIN and COMMIT cost two round trips).
-    const reading = !operations.some((op) => "value" in op);
-    return this.transaction(reading, async (db) => {
+    // A batch that only reads, or writes in one statement (a run of upserts: an import's messages),
+    // needs no transaction of its own: BEGIN and COMMIT would cost two round trips.
+    const oneStatement = !operations.some((op) => "value" in op) || runOf(operations, 0, isUpsert).length === operations.length;
+    return this.transaction(oneStatement, async (db) => {
       const results: unknown[] = [];
       for (let i = 0; i < operations.length; ) {
         const op = operations[i] as Operation;
         // A run of upserts (distinct keys) is one statement, a run of gets another; in order all the same.
         const upserts = runOf(operations, i, isUpsert);
         const gets = runOf(operations, i, isGet);
-        if (upserts.length > 1) {
+        if (upserts.length > 0) {
           await writeItems(db, this.schema, vectors, upserts.map((put) => puts.get(put) ?? { op: put, text: "", terms: "" }));
           results.push(...upserts.map(() => undefined));
           i += upserts.length;
@@ -185,7 +186,7 @@ export class PostgresStore extends TenantStore implements StorePort {
           continue;
         }
         i += 1;
-        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
+        if ("value" in op) results.push(await deleteItem(db, this.schema, op));
         else if ("namespacePrefix" in op) {
           results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
         } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key));
@@ -245,17 +246,18 @@ export class PostgresStore extends TenantStore implements StorePort {
     return rows.map((r) => r.tenant);
   }
 
-  private async transaction<T>(readOnly: boolean, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `work` on one connection, in a transaction unless `autocommit` (only reads, or one statement: each its own transaction). */
+  private async transaction<T>(autocommit: boolean, work: (db: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertOpen();
     const client = await this.pool.connect();
     try {
-      if (readOnly) return await work(client);
+      if (autocommit) return await work(client);
       await client.query("BEGIN");
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      if (!readOnly) await client.query("ROLLBACK").catch(() => undefined);
+      if (!autocommit) await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
       client.release();

@@ -146,6 +146,29 @@ describe("PostgresStore", () => {
     await expect(store.deleteNamespacePrefix([])).rejects.toThrow(expect.objectContaining({ code: "NAMESPACE_TENANT_REQUIRED" }));
   });
 
+  it("writes a batch of upserts in one statement: vectors put, replaced and dropped with their items, all or nothing", async () => {
+    const store = await fresh(schemas.misc, { embeddings: new HashedNgramEmbeddings() });
+    const ns = ["t1", "users", "u2", "sessions", "s1", "messages"];
+    const vectorOf = async (key: string) =>
+      (await pool.query<{ v: string }>(`SELECT v.embedding::text AS v FROM ${schemas.misc}.store_vectors v JOIN ${schemas.misc}.store_items i ON i.id = v.item_id WHERE i.key = $1`, [key])).rows[0]?.v;
+    await store.batch([
+      { namespace: ns, key: "a", value: { text: "green tea" } },
+      { namespace: ns, key: "b", value: { text: "black coffee" } },
+    ]);
+    const before = await vectorOf("a");
+    expect(before).toBeDefined();
+    expect(await vectorOf("b")).toBeDefined();
+    await store.batch([
+      { namespace: ns, key: "a", value: { text: "oolong tea leaves" } },
+      { namespace: ns, key: "b", value: { text: "no longer indexed" }, index: false },
+    ]);
+    expect(await vectorOf("a")).not.toEqual(before);
+    expect(await vectorOf("b")).toBeUndefined();
+    // A value the database refuses (a NUL character in jsonb) fails the whole statement: nothing of it is stored.
+    await expect(store.batch([{ namespace: ns, key: "c", value: { text: "fine" } }, { namespace: ns, key: "d", value: { text: "bad \u0000" } }])).rejects.toThrow();
+    expect(await store.get(ns, "c")).toBeNull();
+  });
+
   it("warns once, at set-up, when embeddings are configured but pgvector is not used", async () => {
     const lines: string[] = [];
     setLogSink((line) => lines.push(line));
