@@ -4,7 +4,7 @@
  * (one batch per user, as an import writes them), then ranks one query per user through
  * `searchSimilar` (so every user's index is built and cached, up to the cache's bound), and reports
  * the heap and RSS before and after, and the heap per cached user (after a forced GC when node
- * runs with --expose-gc). Prints JSON.
+ * runs with --expose-gc), and heap plus array buffers per user (`kb_per_user`). Prints JSON.
  */
 import { parseArgs } from "node:util";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
@@ -70,6 +70,8 @@ try {
     array_buffers_mb: { before: mb(before.arrayBuffers), after: mb(after.arrayBuffers) },
     heap_kb_per_user: round((after.heapUsed - before.heapUsed) / 1024 / users, 1),
     heap_bytes_per_message: Math.round((after.heapUsed - before.heapUsed) / (users * perUser)),
+    // Typed arrays' backing stores lie outside the heap: heap plus array buffers is what a cached user holds.
+    kb_per_user: round((after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / 1024 / users, 1),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
