@@ -1,6 +1,6 @@
 import type { DocTraits } from "./document-text.js";
 import type { HybridOptions, HybridResult, LexicalSource } from "./hybrid.js";
-import type { RecallIndex } from "./recall-index.js";
+import { RecallIndex } from "./recall-index.js";
 
 /**
  * The one lexical source of ranked search on every engine: an in-process `RecallIndex` (BM25
@@ -36,6 +36,27 @@ export function traitsOfColumns(row: TraitColumns): DocTraits {
   if (row.asks === true || row.asks === 1) traits.asks = true;
   if (row.speaker !== null && row.speaker !== "") traits.speaker = row.speaker;
   return traits;
+}
+
+/**
+ * The `RecallIndex` of stored rows (space-joined `tokens` and trait columns; `place` gives each its
+ * id, group and order), its arrays sized once from a count of the terms, then packed. An engine's
+ * cache builds a user's index with it.
+ */
+export function buildRecallIndex<R extends TraitColumns & { tokens: string }>(rows: readonly R[], place: (row: R) => { id: string; group: string; order: number }): RecallIndex {
+  const index = new RecallIndex();
+  let terms = 0;
+  for (const row of rows) {
+    terms += 1;
+    for (let i = row.tokens.indexOf(" "); i >= 0; i = row.tokens.indexOf(" ", i + 1)) terms += 1;
+  }
+  index.reserve(rows.length, terms);
+  for (const row of rows) {
+    const { id, group, order } = place(row);
+    index.add(id, row.tokens.split(" "), group, order, traitsOfColumns(row));
+  }
+  index.pack();
+  return index;
 }
 
 /** The trait columns of `traits`, as a store writes them. Pure. */

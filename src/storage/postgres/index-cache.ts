@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { SizedLru } from "../shared/sized-lru.js";
 
@@ -158,11 +158,7 @@ export class PostgresIndexCache {
       this.entries.refuse(key);
       return undefined;
     }
-    const index = new RecallIndex();
-    const terms = rows.map((row) => row.tokens.split(" "));
-    index.reserve(rows.length, terms.reduce((n, list) => n + list.length, 0));
-    rows.forEach((row, i) => addRow(index, row, terms[i] as string[]));
-    index.pack();
+    const index = buildRecallIndex(rows, (row) => ({ id: row.id, group: row.ns_path, order: Number(row.id) }));
     this.entries.set(key, { from, to, index });
     return index;
   }

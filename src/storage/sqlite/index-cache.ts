@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
-import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { SizedLru } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
@@ -73,14 +73,10 @@ export class IndexCache {
     }
     const rows = statement(
       this.db,
-      `SELECT i.id AS id, i.ns_path AS path, f.terms AS terms, ${TRAIT_COLUMNS}
+      `SELECT i.id AS id, i.ns_path AS path, f.terms AS tokens, ${TRAIT_COLUMNS}
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
-    ).all(from, to) as ({ id: number; path: string; terms: string } & TraitColumns)[];
-    const index = new RecallIndex();
-    const terms = rows.map((row) => row.terms.split(" "));
-    index.reserve(rows.length, terms.reduce((n, list) => n + list.length, 0));
-    rows.forEach((row, i) => index.add(String(row.id), terms[i] as string[], row.path, row.id, traitsOfColumns(row)));
-    index.pack();
+    ).all(from, to) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
+    const index = buildRecallIndex(rows, (row) => ({ id: String(row.id), group: row.path, order: row.id }));
     this.entries.set(key, { from, to, index });
     return index;
   }
