@@ -52,6 +52,7 @@ export function scanBest(view: ScanView, termIds: readonly number[], termCount: 
   ensureScratch(view.docs.count, termCount);
   const base = view.k1 * (1 - view.b);
   const perLength = (view.k1 * view.b) / (view.totalLength / view.live || 1);
+  const weighing: Weighing = { base, perLength, lengths: view.docs.lengths };
   const lists = listsOf(view, termIds, base + perLength * view.minLength);
   let remaining = lists.reduce((sum, list) => sum + list.bound, 0);
   let count = 0;
@@ -63,9 +64,8 @@ export function scanBest(view: ScanView, termIds: readonly number[], termCount: 
       pruning = kthScore(count, limit) > remaining;
     }
     remaining -= list.bound;
-    const weigh = (slot: number, tf: number): number => (list.weight * tf) / (tf + base + perLength * (view.docs.lengths[slot] as number));
-    if (!pruning) count = addAll(view, list, count, weigh);
-    else addToFound(view.postings, list, count, length, weigh);
+    if (!pruning) count = addAll(view, list, count, weighing);
+    else addToFound(view.postings, list, count, length, weighing);
   }
   return best(count, limit);
 }
@@ -96,31 +96,46 @@ function listsOf(view: ScanView, termIds: readonly number[], shortest: number): 
   return lists;
 }
 
-/** Adds `list` to every live document in it; returns the count of documents found so far. */
-function addAll(view: ScanView, list: TermList, count: number, weigh: (slot: number, tf: number) => number): number {
+/** How a query weighs a term's frequency in a document of a given length (BM25's saturation and length normalisation). */
+interface Weighing {
+  base: number;
+  perLength: number;
+  lengths: Int32Array;
+}
+
+/** Adds `list` to every live document in it; returns the count of documents found so far. Hot: plain loops over locals. */
+function addAll(view: ScanView, list: TermList, count: number, { base, perLength, lengths }: Weighing): number {
   const { scores, touched } = scratch;
   const { slots, tfs } = view.postings;
   const { slotIds } = view;
   const anyDead = slotIds.length !== view.live;
-  const add = (slot: number, tf: number): void => {
-    if (anyDead && slotIds[slot] === undefined) return;
+  const { weight, extra, to } = list;
+  for (let i = list.from; i < to; i++) {
+    const slot = slots[i] as number;
+    if (anyDead && slotIds[slot] === undefined) continue;
+    const tf = tfs[i] as number;
     const before = scores[slot] as number;
     if (before === 0) touched[count++] = slot;
-    scores[slot] = before + weigh(slot, tf);
-  };
-  for (let i = list.from; i < list.to; i++) add(slots[i] as number, tfs[i] as number);
-  const { extra } = list;
-  for (let i = 0; i < extra.length; i += 2) add(extra[i] as number, extra[i + 1] as number);
+    scores[slot] = before + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
+  }
+  for (let i = 0; i < extra.length; i += 2) {
+    const slot = extra[i] as number;
+    if (anyDead && slotIds[slot] === undefined) continue;
+    const tf = extra[i + 1] as number;
+    const before = scores[slot] as number;
+    if (before === 0) touched[count++] = slot;
+    scores[slot] = before + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
+  }
   return count;
 }
 
 /** Adds `list` only to the `count` documents already found: by binary search when they are few beside the list, else by a scan. */
-function addToFound(postings: PackedPostings, list: TermList, count: number, length: number, weigh: (slot: number, tf: number) => number): void {
+function addToFound(postings: PackedPostings, list: TermList, count: number, length: number, { base, perLength, lengths }: Weighing): void {
   const { scores, touched } = scratch;
   const { slots, tfs } = postings;
-  const { extra } = list;
+  const { weight, extra, to } = list;
   const add = (slot: number, tf: number): void => {
-    scores[slot] = (scores[slot] as number) + weigh(slot, tf);
+    scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + perLength * (lengths[slot] as number));
   };
   if (count * Math.log2(length + 1) < length) {
     for (let j = 0; j < count; j++) {
@@ -135,7 +150,10 @@ function addToFound(postings: PackedPostings, list: TermList, count: number, len
     }
     return;
   }
-  for (let i = list.from; i < list.to; i++) if ((scores[slots[i] as number] as number) !== 0) add(slots[i] as number, tfs[i] as number);
+  for (let i = list.from; i < to; i++) {
+    const slot = slots[i] as number;
+    if ((scores[slot] as number) !== 0) add(slot, tfs[i] as number);
+  }
   for (let e = 0; e < extra.length; e += 2) if ((scores[extra[e] as number] as number) !== 0) add(extra[e] as number, extra[e + 1] as number);
 }
 
