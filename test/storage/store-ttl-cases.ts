@@ -152,6 +152,16 @@ export function describeStoreTtl(
       expect(keysOf(await store.search(ns))).toEqual(["b", "c"]);
     });
 
+    it("sweepIntervalMinutes: the open store sweeps by itself", async () => {
+      vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
+      const { store, storedRows } = await open({ sweepIntervalMinutes: 1 });
+      await store.put(ns, "brief", { text: "a" }, undefined, { ttl: 0.5 });
+      await store.put(ns, "lasting", { text: "b" });
+      await vi.advanceTimersByTimeAsync(61_000);
+      for (let i = 0; i < 200 && (await storedRows()) > 1; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await storedRows()).toBe(1);
+    });
+
     it("refuses a bad ttl or refreshTtl with a clear error, changing nothing", async () => {
       const { store, storedRows } = await open();
       for (const ttl of [0, -1, Number.NaN, Infinity, "5" as unknown as number]) {
