@@ -1,6 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { metaOf, textOf, withMeta, type CarriedRefs } from "../reducers/message-meta.js";
+import { metaOf, textOf, withMeta, type CarriedRefs } from "../messages/message-meta.js";
 import { clip } from "./clip.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import { namespaces } from "./namespaces.js";

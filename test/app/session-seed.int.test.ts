@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
-import { metaOf, textOf } from "../../src/reducers/message-meta.js";
+import { metaOf, textOf } from "../../src/messages/message-meta.js";
 import { RecordingChatModel } from "../support/models.js";
 import { createTempDatabase } from "../support/postgres.js";
 

@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import type { FactRecord, SummaryRecord } from "../../src/memory/records.js";
 import { carriedOverFor, SEED_TEXT, seedWindow } from "../../src/memory/session-seed.js";
-import { metaOf, textOf, withMeta } from "../../src/reducers/message-meta.js";
+import { metaOf, textOf, withMeta } from "../../src/messages/message-meta.js";
 
 const scope = { tenantId: "t", userId: "u", sessionId: "s2" };
 const now = new Date("2026-11-20T10:00:00Z");
