@@ -1,4 +1,6 @@
-import type { Persistence } from "../../memory/ports/persistence.js";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { GcTarget, Persistence, TurnLock } from "../../memory/ports/persistence.js";
+import { IN_PROCESS_TRAITS } from "../shared/traits.js";
 import { inProcessTurnLock } from "./turn-lock.js";
 
 /**
@@ -8,12 +10,22 @@ import { inProcessTurnLock } from "./turn-lock.js";
  */
 export async function openMemory(): Promise<Persistence> {
   const { InMemoryStore, MemorySaver } = await import("@langchain/langgraph");
+  return inProcessPersistence({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+}
+
+/**
+ * A checkpointer and a store the caller brought (and closes), as a persistence of this process:
+ * turns serialised by an in-process lock unless a `turnLock` is given, nothing guarded, nothing
+ * to collect unless a `gc` target is given.
+ */
+export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget }): Persistence {
   return {
     kind: "memory",
-    checkpointer: new MemorySaver(),
-    store: new InMemoryStore(),
-    turnLock: inProcessTurnLock(),
-    gc: null,
+    traits: IN_PROCESS_TRAITS,
+    turnLock: parts.turnLock ?? inProcessTurnLock(),
+    gc: parts.gc ?? null,
+    checkpointer: parts.checkpointer,
+    store: parts.store,
     ping: async () => undefined,
     close: async () => undefined,
   };
