@@ -4,7 +4,7 @@ import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, resolveLogger, withLogger } from "../logger.js";
 import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
+import { forgetCheckedSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
 import type { TranscriptRecord } from "../memory/records.js";
@@ -295,7 +295,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     forgetSession: (scope) =>
       scoped(() => {
         refuseWhenClosed();
-        return persistence.turnLock.run(threadIdOf(validateScope(scope)), () => forgetSession(persistence, scope));
+        const checked = validateScope(scope);
+        return persistence.turnLock.run(threadIdOf(checked), () => forgetCheckedSession(persistence, checked));
       }),
     close: () =>
       scoped(async () => {
