@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryGraphError } from "../../src/errors.js";
 import type { Persistence, PersistenceTraits, TurnLock } from "../../src/memory/ports/persistence.js";
 import { makeResilient } from "../../src/resilience/resilient-persistence.js";
+import { inProcessPersistence } from "../../src/storage/memory/open.js";
+import { IN_PROCESS_TRAITS, ONE_DATABASE_TRAITS } from "../../src/storage/shared/traits.js";
 
 const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
 /** A turn lock whose storage is gone: every attempt fails as an outage. */
@@ -51,6 +53,19 @@ describe("makeResilient goes by the traits a persistence declares", () => {
   it("leaves a lock of this process alone unguarded (its error comes back as it is)", async () => {
     const guarded = resilient({ sharedAcrossProcesses: false, turnLockIn: "memory_store", prunedCheckpointsIn: "session_store" });
     await expect(guarded.turnLock.run("t/u/s", async () => "ran")).rejects.toBe(refused);
+  });
+});
+
+describe("a persistence brought to createMemoryGraph", () => {
+  it("is of this process when it is a checkpointer and a store alone", () => {
+    const brought = inProcessPersistence({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+    expect({ kind: brought.kind, traits: brought.traits, gc: brought.gc }).toEqual({ kind: "memory", traits: IN_PROCESS_TRAITS, gc: null });
+  });
+
+  it("keeps what an engine's persistence declares", () => {
+    const engine = persistence(ONE_DATABASE_TRAITS);
+    const brought = inProcessPersistence(engine);
+    expect({ kind: brought.kind, traits: brought.traits, turnLock: brought.turnLock }).toEqual({ kind: "sqlite", traits: ONE_DATABASE_TRAITS, turnLock: unreachableLock });
   });
 });
 

@@ -16,16 +16,16 @@ export async function openMemory(): Promise<Persistence> {
 /**
  * A checkpointer and a store the caller brought (and closes), as a persistence of this process:
  * turns serialised by an in-process lock unless a `turnLock` is given, nothing guarded, nothing
- * to collect unless a `gc` target is given.
+ * to collect unless a `gc` target is given. A whole `Persistence` (an engine's `open`) keeps what
+ * it declares (its kind, traits and dependencies); only pinging and closing stay with the caller.
  */
 export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget }): Persistence {
   return {
     kind: "memory",
     traits: IN_PROCESS_TRAITS,
-    turnLock: parts.turnLock ?? inProcessTurnLock(),
-    gc: parts.gc ?? null,
-    checkpointer: parts.checkpointer,
-    store: parts.store,
+    turnLock: inProcessTurnLock(),
+    gc: null,
+    ...parts,
     ping: async () => undefined,
     close: async () => undefined,
   };
