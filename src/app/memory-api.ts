@@ -10,7 +10,7 @@ import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/
 import { validateUser, type UserScope } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
 import { listSessions, type SessionPage } from "../memory/session-list.js";
-import type { GraphDeps } from "../nodes/deps.js";
+import type { GraphDeps } from "../graph/nodes/deps.js";
 import { classifyImported } from "./import-classify.js";
 
 /**

@@ -4,8 +4,8 @@ import { MemoryGraphError, type StorageDependency } from "../errors.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { markDegraded } from "../memory/session-continuity.js";
 import type { MemoryScope } from "../memory/scope.js";
-import type { GraphDeps } from "../nodes/deps.js";
-import type { MemoryState } from "../state/state.js";
+import type { GraphDeps } from "../graph/nodes/deps.js";
+import type { MemoryState } from "../graph/state/state.js";
 import type { DependencyHealth } from "./dependency-health.js";
 import { flushHeld, type TurnOutcome } from "./guarded-storage.js";
 

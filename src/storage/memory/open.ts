@@ -19,7 +19,7 @@ export async function openMemory(): Promise<Persistence> {
  * to collect unless a `gc` target is given. A whole `Persistence` (an engine's `open`) keeps what
  * it declares (its kind, traits and dependencies); only pinging and closing stay with the caller.
  */
-export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget }): Persistence {
+export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget | null }): Persistence {
   return {
     kind: "memory",
     traits: IN_PROCESS_TRAITS,
