@@ -1,6 +1,7 @@
 /**
  * `npm run bench:otel-cost`: what tracing and metrics cost per turn, every arm in one run.
- * - `off`: this code with telemetry off (the hooks find no runtime);
+ * - `off`: this code with telemetry off (the hooks find no runtime); `off_again`, the same once more
+ *   (a graph of its own): `off_again_vs_off` is the noise of this run, what "within noise" means;
  * - `on_every_N` (one arm per --export-every cadence, default 5 and 25): the same with OpenTelemetry
  *   started (the service's SDK settings) and exporting spans and metrics over OTLP/HTTP to a local
  *   receiver (a child process, so its parsing is not counted), flushed after every N turns inside
@@ -132,7 +133,10 @@ try {
   // The service's settings: the SDK's batch span processor defaults, metrics every 60 s (OTEL_METRIC_EXPORT_INTERVAL's default).
   const telemetry = await startTelemetry({ tracesUrl: `${receiver.url}/v1/traces`, metricsUrl: `${receiver.url}/v1/metrics`, headers: {}, serviceName: "bench", metricIntervalMs: 60_000 });
   installTelemetry(null);
-  const arms: Arm[] = [{ name: "off", graph: await createMemoryGraph(optionsFor("off")), exportEvery: null }];
+  const arms: Arm[] = [
+    { name: "off", graph: await createMemoryGraph(optionsFor("off")), exportEvery: null },
+    { name: "off_again", graph: await createMemoryGraph(optionsFor("off-again")), exportEvery: null },
+  ];
   for (const every of cadences) arms.push({ name: `on_every_${every}`, graph: await createMemoryGraph(optionsFor(`on-${every}`)), exportEvery: every });
   if (args["baseline-ref"]) arms.unshift({ name: "baseline", graph: await (await baselineFactory(args["baseline-ref"], dir))(optionsFor("baseline")), exportEvery: null });
 
@@ -140,7 +144,7 @@ try {
   for (const arm of arms) await arm.graph.close();
   await telemetry.shutdown();
 
-  const pairs: [string, string][] = [...cadences.map((every): [string, string] => [`on_every_${every}`, "off"]), ["off", "baseline"]];
+  const pairs: [string, string][] = [...cadences.map((every): [string, string] => [`on_every_${every}`, "off"]), ["off", "baseline"], ["off_again", "off"]];
   const report = {
     cores: os.availableParallelism(),
     rounds,
