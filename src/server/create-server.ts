@@ -48,11 +48,11 @@ export interface ServerOptions {
 export const OPEN_TENANT = "default";
 
 /** The request ids taken as sent (X-Request-Id); any other is replaced by a new one. */
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const REQUEST_ID = /^[\w.:=-]{1,128}$/;
 
 /**
  * The HTTP service as a Hono app (serve it with @hono/node-server, or call `app.request()` in
- * tests). It answers the routes of the route table (routes.ts) and nothing else; every route
+ * tests). It answers the route definitions of routes.ts and nothing else; every route
  * under /v1 needs a key unless none are configured; health routes and /openapi.json need none.
  */
 export function createServer(options: ServerOptions): Hono<ServerEnv> {
@@ -61,7 +61,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const limiter = perMinute > 0 ? requestLimiter(perMinute, options.rateLimitCounter) : null;
   const app = new Hono<ServerEnv>();
 
-  // Hono's request id keeps a sent id of word characters, '-' and '=' (up to 128); ours also takes '.' and ':'.
+  // Hono's request id keeps a sent id of word characters, '-' and '=' (up to 128); the generator, asked for any other, also keeps '.' and ':'.
   app.use("*", requestId({ limitLength: 128, generator: (c) => sentRequestId(c.req.header("x-request-id")) ?? randomUUID() }));
   app.use("*", requestLog());
   app.use(`${API_PREFIX}/*`, authenticate(keys));

@@ -1,7 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import { assertImportSize, validatedImport, type ImportInput } from "../memory/import-schema.js";
 import { snakeKeys } from "./case.js";
-import { readJsonBody } from "./json-body.js";
 import {
   importDocumentSchema,
   importQuerySchema,
@@ -51,8 +50,7 @@ export const searchMemory = defineRoute({
 const importBody: BodyPart<ImportInput> = {
   schema: importRequestSchema,
   limitBytes: (deps) => deps.importBodyLimitBytes,
-  parse: async (c) => {
-    const body = await readJsonBody(c);
+  parse: async (body) => {
     // Reading and checking a large body is long synchronous work: other requests go first.
     await setImmediate();
     // Too many messages is a 413 before any field is looked at, as for a library caller.

@@ -3,8 +3,8 @@ import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z, ZodObject, ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
+import { assertJsonBounds } from "../json-bounds.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
-import { readJsonBody } from "./json-body.js";
 import { parseRequest } from "./request-schemas.js";
 import { pathParams, queryOf } from "./url-params.js";
 
@@ -39,8 +39,13 @@ export interface RequestPart<T, S extends ZodType = ZodType> {
   parse(c: Context<ServerEnv>, deps: RouteDeps): T | Promise<T>;
 }
 
-/** The body of a route: a request part read within a size limit (default: the server's body limit). */
-export interface BodyPart<T> extends RequestPart<T> {
+/**
+ * The body of a route: JSON read within a size limit (default: the server's body limit), then
+ * `parse`d from the JSON value into what the handler takes.
+ */
+export interface BodyPart<T> {
+  schema: ZodType;
+  parse(value: unknown, c: Context<ServerEnv>, deps: RouteDeps): T | Promise<T>;
   limitBytes?(deps: RouteDeps): number;
 }
 
@@ -85,12 +90,13 @@ export function queryParams<S extends ZodObject>(schema: S): RequestPart<z.outpu
 
 /** A JSON body checked by `schema` (see `readJsonBody` for what is refused before the schema runs). */
 export function jsonBody<S extends ZodType>(schema: S): BodyPart<z.output<S>> {
-  return { schema, parse: async (c) => parseRequest(schema, await readJsonBody(c)) };
+  return { schema, parse: (value) => parseRequest(schema, value) };
 }
 
 /**
  * Registers every route on `app`: the path and query are checked first (Hono's `validator`), then
- * a body is held to its limit (Hono's `bodyLimit`), read and checked, and the handler gets the parts.
+ * a body is held to its limit (Hono's `bodyLimit`), read (`readJsonBody`) and checked, and the
+ * handler gets the parts.
  */
 export function registerRoutes(app: Hono<ServerEnv>, routes: Readonly<Record<string, AnyRoute>>, deps: RouteDeps): void {
   for (const route of Object.values(routes)) app.on([route.method.toUpperCase()], [route.path], ...chainOf(route, deps));
@@ -105,7 +111,7 @@ function chainOf(route: AnyRoute, deps: RouteDeps): MiddlewareHandler<ServerEnv>
   if (body) chain.push(limitBody(body.limitBytes?.(deps) ?? deps.bodyLimitBytes));
   chain.push(async (c) => {
     const valid = c.req.valid.bind(c.req) as (target: "param" | "query") => unknown;
-    const input = { params: params ? valid("param") : undefined, query: query ? valid("query") : undefined, body: body ? await body.parse(c, deps) : undefined };
+    const input = { params: params ? valid("param") : undefined, query: query ? valid("query") : undefined, body: body ? await body.parse(await readJsonBody(c), c, deps) : undefined };
     return route.handle(c, input, deps);
   });
   return chain;
@@ -132,4 +138,40 @@ function limitBody(limitBytes: number): MiddlewareHandler<ServerEnv> {
       throw new MemoryGraphError("BODY_INCOMPLETE", "the body ended before it was whole (the client went away?)", { kind: "user", cause: error });
     }
   };
+}
+
+/**
+ * Reads a request's JSON body; its size was held to the route's limit before (`limitBody`). A content type other than application/json is 415; bytes that are not UTF-8 or
+ * text that is not JSON is 400, and so is JSON over the structure bound or breaking the text rule
+ * (`assertJsonBounds`), before anything else reads it; a body cut short (the client went away, or
+ * sent less than its Content-Length) is 400 BODY_INCOMPLETE, logged as the caller's mistake.
+ * Never throws anything but a user `MemoryGraphError`.
+ */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new MemoryGraphError("UNSUPPORTED_MEDIA_TYPE", "the body must be application/json", { kind: "user" });
+  }
+  const bytes = await c.req.arrayBuffer().catch((error: unknown) => {
+    // The client went away mid-body (or sent less than its Content-Length): its mistake, not ours.
+    throw new MemoryGraphError("BODY_INCOMPLETE", "the body ended before it was whole (the client went away?)", { kind: "user", cause: error });
+  });
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidJson("the body is not UTF-8 text");
+  }
+  if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw invalidJson("the body is not valid JSON");
+  }
+  return assertJsonBounds(value);
+}
+
+function invalidJson(message: string): MemoryGraphError {
+  return new MemoryGraphError("INVALID_JSON", message, { kind: "user" });
 }

@@ -5,7 +5,6 @@ import type { TurnInput } from "../state/turn-input.js";
 import type { TurnResult } from "../state/turn-result.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
-import { readJsonBody } from "./json-body.js";
 import { turnInputOf, turnRequestSchema } from "./request-schemas.js";
 import { API_PREFIX, BODY_ERRORS, REPLAYED_HEADER, replayedHeader, TURN_CONFLICT } from "./responses.js";
 import { turnEventSchema, turnResponseOf, turnResponseSchema, type TurnEvent } from "./response-schemas.js";
@@ -22,7 +21,7 @@ import { defineRoute, type BodyPart } from "./route.js";
 /** The turn request, checked once into the graph's input (the tenant is the key's). */
 const turnBody: BodyPart<TurnInput> = {
   schema: turnRequestSchema,
-  parse: async (c, deps) => turnInputOf(await readJsonBody(c), c.get("tenantId"), deps.memory.limits.maxPromptChars),
+  parse: (value, c, deps) => turnInputOf(value, c.get("tenantId"), deps.memory.limits.maxPromptChars),
 };
 
 export const createTurn = defineRoute({
