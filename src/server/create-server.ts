@@ -83,8 +83,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     const message = `${c.req.method} is not allowed on ${c.req.path}; it takes ${allow.join(", ")}`;
     return respondError(c, new MemoryGraphError("METHOD_NOT_ALLOWED", message, { kind: "user" }));
   });
-  // Hono's middleware refuses with an HTTPException whose answer is already ours (see `authenticate`).
-  app.onError((error, c) => (error instanceof HTTPException ? error.getResponse() : respondError(c, error)));
+  // Hono's bearer auth refuses with an HTTPException carrying the answer made for it (see `authenticate`).
+  app.onError((error, c) => (error instanceof HTTPException && error.res ? error.getResponse() : respondError(c, error)));
   return app;
 }
 
