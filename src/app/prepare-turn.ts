@@ -3,10 +3,10 @@ import { MemoryGraphError } from "../errors.js";
 import type { TranscriptRecord } from "../memory/records.js";
 import { getTranscriptMessage } from "../memory/transcript.js";
 import { getTurnRecord, sameRequest } from "../memory/turn-records.js";
-import { resolveParent } from "../nodes/resolve-parent.js";
-import type { MemoryState } from "../state/state.js";
-import { promptText, type TurnInput } from "../state/turn-input.js";
-import { turnResultOf, withMemoryFields, type TurnResult } from "../state/turn-result.js";
+import { resolveParent } from "../graph/nodes/resolve-parent.js";
+import type { MemoryState } from "../graph/state/state.js";
+import { promptText, type TurnInput } from "../graph/state/turn-input.js";
+import { turnResultOf, withMemoryFields, type TurnResult } from "../graph/state/turn-result.js";
 
 /**
  * What to do with a validated turn, decided under the session's turn lock:

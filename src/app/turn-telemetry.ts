@@ -1,5 +1,5 @@
 import { inSpan, metrics } from "../telemetry.js";
-import type { TurnResult } from "../state/turn-result.js";
+import type { TurnResult } from "../graph/state/turn-result.js";
 
 /**
  * One turn as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
