@@ -1,12 +1,13 @@
-import type { ZodObject, ZodType } from "zod";
+import type { z, ZodObject, ZodType } from "zod";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
-import { eventChangeSchema, factChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
+import { eventChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
 import type { MemoryScope } from "../memory/scope.js";
 import {
   eventPathSchema,
   eventResponseSchema,
   eventSchema,
   eventsQuerySchema,
+  factChangeBodySchema,
   factPathSchema,
   factResponseSchema,
   factSchema,
@@ -75,19 +76,20 @@ export const FACTS: Layer = {
   id: "fact_id",
   notFound: "FACT_NOT_FOUND",
   answer: factResponseSchema,
-  change: factChangeSchema,
+  change: factChangeBodySchema,
   changeNote:
-    "A new value makes a new version (`source: \"edit\"`) and closes this one; `pinned` pins or unpins. Only the current version can be edited: " +
+    "A new value makes a new version (`source: \"edit\"`) and closes this one; `pinned` pins or unpins; `expires_at` (ISO 8601 with a zone, or null) bounds it in time. Only the current version can be edited: " +
     "an edit of a superseded one is 409 FACT_STALE (read the fact again), unless the current version already reads as asked (a retried edit), which is answered.",
   list: { path: `${users}/facts`, query: factsQuerySchema, item: factSchema, component: "FactList", summary: "A user's facts, every version, newest first", paged: false, description: "Every fact (or only the current ones), newest first, with pins and sources." },
   listOf: (memory, user, query) => memory.listFacts(user, { current: query.current === "true" }),
   read: (memory, scope, id) => memory.getFact(scope, id),
-  update: (memory, scope, id, change) => memory.updateFact(scope, id, change),
+  update: (memory, scope, id, { expires_at: expiresAt, ...change }: z.output<typeof factChangeBodySchema>) =>
+    memory.updateFact(scope, id, { ...change, ...(expiresAt === undefined ? {} : { expiresAt }) }),
   remove: (memory, scope, id) => memory.deleteFact(scope, id),
   own: {
     get: { summary: "One fact and its history", description: "Every version of its key, oldest first, with valid_from/valid_to, what superseded it and the messages it came from." },
     update: {
-      summary: "Edit, pin or unpin one fact",
+      summary: "Edit, pin, unpin or bound in time one fact",
       409: error("FACT_STALE: this version was superseded; read the fact again and edit the current version. Nothing was written."),
     },
     delete: { description: "Deletes every version of the fact's key; summaries of the messages it came from are marked stale." },
