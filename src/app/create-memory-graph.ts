@@ -4,7 +4,7 @@ import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, resolveLogger, withLogger } from "../logger.js";
 import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
+import { forgetCheckedSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
 import type { TranscriptRecord } from "../memory/records.js";
@@ -23,12 +23,13 @@ import { openPersistence, type Persistence } from "./backends.js";
 import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
 import { sessionThread, userMemory, type UserMemory } from "./memory-reads.js";
 import { prepareTurn } from "./prepare-turn.js";
-import type { DependencyStatus } from "./dependency-health.js";
-import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
+import type { DependencyStatus } from "../resilience/dependency-health.js";
+import { newTurnOutcome, withTurnOutcome } from "../resilience/guarded-storage.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { guardMemoryItems, memoryItems, type MemoryItems } from "./memory-items.js";
-import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
-import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
+import { isSessionStoreDown, sessionlessTurns, type TurnConfig } from "../resilience/degraded-mode.js";
+import { DEFAULT_STORAGE_TIMEOUT_MS, makeResilient } from "../resilience/resilient-persistence.js";
+import { inProcessPersistence } from "../storage/memory/open.js";
 import { withLightRunContext } from "./run-context.js";
 import { titleSession } from "./session-titles.js";
 import { sessionWindowEdits } from "./session-window-edits.js";
@@ -118,7 +119,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const deps: GraphDeps = { ...plainDeps, embeddings: reusingEmbeddings(plainDeps.embeddings) };
   const limits = deps.limits;
   const opened: Persistence = options.persistence
-    ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
+    ? inProcessPersistence(options.persistence)
     : await scoped(() =>
         openPersistence({
           backend: options.backend ?? "sqlite",
@@ -294,7 +295,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     forgetSession: (scope) =>
       scoped(() => {
         refuseWhenClosed();
-        return persistence.turnLock.run(threadIdOf(validateScope(scope)), () => forgetSession(persistence, scope));
+        const checked = validateScope(scope);
+        return persistence.turnLock.run(threadIdOf(checked), () => forgetCheckedSession(persistence, checked));
       }),
     close: () =>
       scoped(async () => {

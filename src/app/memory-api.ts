@@ -7,8 +7,7 @@ import { metrics } from "../telemetry.js";
 import { exportUserMemory } from "../memory/export.js";
 import { applyImport, planImport, type ImportCounts } from "../memory/import.js";
 import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/import-schema.js";
-import type { MemoryScope } from "../memory/scope.js";
-import { validateId } from "../memory/scope.js";
+import { validateUser, type UserScope } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
 import { listSessions, type SessionPage } from "../memory/session-list.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
@@ -19,7 +18,6 @@ import { classifyImported } from "./import-classify.js";
  * layer. The facade wires these to its persistence and models (see `createMemoryGraph`).
  */
 
-type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
 export interface ImportOptions {
   /**
@@ -95,7 +93,7 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
   return {
     search: (request) => searchMemory(store, request, { limits: deps.limits, embeddings: deps.embeddings }),
     async importSessions(user, input, options = {}) {
-      const scope = userScopeOf(user);
+      const scope = validateUser(user);
       const parsed = parseImport(input);
       checkImportUser(scope, parsed.userId, options.asUser);
       // Between the long synchronous steps of a large import, other requests get their turn.
@@ -112,8 +110,8 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       metrics()?.importMessages.record(counts.messages.imported + counts.messages.skipped, { tenant: scope.tenantId });
       return { ...counts, classified };
     },
-    exportUser: (user) => exportUserMemory(store, userScopeOf(user)),
-    listSessions: (user, page = {}) => listSessions(store, userScopeOf(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
+    exportUser: (user) => exportUserMemory(store, validateUser(user)),
+    listSessions: (user, page = {}) => listSessions(store, validateUser(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
   };
 }
 
@@ -133,6 +131,3 @@ function checkImportUser(user: UserScope, documentUserId: string | undefined, as
   );
 }
 
-function userScopeOf(user: UserScope): UserScope {
-  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
-}

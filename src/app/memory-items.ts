@@ -19,7 +19,7 @@ import { deleteMessage, getMessage, listMessages, updateMessage, type MessageDel
 import { namespaces } from "../memory/namespaces.js";
 import type { TurnLock } from "../memory/ports/persistence.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../memory/records.js";
-import { threadIdOf, validateId, validateScope, type MemoryScope } from "../memory/scope.js";
+import { threadIdOf, userKeyOf, validateId, validateScope, validateUser, type MemoryScope, type UserScope } from "../memory/scope.js";
 import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
 import { searchItems, type ItemHit, type ItemSearchRequest } from "../memory/item-search.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
@@ -32,7 +32,6 @@ import { NO_SESSION_WINDOWS, type SessionWindowEdits } from "./session-window-ed
  * of a message hold its session's turn lock, so no turn of that session runs in between.
  */
 
-type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
 /** What one person's correction of memory can do, per item (see the HTTP routes under /v1/users/{id}). */
 export interface MemoryItems {
@@ -75,10 +74,6 @@ export interface MemoryItems {
   searchItems(request: ItemSearchRequest): Promise<ItemHit[]>;
 }
 
-function userOf(user: UserScope): UserScope {
-  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
-}
-
 /** An item id: any non-empty string of at most 512 characters (a fact's id carries its key, so it may be longer than a scope id). */
 function itemId(field: string, id: unknown): string {
   if (typeof id !== "string" || id.trim() === "") throw invalidInput(field, "must be a non-empty string", "INVALID_ID");
@@ -99,8 +94,8 @@ export function memoryItems(
 ): MemoryItems {
   /** One writer of corrections per user (a key no thread id takes: thread ids have three parts). */
   const asUser = <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
-    const scope = userOf(user);
-    return lock.run(`${scope.tenantId}/${scope.userId}`, () => work(scope));
+    const scope = validateUser(user);
+    return lock.run(userKeyOf(scope), () => work(scope));
   };
   const asSession = <T>(session: MemoryScope, work: (scope: MemoryScope) => Promise<T>): Promise<T> => {
     const scope = validateScope(session);
@@ -108,11 +103,11 @@ export function memoryItems(
   };
   return {
     async listFacts(user, options = {}) {
-      const facts = await loadFacts(store, userOf(user));
+      const facts = await loadFacts(store, validateUser(user));
       return options.current ? facts.filter((fact) => fact.validTo === null) : facts;
     },
     async getFact(user, factId) {
-      const facts = await loadFacts(store, userOf(user));
+      const facts = await loadFacts(store, validateUser(user));
       const fact = findFact(facts, itemId("factId", factId));
       return { fact, history: historyOf(facts, fact) };
     },
@@ -127,17 +122,17 @@ export function memoryItems(
     deleteFact: (user, factId) => asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId))),
     listEvents: (user, options = {}) => {
       const { type, ...page } = options;
-      return listEvents(store, userOf(user), parsePage(page), type);
+      return listEvents(store, validateUser(user), parsePage(page), type);
     },
-    getEvent: (user, eventId) => getEvent(store, userOf(user), itemId("eventId", eventId)),
+    getEvent: (user, eventId) => getEvent(store, validateUser(user), itemId("eventId", eventId)),
     updateEvent: (user, eventId, raw) => {
       const change = parseChange(eventChangeSchema, raw);
       return asUser(user, (scope) => updateEvent(store, scope, itemId("eventId", eventId), change));
     },
     deleteEvent: (user, eventId) =>
       asUser(user, async (scope) => ({ events: await deleteRecord(store, namespaces.events(scope), itemId("eventId", eventId)) })),
-    listSummaries: (user, page) => listSummaries(store, userOf(user), parsePage(page)),
-    getSummary: (user, summaryId) => getSummary(store, userOf(user), itemId("summaryId", summaryId)),
+    listSummaries: (user, page) => listSummaries(store, validateUser(user), parsePage(page)),
+    getSummary: (user, summaryId) => getSummary(store, validateUser(user), itemId("summaryId", summaryId)),
     updateSummary: (user, summaryId, raw) => {
       const { text } = parseChange(textChangeSchema, raw);
       return asUser(user, (scope) => updateSummary(store, scope, itemId("summaryId", summaryId), text));
@@ -145,7 +140,7 @@ export function memoryItems(
     deleteSummary: (user, summaryId) =>
       asUser(user, async (scope) => ({ summaries: await deleteRecord(store, namespaces.summaries(scope), itemId("summaryId", summaryId)) })),
     listMessages: (user, page) => {
-      const scope = { ...userOf(user), ...(user.sessionId === undefined ? {} : { sessionId: validateId("sessionId", user.sessionId) }) };
+      const scope = { ...validateUser(user), ...(user.sessionId === undefined ? {} : { sessionId: validateId("sessionId", user.sessionId) }) };
       return listMessages(store, scope, parsePage(page));
     },
     getMessage: (scope, messageId) => getMessage(store, validateScope(scope), itemId("messageId", messageId)),

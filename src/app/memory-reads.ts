@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph";
 import { importantEvents } from "../memory/events.js";
 import { loadFacts } from "../memory/facts.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../memory/records.js";
-import { validateId, type MemoryScope } from "../memory/scope.js";
+import { validateUser, type MemoryScope } from "../memory/scope.js";
 import { latestSummaries } from "../memory/summaries.js";
 import { walkThread } from "../memory/transcript.js";
 
@@ -27,7 +27,7 @@ export function sessionThread(store: BaseStore, scope: MemoryScope, leafId: stri
 
 /** Every event (newest first, at most MAX_LISTED), every fact and the newest summaries of a user. */
 export async function userMemory(store: BaseStore, user: Pick<MemoryScope, "tenantId" | "userId">): Promise<UserMemory> {
-  const scope = { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
+  const scope = validateUser(user);
   const [events, facts, summaries] = await Promise.all([
     importantEvents(store, scope, { minImportance: 0, limit: MAX_LISTED, window: MAX_LISTED }),
     loadFacts(store, scope),

@@ -4,7 +4,7 @@ import { restoreSuperseded } from "./facts.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import { deleteSessionTitle } from "./session-list.js";
 import type { FactRecord } from "./records.js";
-import { threadIdOf, validateId, validateScope, type MemoryScope } from "./scope.js";
+import { legacyThreadIdOf, threadIdOf, userKeyOf, validateScope, validateUser, type Checked, type MemoryScope, type UserScope } from "./scope.js";
 import { capable, supportsOf } from "./store-io.js";
 
 /**
@@ -38,7 +38,6 @@ export interface SessionForgetCounts extends ForgetCounts {
   restoredFacts: number;
 }
 
-type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
 const PAGE = 500;
 
@@ -48,12 +47,12 @@ const PAGE = 500;
  * every session of the user. Other users and tenants are untouched. Idempotent.
  */
 export async function forgetUser(target: ForgetTarget, user: UserScope): Promise<ForgetCounts> {
-  const scope = { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) };
+  const scope = validateUser(user);
   const { stored, candidates } = await sessionsOf(target, scope);
   const forgotten = new Set(stored);
   let threads = 0;
   for (const sessionId of candidates) {
-    if (!(await deleteThread(target.checkpointer, threadIdOf({ ...scope, sessionId })))) continue;
+    if (!(await deleteThreads(target.checkpointer, { ...scope, sessionId }))) continue;
     threads += 1;
     forgotten.add(sessionId);
   }
@@ -75,7 +74,11 @@ export async function forgetUser(target: ForgetTarget, user: UserScope): Promise
  * true again (see `restoreSuperseded`). Other sessions' memory stays. Idempotent.
  */
 export async function forgetSession(target: ForgetTarget, session: MemoryScope): Promise<SessionForgetCounts> {
-  const scope = validateScope(session);
+  return forgetCheckedSession(target, validateScope(session));
+}
+
+/** `forgetSession` of a scope checked already (the facade checks it once, for its lock too). */
+export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<MemoryScope>): Promise<SessionForgetCounts> {
   const { store } = target;
   const ofSession = (item: Item) => (item.value as { sessionId?: unknown }).sessionId === scope.sessionId;
   const summaries = (await itemsIn(store, namespaces.summaries(scope))).filter(ofSession);
@@ -95,7 +98,7 @@ export async function forgetSession(target: ForgetTarget, session: MemoryScope):
   const messages = await deletePrefix(store, namespaces.session(scope));
   const turnRecords = (await deletePrefix(store, namespaces.turns(scope))) + (await deletePrefix(store, namespaces.turnContexts(scope)));
   await deleteSessionTitle(store, scope);
-  const threads = (await deleteThread(target.checkpointer, threadIdOf(scope))) ? 1 : 0;
+  const threads = (await deleteThreads(target.checkpointer, scope)) ? 1 : 0;
   const counts = { messages, summaries: summaries.length, events: events.length, facts: facts.length };
   const items = counts.messages + counts.summaries + counts.events + counts.facts + turnRecords;
   const sessions = items > 0 || threads > 0 ? 1 : 0;
@@ -122,17 +125,22 @@ async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stor
   }
   const storage = (target.checkpointer as { storage?: unknown }).storage;
   if (storage && typeof storage === "object") {
-    const threadPrefix = `${user.tenantId}/${user.userId}/`;
+    const threadPrefix = `${userKeyOf(user)}/`;
     for (const threadId of Object.keys(storage)) {
-      if (threadId.startsWith(threadPrefix)) candidates.add(threadId.slice(threadPrefix.length));
+      if (threadId.startsWith(threadPrefix)) candidates.add(decodeLabel(threadId.slice(threadPrefix.length)));
     }
   }
   return { stored: [...stored], candidates: [...candidates] };
 }
 
-async function deleteThread(checkpointer: BaseCheckpointSaver, threadId: string): Promise<boolean> {
-  const existed = (await checkpointer.getTuple({ configurable: { thread_id: threadId } })) !== undefined;
-  await checkpointer.deleteThread(threadId);
+/** Deletes the session's checkpoint thread, and the one an earlier release named it by (see `legacyThreadIdOf`); whether one existed. */
+async function deleteThreads(checkpointer: BaseCheckpointSaver, scope: MemoryScope): Promise<boolean> {
+  const ids = new Set([threadIdOf(scope), legacyThreadIdOf(scope)]);
+  let existed = false;
+  for (const threadId of ids) {
+    if ((await checkpointer.getTuple({ configurable: { thread_id: threadId } })) !== undefined) existed = true;
+    await checkpointer.deleteThread(threadId);
+  }
   return existed;
 }
 

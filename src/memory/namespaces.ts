@@ -1,25 +1,12 @@
-import type { MemoryScope } from "./scope.js";
+import { encodeLabel, type MemoryScope, type UserScope } from "./scope.js";
 
 /**
  * The only module that builds store namespaces. Every namespace begins with the tenant, then
  * `users` and the user id, so forgetting a user is one prefix and no tenant can reach another's.
+ * Ids become labels by `encodeLabel` (scope.ts), the one encoding every storage key uses.
  */
-type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
-/**
- * Encodes an id as a namespace label. LangGraph's `BaseStore` refuses labels with `.` or `:` (and
- * a root named `langgraph`), yet user ids such as e-mail addresses have dots; `%`-escaping keeps
- * the mapping one-to-one.
- */
-export function encodeLabel(id: string): string {
-  const escaped = id.replace(/%/g, "%25").replace(/\./g, "%2E").replace(/:/g, "%3A");
-  return escaped === "langgraph" ? "%6Canggraph" : escaped;
-}
-
-/** The id a label encodes. */
-export function decodeLabel(label: string): string {
-  return label.replace(/%(25|2E|3A|6C)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
+export { decodeLabel, encodeLabel } from "./scope.js";
 
 const user = (s: UserScope): string[] => [encodeLabel(s.tenantId), "users", encodeLabel(s.userId)];
 

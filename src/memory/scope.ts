@@ -53,16 +53,64 @@ export const idSchema = (field: string, description = `An id: ${ID_RULES}.`) =>
     })
     .meta({ description, minLength: 1, maxLength: MAX_ID_LENGTH });
 
+/** A tenant and a user: whose memory a call reads or changes. */
+export type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+declare const checked: unique symbol;
+/**
+ * Ids `validateScope` / `validateUser` accepted: the one value a library call's ids become where
+ * they enter (the facade; the HTTP service's tenant is its API key's, checked when the keys are
+ * read). Code below takes this type instead of checking the ids again.
+ */
+export type Checked<S extends UserScope> = S & { readonly [checked]: true };
+
 /** Validates all three ids of a scope. */
-export function validateScope(scope: MemoryScope): MemoryScope {
+export function validateScope(scope: MemoryScope): Checked<MemoryScope> {
   return {
     tenantId: validateId("tenantId", scope.tenantId),
     userId: validateId("userId", scope.userId),
     sessionId: validateId("sessionId", scope.sessionId),
-  };
+  } as Checked<MemoryScope>;
 }
 
-/** The checkpointer thread of a session. Ids cannot contain `/`, so the join is unambiguous. */
+/** Validates the tenant and user ids of `user`. */
+export function validateUser(user: UserScope): Checked<UserScope> {
+  return { tenantId: validateId("tenantId", user.tenantId), userId: validateId("userId", user.userId) } as Checked<UserScope>;
+}
+
+/**
+ * Encodes an id as a stored label: the one form an id takes in storage keys (store namespaces,
+ * checkpoint threads, lock keys). LangGraph's `BaseStore` refuses namespace labels with `.` or `:`
+ * (and a root named `langgraph`), yet user ids such as e-mail addresses have dots; `%`-escaping
+ * keeps the mapping one-to-one.
+ */
+export function encodeLabel(id: string): string {
+  const escaped = id.replace(/%/g, "%25").replace(/\./g, "%2E").replace(/:/g, "%3A");
+  return escaped === "langgraph" ? "%6Canggraph" : escaped;
+}
+
+/** The id a label encodes. */
+export function decodeLabel(label: string): string {
+  return label.replace(/%(25|2E|3A|6C)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * The checkpointer thread of a session: its ids as the store's namespace labels (`encodeLabel`),
+ * joined by `/`. Ids cannot contain `/`, so the join is unambiguous.
+ */
 export function threadIdOf(scope: MemoryScope): string {
+  return `${userKeyOf(scope)}/${encodeLabel(scope.sessionId)}`;
+}
+
+/** The key of a user (tenant and user labels joined by `/`): a lock key no thread id takes (thread ids have three parts). */
+export function userKeyOf(user: UserScope): string {
+  return `${encodeLabel(user.tenantId)}/${encodeLabel(user.userId)}`;
+}
+
+/**
+ * The thread id earlier releases gave a session (its ids as given, not as labels); it differs
+ * from `threadIdOf` only for ids with `.`, `:` or `%`. Forgetting a session deletes it too.
+ */
+export function legacyThreadIdOf(scope: MemoryScope): string {
   return `${scope.tenantId}/${scope.userId}/${scope.sessionId}`;
 }

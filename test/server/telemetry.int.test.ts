@@ -78,6 +78,17 @@ describe("npm start with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     expect(trace.some((s) => s.name === "session_store getTuple")).toBe(true);
   });
 
+  it("never carries message text in a span or metric attribute (attributes stay short)", () => {
+    const values = [...receiver.spans.map((s) => s.attributes), ...receiver.metrics.flatMap((m) => m.points)]
+      .flatMap((attributes) => Object.values(attributes))
+      .filter((value): value is string => typeof value === "string");
+    expect(values.length).toBeGreaterThan(0);
+    for (const text of ["My cat is called Mali", "What is my cat called?", "I live in Chiang Mai"]) {
+      expect(values.filter((value) => value.includes(text)), text).toEqual([]);
+    }
+    expect(Math.max(...values.map((value) => value.length))).toBeLessThan(200);
+  });
+
   it("puts the request's trace id on every log line of the request", () => {
     const request = receiver.spans.find((s) => s.name === "POST /v1/turns")!;
     const lines = stdout

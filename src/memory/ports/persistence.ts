@@ -41,7 +41,10 @@ export interface GcTarget {
  * every engine's `open.ts` returns.
  */
 export interface Persistence {
+  /** The engine's name, for logs and health reports; nothing branches on it (see `traits`). */
   kind: BackendKind;
+  /** Where its parts live, as the engine declares it: what the storage guards go by. */
+  traits: PersistenceTraits;
   checkpointer: BaseCheckpointSaver;
   store: BaseStore;
   /** One thread, one writer: across processes where the engine is shared. */
@@ -56,6 +59,30 @@ export interface Persistence {
    */
   dependencies?: DependencyProbe[];
   close(): Promise<void>;
+}
+
+/**
+ * What a persistence declares about itself, so that code outside its engine folder asks the
+ * persistence instead of branching on its `kind`.
+ */
+export interface PersistenceTraits {
+  /**
+   * Its turn lock and storage are reached across processes (a server or a file), so a call may
+   * fail or hang and is worth guarding; false: all in this process (nothing to guard).
+   */
+  sharedAcrossProcesses: boolean;
+  /**
+   * The storage dependency the turn lock lives in. In the session store (Redis), a turn whose lock
+   * cannot be reached takes this process's own lock and runs without the session store; in the
+   * memory store (SQLite, Postgres), it is refused as that store's outage.
+   */
+  turnLockIn: StorageDependency;
+  /**
+   * The storage dependency holding the checkpoints `gc.pruneThread` prunes: the session store's
+   * where sessions are checkpointed next to long-term memory; the memory store's where sessions
+   * expire by TTL elsewhere and collection works on the long-term engine.
+   */
+  prunedCheckpointsIn: StorageDependency;
 }
 
 /** One storage dependency of a persistence: the engine that serves it, and how to ask whether it answers. */

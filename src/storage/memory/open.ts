@@ -1,5 +1,7 @@
-import type { Persistence } from "../../memory/ports/persistence.js";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { GcTarget, Persistence, TurnLock } from "../../memory/ports/persistence.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
+import { IN_PROCESS_TRAITS } from "../shared/traits.js";
 import { inProcessTurnLock } from "./turn-lock.js";
 
 /**
@@ -11,13 +13,23 @@ import { inProcessTurnLock } from "./turn-lock.js";
 export async function openMemory(options: { ttl?: StoreTtlConfig } = {}): Promise<Persistence> {
   const [{ MemorySaver }, { TtlMemoryStore }] = await Promise.all([import("@langchain/langgraph"), import("./store.js")]);
   const store = new TtlMemoryStore({ ttl: options.ttl });
+  return { ...inProcessPersistence({ checkpointer: new MemorySaver(), store }), close: async () => store.stop() };
+}
+
+/**
+ * A checkpointer and a store the caller brought (and closes), as a persistence of this process:
+ * turns serialised by an in-process lock unless a `turnLock` is given, nothing guarded, nothing
+ * to collect unless a `gc` target is given. A whole `Persistence` (an engine's `open`) keeps what
+ * it declares (its kind, traits and dependencies); only pinging and closing stay with the caller.
+ */
+export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget | null }): Persistence {
   return {
     kind: "memory",
-    checkpointer: new MemorySaver(),
-    store,
+    traits: IN_PROCESS_TRAITS,
     turnLock: inProcessTurnLock(),
     gc: null,
+    ...parts,
     ping: async () => undefined,
-    close: async () => store.stop(),
+    close: async () => undefined,
   };
 }

@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { log } from "../../logger.js";
 import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
 import { setupFailed } from "../shared/open-checks.js";
+import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { PostgresCheckpointer } from "./checkpointer.js";
 import { probePostgres } from "./probe.js";
 import type { PostgresStore } from "./store.js";
@@ -69,6 +70,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   let closed = false;
   return {
     kind: "postgres",
+    traits: ONE_DATABASE_TRAITS,
     checkpointer,
     store,
     turnLock,

@@ -36,6 +36,8 @@ export async function openRedis(options: RedisOpenOptions): Promise<Persistence>
   log.info("persistence_opened", { backend: "redis", longTerm: options.longTermKind });
   return {
     kind: "redis",
+    // The lock lives beside the sessions; collection works on the long-term engine's checkpoints.
+    traits: { sharedAcrossProcesses: true, turnLockIn: "session_store", prunedCheckpointsIn: "memory_store" },
     checkpointer,
     store: longTerm.store,
     turnLock: redisTurnLock(checkpointer.client),

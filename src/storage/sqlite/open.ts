@@ -1,6 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { log } from "../../logger.js";
 import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
+import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { SqliteCheckpointer } from "./checkpointer.js";
 import { DEFAULT_SQLITE_PATH, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
 import type { SqliteStore } from "./store.js";
@@ -52,6 +53,7 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
   let closed = false;
   return {
     kind: "sqlite",
+    traits: ONE_DATABASE_TRAITS,
     checkpointer,
     store,
     turnLock,

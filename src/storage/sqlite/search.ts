@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { Item, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { normalizeScores } from "../../memory/ranking/fusion.js";
 import { rankHybrid, type HybridOptions, type LexicalSource } from "../../memory/ranking/hybrid.js";
 import type { RankedItem, WeightedSearch } from "../../memory/ports/store.js";
@@ -53,44 +53,6 @@ export function scopeOf(op: SearchOperation, now: number): { where: string; para
   const { from, to } = prefixRange(op.namespacePrefix);
   const filter = filterToSql(op.filter);
   return { where: `i.ns_path >= ? AND i.ns_path < ? AND ${LIVE} AND (${filter.sql})`, params: [from, to, now, ...filter.params] };
-}
-
-/**
- * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
- * the page, not by what the prefix holds: a prefix that is one namespace (the usual case) is read
- * in index order; otherwise the namespaces under it are found by skipping from one to the next in
- * the index, each gives its newest `limit + offset` matches in index order, and only those are
- * sorted together (a user's sessions, say, not every message in them). Items expired at `at.now` are left out.
- */
-export function searchRecent(db: Database.Database, op: WeightedSearch, at: ReadTime): SearchItem[] {
-  const { from, to } = prefixRange(op.namespacePrefix);
-  const columns = itemColumns(op.textChars);
-  const filter = filterToSql(op.filter);
-  const live = { sql: `${LIVE} AND (${filter.sql})`, params: [at.now, ...filter.params] };
-  const limit = op.limit ?? 10;
-  const offset = op.offset ?? 0;
-  const order = "ORDER BY i.updated_at DESC, i.seq DESC";
-  if (statement(db, "SELECT 1 FROM store_items WHERE ns_path > ? AND ns_path < ? LIMIT 1").get(from, to) === undefined) {
-    const rows = statement(db, `SELECT ${columns} FROM store_items i WHERE i.ns_path = ? AND ${live.sql} ${order} LIMIT ? OFFSET ?`).all(
-      from,
-      ...live.params,
-      limit,
-      offset,
-    ) as ItemRow[];
-    return itemsOf(rows, at);
-  }
-  const rows = statement(
-    db,
-    `WITH RECURSIVE spaces(path) AS (
-       SELECT MIN(ns_path) FROM store_items WHERE ns_path >= ? AND ns_path < ?
-       UNION ALL
-       SELECT (SELECT MIN(ns_path) FROM store_items WHERE ns_path > spaces.path AND ns_path < ?) FROM spaces WHERE spaces.path IS NOT NULL
-     )
-     SELECT ${columns} FROM spaces JOIN store_items i ON i.id IN (
-       SELECT i.id FROM store_items i WHERE i.ns_path = spaces.path AND ${live.sql} ${order} LIMIT ?)
-     ${order} LIMIT ? OFFSET ?`,
-  ).all(from, to, to, ...live.params, limit + offset, limit, offset) as ItemRow[];
-  return itemsOf(rows, at);
 }
 
 /** The FTS5 query for `terms`: each distinct term quoted, joined by OR; undefined when there is none. */

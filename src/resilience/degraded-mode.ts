@@ -6,55 +6,8 @@ import { markDegraded } from "../memory/session-continuity.js";
 import type { MemoryScope } from "../memory/scope.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import type { MemoryState } from "../graph/state/state.js";
-import type { Persistence } from "./backends.js";
-import { DependencyHealth, type DependencySpec } from "./dependency-health.js";
-import { flushHeld, guardCheckpointer, guarded, guardStore, type TurnOutcome } from "./guarded-storage.js";
-import { guardTurnLock } from "./guarded-turn-lock.js";
-
-/** How long one storage call may take before it counts as an outage, unless configured (STORAGE_TIMEOUT_MS). */
-export const DEFAULT_STORAGE_TIMEOUT_MS = 1500;
-
-/** Persistence whose every call is bounded and watched, with what watches it. */
-export interface ResilientPersistence {
-  persistence: Persistence;
-  health: DependencyHealth;
-}
-
-/**
- * Puts `raw` behind the storage guards (see guarded-storage.ts): the checkpointer guarded as the
- * `session_store`, the store as the `memory_store`, the turn lock as the dependency it lives in
- * (Redis: the session store, replaced by an in-process lock while Redis is down; SQLite and
- * Postgres: the memory store), and checkpoint pruning as the session store.
- */
-export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPersistence {
-  // One engine serves both: pinged through the persistence handed out (whose `ping` a host may replace).
-  const specs: DependencySpec[] = raw.dependencies ?? [
-    { name: "session_store", engine: raw.kind, ping: () => persistence.ping() },
-    { name: "memory_store", engine: raw.kind, ping: () => persistence.ping() },
-  ];
-  const health = new DependencyHealth(specs, { timeoutMs });
-  const guard = { health, timeoutMs };
-  const pingOf = (name: StorageDependency) => specs.find((spec) => spec.name === name)?.ping ?? (() => persistence.ping());
-  const lockDependency: StorageDependency = raw.kind === "redis" ? "session_store" : "memory_store";
-  const turnLock =
-    raw.kind === "memory"
-      ? raw.turnLock
-      : guardTurnLock(raw.turnLock, { health, timeoutMs, dependency: lockDependency, ping: pingOf(lockDependency), localWhenDown: raw.kind === "redis" });
-  const gc = raw.gc;
-  const persistence: Persistence = {
-      ...raw,
-      checkpointer: guardCheckpointer(raw.checkpointer, guard),
-      store: guardStore(raw.store, guard),
-      turnLock,
-      // Pruning works where checkpoints are kept, but Redis expires its own: there the target is the long-term store's.
-      gc: gc && { ...gc, pruneThread: (...args: Parameters<typeof gc.pruneThread>) => guarded(guard, raw.kind === "redis" ? "memory_store" : "session_store", () => gc.pruneThread(...args)) },
-      close: async () => {
-        health.close();
-        await raw.close();
-      },
-  };
-  return { health, persistence };
-}
+import type { DependencyHealth } from "./dependency-health.js";
+import { flushHeld, type TurnOutcome } from "./guarded-storage.js";
 
 /** The run config of a turn: its thread, and what carry-over.ts reads of the session store. */
 export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number }; durability: "exit" };

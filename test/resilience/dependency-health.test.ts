@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DependencyHealth } from "../../src/app/dependency-health.js";
-import { isStorageFailure, StorageTimeoutError, withinStorageTimeout } from "../../src/app/storage-failure.js";
+import { DependencyHealth } from "../../src/resilience/dependency-health.js";
+import { isStorageFailure, StorageTimeoutError, withinStorageTimeout } from "../../src/resilience/storage-failure.js";
 import { MemoryGraphError } from "../../src/errors.js";
 import { setLogger } from "../../src/logger.js";
 
