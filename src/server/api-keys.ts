@@ -15,6 +15,8 @@ export interface KeyMatch {
 }
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/i;
+/** A bearer token as RFC 6750 writes it (b64token), which is what Hono's bearer auth reads. */
+const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
 function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
@@ -23,7 +25,8 @@ function sha256(text: string): Buffer {
 /**
  * Parses `API_KEYS`: comma-separated `tenant:key` pairs, where the key may be written
  * `sha256:<64 hex digits>` (the digest of the key). Throws CONFIG_INVALID naming `API_KEYS` on a
- * malformed pair, an invalid tenant id or an empty key. Returns an empty list for an empty value.
+ * malformed pair, an invalid tenant id, or a key that is empty or not a bearer token (RFC 6750).
+ * Returns an empty list for an empty value.
  */
 export function parseApiKeys(raw: string | undefined): KeyEntry[] {
   if (!raw || raw.trim() === "") return [];
@@ -46,6 +49,8 @@ export function parseApiKeys(raw: string | undefined): KeyEntry[] {
         if (!HEX_DIGEST.test(hex)) throw configError(`pair ${index + 1}: sha256: must be followed by 64 hex digits`);
         return { tenantId: tenant, digest: Buffer.from(hex, "hex") };
       }
+      // A key no `Authorization: Bearer` header can carry would never match: refused here, at start-up.
+      if (!TOKEN.test(key)) throw configError(`pair ${index + 1}: a key is letters, digits and - . _ ~ + / (then = padding)`);
       return { tenantId: tenant, digest: sha256(key) };
     });
 }
@@ -62,13 +67,6 @@ export function matchKey(entries: readonly KeyEntry[], presented: string): KeyMa
     if (timingSafeEqual(entry.digest, digest) && match === null) match = { tenantId: entry.tenantId, keyId: `key-${index + 1}` };
   });
   return match;
-}
-
-/** The bearer token of an `Authorization` header, or null. */
-export function bearerToken(header: string | undefined): string | null {
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
 }
 
 function configError(detail: string): MemoryGraphError {

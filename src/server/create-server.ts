@@ -1,25 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
 import { inSpan } from "../telemetry.js";
 import { allowedMethods } from "./allowed-methods.js";
-import { snakeKeys } from "./case.js";
-import { bearerToken, matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
+import { matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
 import type { ServerEnv } from "./context.js";
 import { respondError } from "./http-error.js";
-import { DEFAULT_IMPORT_BODY_LIMIT_BYTES, memoryApiHandlers } from "./memory-api-routes.js";
-import { inspectorHandlers } from "./inspector.js";
-import { itemHandlers } from "./item-routes.js";
-import { memoryHandlers } from "./memory-routes.js";
+import { DEFAULT_IMPORT_BODY_LIMIT_BYTES } from "./memory-api-routes.js";
 import { openApiDocument } from "./openapi.js";
-import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
 import { OpenStreams } from "./open-streams.js";
-import { API_PREFIX, ROUTES, type OperationId, type RouteHandlers } from "./routes.js";
-import { sessionListHandlers } from "./session-list-routes.js";
-import { turnHandlers } from "./turn-routes.js";
+import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
+import { API_PREFIX } from "./responses.js";
+import { registerRoutes } from "./route.js";
+import { ROUTES } from "./routes.js";
 
 /** Options of the HTTP service. */
 export interface ServerOptions {
@@ -48,13 +47,12 @@ export interface ServerOptions {
 /** The tenant served when no API keys are configured. */
 export const OPEN_TENANT = "default";
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-/** How long /readyz waits for each dependency's ping (they run at once): under the probes' usual one second. */
-const READY_PING_MS = 800;
+/** The request ids taken as sent (X-Request-Id); any other is replaced by a new one. */
+const REQUEST_ID = /^[\w.:=-]{1,128}$/;
 
 /**
  * The HTTP service as a Hono app (serve it with @hono/node-server, or call `app.request()` in
- * tests). It answers the routes of the route table (routes.ts) and nothing else; every route
+ * tests). It answers the route definitions of routes.ts and nothing else; every route
  * under /v1 needs a key unless none are configured; health routes and /openapi.json need none.
  */
 export function createServer(options: ServerOptions): Hono<ServerEnv> {
@@ -63,34 +61,20 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const limiter = perMinute > 0 ? requestLimiter(perMinute, options.rateLimitCounter) : null;
   const app = new Hono<ServerEnv>();
 
+  // Hono's request id keeps a sent id of word characters, '-' and '=' (up to 128); the generator, asked for any other, also keeps '.' and ':'.
+  app.use("*", requestId({ limitLength: 128, generator: (c) => sentRequestId(c.req.header("x-request-id")) ?? randomUUID() }));
   app.use("*", requestLog());
   app.use(`${API_PREFIX}/*`, authenticate(keys));
   if (limiter) app.use(`${API_PREFIX}/*`, rateLimit(limiter));
-  const deps = { memory: options.memory, bodyLimitBytes: options.bodyLimitBytes ?? 262_144, streams: options.streams ?? new OpenStreams() };
-  const handlers: RouteHandlers = {
-    ...turnHandlers(deps),
-    ...memoryHandlers(deps),
-    ...sessionListHandlers(deps),
-    ...itemHandlers(deps),
-    ...inspectorHandlers(options.inspector ?? true),
-    ...memoryApiHandlers({ ...deps, importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES }),
-    health: (c) => c.json({ status: "ok" }, 200),
-    ready: async (c) => {
-      if (options.isDraining?.()) return c.json({ error: { code: "DRAINING", message: "shutting down" } }, 503);
-      // Every dependency is pinged at once, each given READY_PING_MS: the answer comes within a second.
-      const dependencies = await options.memory.checkHealth(READY_PING_MS);
-      const failing = dependencies.filter((dependency) => !dependency.ok);
-      if (failing.length === 0) return c.json({ status: "ready" }, 200);
-      // Losing and regaining a dependency is logged once each (dependency.lost/recovered), not per probe.
-      log.debug("http.not_ready", { request_id: c.get("requestId"), failing: failing.map((d) => d.name) });
-      const message = `not answering: ${failing.map((d) => `${d.name} (${d.engine})`).join(", ")}`;
-      return c.json({ error: { code: "STORAGE_UNREACHABLE", message }, dependencies: dependencies.map((d) => snakeKeys(d)) }, 503);
-    },
-    openApi: (c) => c.json(openApiDocument(), 200),
-  };
-  for (const [operationId, route] of Object.entries(ROUTES)) {
-    app.on(route.method.toUpperCase(), route.path, handlers[operationId as OperationId]);
-  }
+  registerRoutes(app, ROUTES, {
+    memory: options.memory,
+    bodyLimitBytes: options.bodyLimitBytes ?? 262_144,
+    importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES,
+    streams: options.streams ?? new OpenStreams(),
+    inspector: options.inspector ?? true,
+    isDraining: options.isDraining ?? (() => false),
+    openApiDocument,
+  });
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);
@@ -99,19 +83,17 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     const message = `${c.req.method} is not allowed on ${c.req.path}; it takes ${allow.join(", ")}`;
     return respondError(c, new MemoryGraphError("METHOD_NOT_ALLOWED", message, { kind: "user" }));
   });
-  app.onError((error, c) => respondError(c, error));
+  // Hono's bearer auth refuses with an HTTPException carrying the answer made for it (see `authenticate`).
+  app.onError((error, c) => (error instanceof HTTPException && error.res ? error.getResponse() : respondError(c, error)));
   return app;
 }
 
-/** Request id (X-Request-Id echoed when sane, else generated) and one structured log line per request. */
+/** One structured log line per request (under its request id). */
 function requestLog(): MiddlewareHandler<ServerEnv> {
   // With tracing on, each request is a server span and every line logged while it runs carries its trace id.
   return (c, next) => inSpan(`${c.req.method}`, { "http.request.method": c.req.method, "url.path": c.req.path }, async (span) => {
     const started = performance.now();
-    const given = c.req.header("x-request-id");
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-    c.set("requestId", requestId);
-    c.header("X-Request-Id", requestId);
+    const requestId = c.get("requestId");
     await next();
     const status = c.res.status;
     span?.updateName(`${c.req.method} ${c.req.routePath}`);
@@ -136,24 +118,43 @@ function requestLog(): MiddlewareHandler<ServerEnv> {
   });
 }
 
-/** The tenant comes from the key alone; with no keys configured every request is tenant `default`. */
+/** A sent request id this service keeps as it is, or undefined. */
+function sentRequestId(sent: string | undefined): string | undefined {
+  return sent !== undefined && REQUEST_ID.test(sent) ? sent : undefined;
+}
+
+/**
+ * The tenant comes from the key alone (Hono's bearer auth, the key looked up by `matchKey`); with
+ * no keys configured every request is tenant `default`. A missing, malformed or unknown key is 401
+ * UNAUTHORIZED with `WWW-Authenticate: Bearer`.
+ */
 function authenticate(keys: readonly KeyEntry[]): MiddlewareHandler<ServerEnv> {
-  return async (c, next) => {
-    if (keys.length === 0) {
+  if (keys.length === 0) {
+    return async (c, next) => {
       c.set("tenantId", OPEN_TENANT);
       c.set("keyId", "open");
-      return next();
-    }
-    const token = bearerToken(c.req.header("authorization"));
-    const match = token === null ? null : matchKey(keys, token);
-    if (!match) {
-      c.header("WWW-Authenticate", "Bearer");
-      throw new MemoryGraphError("UNAUTHORIZED", token === null ? "missing API key (Authorization: Bearer …)" : "invalid API key", { kind: "user" });
-    }
-    c.set("tenantId", match.tenantId);
-    c.set("keyId", match.keyId);
-    return next();
-  };
+      await next();
+    };
+  }
+  const refuse = (message: string) => ({
+    wwwAuthenticateHeader: "Bearer",
+    message: (c: Context<ServerEnv>) => respondError(c, new MemoryGraphError("UNAUTHORIZED", message, { kind: "user" })),
+  });
+  const missing = refuse("missing API key (Authorization: Bearer …)");
+  return bearerAuth({
+    verifyToken: (token, c: Context<ServerEnv>) => {
+      const match = matchKey(keys, token);
+      if (match) {
+        c.set("tenantId", match.tenantId);
+        c.set("keyId", match.keyId);
+      }
+      return match !== null;
+    },
+    noAuthenticationHeader: missing,
+    // Hono answers a header that is not `Bearer <token68>` with 400; here it is a missing key, as it always was.
+    invalidAuthenticationHeader: missing,
+    invalidToken: refuse("invalid API key"),
+  });
 }
 
 /**

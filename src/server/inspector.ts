@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Context } from "hono";
+import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import type { ServerEnv } from "./context.js";
-import type { RouteHandlers } from "./routes.js";
+import { error } from "./responses.js";
+import { defineRoute } from "./route.js";
 
 /**
  * The memory inspector: a page (plain HTML, JS and CSS shipped in the package's `inspector/`
@@ -34,16 +36,33 @@ function fileText(name: string): string {
   return text;
 }
 
-/** The page (GET /inspector) and its script and style (GET /inspector/{file}); 404 NOT_FOUND for anything else, or for all when `enabled` is false. */
-export function inspectorHandlers(enabled: boolean): Pick<RouteHandlers, "inspector" | "inspectorAsset"> {
-  const send = (c: Context<ServerEnv>, name: string, asAsset: boolean) => {
-    if (!enabled) throw new MemoryGraphError("NOT_FOUND", "the inspector is off (INSPECTOR=on serves it)", { kind: "user" });
-    const type = TYPES[name];
-    if (type === undefined || (asAsset && name === "index.html")) throw new MemoryGraphError("NOT_FOUND", `no inspector file ${name}`, { kind: "user" });
-    return c.body(fileText(name), 200, { "content-type": type, "content-security-policy": POLICY, "cache-control": "no-cache", "x-content-type-options": "nosniff" });
-  };
-  return {
-    inspector: (c) => send(c, "index.html", false),
-    inspectorAsset: (c) => send(c, c.req.param("file") ?? "", true),
-  };
+/** Answers the file `name` (the page only at GET /inspector); 404 NOT_FOUND for anything else, or for all when `enabled` is false. */
+function send(c: Context<ServerEnv>, name: string, enabled: boolean, asAsset: boolean): Response {
+  if (!enabled) throw new MemoryGraphError("NOT_FOUND", "the inspector is off (INSPECTOR=on serves it)", { kind: "user" });
+  const type = TYPES[name];
+  if (type === undefined || (asAsset && name === "index.html")) throw new MemoryGraphError("NOT_FOUND", `no inspector file ${name}`, { kind: "user" });
+  return c.body(fileText(name), 200, { "content-type": type, "content-security-policy": POLICY, "cache-control": "no-cache", "x-content-type-options": "nosniff" });
 }
+
+export const inspector = defineRoute({
+  method: "get",
+  path: "/inspector",
+  tag: "health",
+  summary: "The memory inspector page",
+  description:
+    "A page to see and correct a user's memory through this API (the key is typed into the page and sent as the bearer key of every call). " +
+    "On unless NODE_ENV=production (or on Cloud Run); INSPECTOR=on|off decides.",
+  responses: { 200: { description: "The page.", text: "text/html" }, 404: error("NOT_FOUND: the inspector is off.") },
+  handle: (c, _input, deps) => send(c, "index.html", deps.inspector, false),
+});
+
+export const inspectorAsset = defineRoute({
+  method: "get",
+  path: "/inspector/:file",
+  tag: "health",
+  summary: "The inspector's script and style",
+  // Any other name is a 404 (no such file), not a 400: the name is read as it is and looked up.
+  params: { schema: z.object({ file: z.enum(["inspector.js", "inspector.css"]) }), parse: (c) => c.req.param("file") ?? "" },
+  responses: { 200: { description: "The file (text/javascript or text/css).", text: "text/javascript" }, 404: error("NOT_FOUND: no such file, or the inspector is off.") },
+  handle: (c, { params: file }, deps) => send(c, file, deps.inspector, true),
+});

@@ -24,7 +24,7 @@ export const factsQuerySchema = z
   .strict();
 
 const itemId = (name: string, description: string) =>
-  z.string().min(1).max(512).meta({ description: `${description} (URL-encoded; fact ids carry their key, e.g. \`location.city@m1\`).` });
+  z.string().min(1, "must be a non-empty string").max(512, "must be at most 512 characters").meta({ description: `${description} (URL-encoded; fact ids carry their key, e.g. \`location.city@m1\`).` });
 
 export const factPathSchema = z.object({ user_id: idSchema("user_id", "The user."), fact_id: itemId("fact_id", "The fact (one version)") });
 export const eventPathSchema = z.object({ user_id: idSchema("user_id", "The user."), event_id: itemId("event_id", "The event (its message's id)") });

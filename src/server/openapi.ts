@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponseObject } from "zod-openapi";
-import { isApiRoute, responsesOf, ROUTES, type ResponseSpec, type RouteSpec } from "./routes.js";
+import { isApiRoute, responsesOf } from "./responses.js";
+import type { AnyRoute, ResponseSpec } from "./route.js";
+import { ROUTES } from "./routes.js";
 
-/** The OpenAPI document of the service, built from the route table (the same schemas the routes validate with). */
+/** The OpenAPI document of the service, built from the route definitions (the same schemas the routes check requests by). */
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
 const requestId = z.object({
@@ -39,7 +41,8 @@ function responseOf(spec: ResponseSpec, made: WeakMap<ResponseSpec, ZodOpenApiRe
   return response;
 }
 
-function operationOf(operationId: string, route: RouteSpec, made: WeakMap<ResponseSpec, ZodOpenApiResponseObject>): ZodOpenApiOperationObject {
+function operationOf(operationId: string, route: AnyRoute, made: WeakMap<ResponseSpec, ZodOpenApiResponseObject>): ZodOpenApiOperationObject {
+  const { params, query, body } = route;
   const responses = Object.fromEntries(Object.entries(responsesOf(route)).map(([status, spec]) => [status, responseOf(spec, made)]));
   return {
     operationId,
@@ -47,8 +50,8 @@ function operationOf(operationId: string, route: RouteSpec, made: WeakMap<Respon
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: isApiRoute(route) ? [{ bearerAuth: [] }] : [],
-    ...(route.params || route.query ? { requestParams: { ...(route.params ? { path: route.params } : {}), ...(route.query ? { query: route.query } : {}) } } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
+    ...(params || query ? { requestParams: { ...(params ? { path: params.schema } : {}), ...(query ? { query: query.schema } : {}) } } : {}),
+    ...(body ? { requestBody: { required: true, content: { "application/json": { schema: body.schema } } } } : {}),
     responses,
   };
 }
@@ -57,7 +60,7 @@ function operationOf(operationId: string, route: RouteSpec, made: WeakMap<Respon
 export function buildOpenApiDocument(): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
   const made = new WeakMap<ResponseSpec, ZodOpenApiResponseObject>();
-  for (const [operationId, route] of Object.entries(ROUTES) as [string, RouteSpec][]) {
+  for (const [operationId, route] of Object.entries(ROUTES)) {
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: operationOf(operationId, route, made) };
   }

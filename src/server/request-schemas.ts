@@ -66,20 +66,23 @@ export const userQuerySchema = z.object({ user_id: idSchema("user_id", "The user
 /** The query of the user routes: none is accepted. */
 export const emptyQuerySchema = z.object({}).strict();
 
-/** The `:user_id` of a user route (checked by `pathId`, strictly decoded, with the same rules). */
+/** The `:user_id` of a user route (strictly decoded, see `pathParams`). */
 export const userPathSchema = z.object({ user_id: idSchema("user_id", "The user.") });
 
 /** The `:session_id` of a session route. */
 export const sessionPathSchema = z.object({ session_id: idSchema("session_id", "The session.") });
 
-/** Parses `schema` or throws a user error naming the first bad field (snake_case, dotted). */
-export function parseRequest<T>(schema: z.ZodType<T>, value: unknown, fallbackField = "body"): T {
+/**
+ * Parses `schema` or throws a user error naming the first bad field (snake_case, dotted): an
+ * unknown one is UNKNOWN_FIELD, a bad one `invalid` (INVALID_INPUT, or INVALID_ID for a path id).
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, fallbackField = "body", invalid: "INVALID_INPUT" | "INVALID_ID" = "INVALID_INPUT"): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = issue?.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : (issue?.path ?? []);
   const field = path.map(String).join(".") || fallbackField;
-  const code = issue?.code === "unrecognized_keys" ? "UNKNOWN_FIELD" : "INVALID_INPUT";
+  const code = issue?.code === "unrecognized_keys" ? "UNKNOWN_FIELD" : invalid;
   const detail = issue?.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
   throw new MemoryGraphError(code, `${field}: ${detail}`, { kind: "user", field });
 }

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
+import type { z, ZodObject } from "zod";
 import { invalidInput } from "../errors.js";
 import { assertText } from "../json-bounds.js";
-import { validateId } from "../memory/scope.js";
+import { parseRequest } from "./request-schemas.js";
 
 /**
  * Ids from the URL, decoded strictly. Hono decodes parameters leniently: an escape that is not
@@ -19,15 +20,22 @@ function decodeStrictly(field: string, raw: string): string {
 }
 
 /**
- * The path parameter `:name` of the matched route, decoded strictly and checked as an id (errors
- * under `name`), by `check` when given (an item id, which may be longer than a scope id).
+ * The path parameters of the matched route that `schema` names, each decoded strictly and checked
+ * by `schema`; a bad one is INVALID_ID under its name.
  */
-export function pathId(c: Context, name: string, check: (field: string, value: string) => string = validateId): string {
-  const index = c.req.routePath.split("/").indexOf(`:${name}`);
+export function pathParams<S extends ZodObject>(c: Context, schema: S): z.output<S> {
+  const names = c.req.routePath.split("/");
   // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
-  const raw = index < 0 ? undefined : new URL(c.req.url).pathname.split("/")[index];
-  if (raw === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
-  return check(name, decodeStrictly(name, raw));
+  const segments = new URL(c.req.url).pathname.split("/");
+  const raw = Object.fromEntries(
+    Object.keys(schema.shape).map((name) => {
+      const index = names.indexOf(`:${name}`);
+      const segment = index < 0 ? undefined : segments[index];
+      if (segment === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
+      return [name, decodeStrictly(name, segment)];
+    }),
+  );
+  return parseRequest(schema, raw, "path", "INVALID_ID");
 }
 
 /**

@@ -56,7 +56,8 @@ describe("the OpenAPI document", () => {
 
   it("documents every route the server registers, and registers every documented one", async () => {
     const server = await testServer();
-    const registered = server.app.routes.filter((route) => route.method !== METHOD_NAME_ALL).map((route) => `${route.method} ${openApiPath(route.path)}`);
+    // A route's own middleware (its checks, its body limit) is registered beside its handler: each route counts once.
+    const registered = [...new Set(server.app.routes.filter((route) => route.method !== METHOD_NAME_ALL).map((route) => `${route.method} ${openApiPath(route.path)}`))];
     const documented = operations.map(({ method, template }) => `${method.toUpperCase()} ${template}`);
     expect([...registered].sort()).toEqual([...documented].sort());
     await server.close();

@@ -25,6 +25,26 @@ describe("API keys and tenancy", () => {
     expect(await tenantItems(server.memory, "tenantA")).toHaveLength(0);
   });
 
+  it.each([
+    { authorization: undefined, message: "missing API key (Authorization: Bearer …)" },
+    { authorization: "Basic Zm9vOmJhcg==", message: "missing API key (Authorization: Bearer …)" },
+    { authorization: `Bearer ${KEY_A} extra`, message: "missing API key (Authorization: Bearer …)" },
+    { authorization: "Bearer \u00ff\u00fe", message: "missing API key (Authorization: Bearer …)" },
+    { authorization: "Bearer wrong-key", message: "invalid API key" },
+  ])("answers $authorization with 401 UNAUTHORIZED, the error body and WWW-Authenticate: Bearer", async ({ authorization, message }) => {
+    server = await testServer();
+    const res = await server.call("GET", "/v1/users/u1/memory", { key: null, headers: { "x-request-id": "auth.case:1", ...(authorization === undefined ? {} : { authorization }) } });
+    expect(res.headers.get("www-authenticate")).toBe("Bearer");
+    expect(res.headers.get("x-request-id")).toBe("auth.case:1");
+    expect(res.headers.get("content-type")).toContain("application/json");
+    await expectError(res, 401, { code: "UNAUTHORIZED", message });
+  });
+
+  it("takes a key with any spacing after Bearer, in any case", async () => {
+    server = await testServer();
+    expect((await server.call("GET", "/v1/users/u1/memory", { key: null, headers: { authorization: `bearer   ${KEY_A}` } })).status).toBe(200);
+  });
+
   it("keeps tenants apart even with the same user and session ids", async () => {
     server = await testServer();
     expect((await server.call("POST", "/v1/turns", { key: KEY_A, body: { ...base, message: "my email is a@example.com" } })).status).toBe(200);
@@ -147,6 +167,26 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     expect(await tenantItems(server.memory, "tenantA")).toHaveLength(0);
   });
 
+  it("400 BODY_INCOMPLETE for a chunked body that breaks off while its size is counted", async () => {
+    server = await testServer();
+    let sent = false;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new Error("socket hang up"));
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('{"user_id":"u1","session_id":"s1","message":"'));
+      },
+    });
+    const res = await server.app.request("/v1/turns", {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json", "transfer-encoding": "chunked" },
+      body: stream,
+      duplex: "half",
+    });
+    await expectError(res, 400, { code: "BODY_INCOMPLETE" });
+    expect(await tenantItems(server.memory, "tenantA")).toHaveLength(0);
+  });
+
   it("415 for a body that is not application/json", async () => {
     server = await testServer();
     await expectError(await server.call("POST", "/v1/turns", { body: JSON.stringify(base), headers: { "content-type": "text/plain" } }), 415);
@@ -232,5 +272,8 @@ describe("request ids", () => {
     expect(echoed.headers.get("x-request-id")).toBe("abc-123");
     const made = await server.call("GET", "/healthz", { headers: { "x-request-id": "bad id\u00e9" } });
     expect(made.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    // Word characters, '-', '.', ':' and '=', up to 128 of them, are kept as sent; anything longer is replaced.
+    for (const sent of ["trace.7:a-b_c", "YWJj=", "x".repeat(128)]) expect((await server.call("GET", "/healthz", { headers: { "x-request-id": sent } })).headers.get("x-request-id")).toBe(sent);
+    expect((await server.call("GET", "/healthz", { headers: { "x-request-id": "x".repeat(129) } })).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

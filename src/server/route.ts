@@ -1,0 +1,177 @@
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { validator } from "hono/validator";
+import type { z, ZodObject, ZodType } from "zod";
+import { MemoryGraphError } from "../errors.js";
+import { assertJsonBounds } from "../json-bounds.js";
+import type { RouteDeps, ServerEnv } from "./context.js";
+import { parseRequest } from "./request-schemas.js";
+import { pathParams, queryOf } from "./url-params.js";
+
+/**
+ * One definition per route: its method and path, what the OpenAPI document says of it, how each
+ * part of a request is checked, and its handler. The server registers the definitions (with
+ * `registerRoutes`) and openapi.ts documents the same ones, so a route cannot be served one way
+ * and documented another. Paths are in Hono's syntax (`:name`).
+ */
+
+export type Status = 200 | 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503;
+
+/** One answer of a route: a JSON body, or (for a stream) server-sent events, and the headers it may carry. */
+export interface ResponseSpec {
+  /** Set on an answer many routes share: the document holds it once, as a component. */
+  id?: string;
+  description: string;
+  json?: ZodType;
+  events?: ZodType;
+  /** A text answer of this media type (the inspector's page and files). */
+  text?: string;
+  /** Response headers beyond `X-Request-Id` (which every answer carries). */
+  headers?: ZodObject;
+}
+
+/**
+ * A part of the request (path, query or body): the schema the document shows, and how the part is
+ * read and checked into what the handler takes; `parse` throws a user error naming the field.
+ */
+export interface RequestPart<T, S extends ZodType = ZodType> {
+  schema: S;
+  parse(c: Context<ServerEnv>, deps: RouteDeps): T | Promise<T>;
+}
+
+/**
+ * The body of a route: JSON read within a size limit (default: the server's body limit), then
+ * `parse`d from the JSON value into what the handler takes.
+ */
+export interface BodyPart<T> {
+  schema: ZodType;
+  parse(value: unknown, c: Context<ServerEnv>, deps: RouteDeps): T | Promise<T>;
+  limitBytes?(deps: RouteDeps): number;
+}
+
+/** What the handler takes: every part of the request, checked. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteSpec<P = undefined, Q = undefined, B = undefined> {
+  method: "get" | "post" | "patch" | "delete";
+  path: string;
+  summary: string;
+  description?: string;
+  tag: "turns" | "memory" | "health";
+  params?: RequestPart<P, ZodObject>;
+  query?: RequestPart<Q, ZodObject>;
+  body?: BodyPart<B>;
+  /** Every status the route answers, other than what every route under API_PREFIX may answer. */
+  responses: Partial<Record<Status, ResponseSpec>>;
+  handle(c: Context<ServerEnv>, input: RouteInput<P, Q, B>, deps: RouteDeps): Response | Promise<Response>;
+}
+
+/** A route of any input (the table and the document read every route alike). */
+export type AnyRoute = RouteSpec<unknown, unknown, unknown>;
+
+/** A route definition, its handler's input typed by its parts. */
+export function defineRoute<P = undefined, Q = undefined, B = undefined>(route: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return route;
+}
+
+/** Path ids (`schema`'s keys), decoded strictly and checked by `schema`: a bad one is INVALID_ID under its name. */
+export function pathIds<S extends ZodObject>(schema: S): RequestPart<z.output<S>, S> {
+  return { schema, parse: (c) => pathParams(c, schema) };
+}
+
+/** The query, decoded strictly and checked by `schema` (strict: an unknown parameter is UNKNOWN_FIELD). */
+export function queryParams<S extends ZodObject>(schema: S): RequestPart<z.output<S>, S> {
+  return { schema, parse: (c) => parseRequest(schema, queryOf(c), "query") };
+}
+
+/** A JSON body checked by `schema` (see `readJsonBody` for what is refused before the schema runs). */
+export function jsonBody<S extends ZodType>(schema: S): BodyPart<z.output<S>> {
+  return { schema, parse: (value) => parseRequest(schema, value) };
+}
+
+/**
+ * Registers every route on `app`: the path and query are checked first (Hono's `validator`), then
+ * a body is held to its limit (Hono's `bodyLimit`), read (`readJsonBody`) and checked, and the
+ * handler gets the parts.
+ */
+export function registerRoutes(app: Hono<ServerEnv>, routes: Readonly<Record<string, AnyRoute>>, deps: RouteDeps): void {
+  for (const route of Object.values(routes)) app.on([route.method.toUpperCase()], [route.path], ...chainOf(route, deps));
+}
+
+function chainOf(route: AnyRoute, deps: RouteDeps): MiddlewareHandler<ServerEnv>[] {
+  const { params, query, body } = route;
+  const chain: MiddlewareHandler<ServerEnv>[] = [];
+  // Hono's own reading of the path and query is lenient; each part reads the raw URL itself.
+  if (params) chain.push(validator("param", (_lenient, c: Context<ServerEnv>) => params.parse(c, deps)));
+  if (query) chain.push(validator("query", (_lenient, c: Context<ServerEnv>) => query.parse(c, deps)));
+  if (body) chain.push(limitBody(body.limitBytes?.(deps) ?? deps.bodyLimitBytes));
+  chain.push(async (c) => {
+    const valid = c.req.valid.bind(c.req) as (target: "param" | "query") => unknown;
+    const input = { params: params ? valid("param") : undefined, query: query ? valid("query") : undefined, body: body ? await body.parse(await readJsonBody(c), c, deps) : undefined };
+    return route.handle(c, input, deps);
+  });
+  return chain;
+}
+
+/**
+ * Hono's body limit (a declared Content-Length over it is refused before anything is read; a body
+ * without one is counted as it arrives) answering 413 PAYLOAD_TOO_LARGE. A body that breaks off
+ * while the limit counts it is the client's doing: 400 BODY_INCOMPLETE, as when the handler reads it.
+ */
+function limitBody(limitBytes: number): MiddlewareHandler<ServerEnv> {
+  const limit = bodyLimit({
+    maxSize: limitBytes,
+    onError: () => {
+      throw new MemoryGraphError("PAYLOAD_TOO_LARGE", `the body is over the limit of ${limitBytes} bytes`, { kind: "user" });
+    },
+  });
+  return async (c, next) => {
+    try {
+      // An error of the route after it (next) is answered there, by the app's error handler: what arrives here is the limit's own.
+      return await limit(c, next);
+    } catch (error) {
+      if (error instanceof MemoryGraphError) throw error;
+      throw new MemoryGraphError("BODY_INCOMPLETE", "the body ended before it was whole (the client went away?)", { kind: "user", cause: error });
+    }
+  };
+}
+
+/**
+ * Reads a request's JSON body; its size was held to the route's limit before (`limitBody`). A content type other than application/json is 415; bytes that are not UTF-8 or
+ * text that is not JSON is 400, and so is JSON over the structure bound or breaking the text rule
+ * (`assertJsonBounds`), before anything else reads it; a body cut short (the client went away, or
+ * sent less than its Content-Length) is 400 BODY_INCOMPLETE, logged as the caller's mistake.
+ * Never throws anything but a user `MemoryGraphError`.
+ */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new MemoryGraphError("UNSUPPORTED_MEDIA_TYPE", "the body must be application/json", { kind: "user" });
+  }
+  const bytes = await c.req.arrayBuffer().catch((error: unknown) => {
+    // The client went away mid-body (or sent less than its Content-Length): its mistake, not ours.
+    throw new MemoryGraphError("BODY_INCOMPLETE", "the body ended before it was whole (the client went away?)", { kind: "user", cause: error });
+  });
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidJson("the body is not UTF-8 text");
+  }
+  if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw invalidJson("the body is not valid JSON");
+  }
+  return assertJsonBounds(value);
+}
+
+function invalidJson(message: string): MemoryGraphError {
+  return new MemoryGraphError("INVALID_JSON", message, { kind: "user" });
+}
