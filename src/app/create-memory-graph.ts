@@ -1,7 +1,5 @@
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
-import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import { MemoryGraphError, messageOf } from "../errors.js";
-import { log, resolveLogger, withLogger } from "../logger.js";
+import { resolveLogger, withLogger } from "../logger.js";
 import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
@@ -12,31 +10,23 @@ import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js"
 import { currentLeaf } from "../memory/session-continuity.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
 import type { GraphDeps } from "../nodes/deps.js";
-import { PreparedTurns } from "../nodes/prepared-turn.js";
-import { NODE } from "../state/node-names.js";
 import type { MemoryState } from "../state/state.js";
-import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
-import { skippedTurn, turnResultOf, type TurnResult } from "../state/turn-result.js";
-import { summaryDue } from "../nodes/summarize.js";
-import { saveTurnRecord } from "../memory/turn-records.js";
+import type { TurnResult } from "../state/turn-result.js";
+import { MemoryGraphError } from "../errors.js";
 import { openPersistence, type Persistence } from "./backends.js";
 import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
 import { sessionThread, userMemory, type UserMemory } from "./memory-reads.js";
-import { prepareTurn } from "./prepare-turn.js";
 import type { DependencyStatus } from "./dependency-health.js";
-import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { guardMemoryItems, memoryItems, type MemoryItems } from "./memory-items.js";
-import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns, type TurnConfig } from "./resilient-persistence.js";
+import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns } from "./resilient-persistence.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
-import { withLightRunContext } from "./run-context.js";
-import { titleSession } from "./session-titles.js";
 import { sessionWindowEdits } from "./session-window-edits.js";
-import { tracedTurn } from "./turn-telemetry.js";
-import { upkeepOf } from "./upkeep.js";
+import { createTurnRunner, type TurnOptions } from "./turn-runner.js";
 
 export { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
 export type { UserMemory } from "./memory-reads.js";
+export { PRUNE_SLACK, type TurnOptions } from "./turn-runner.js";
 
 /**
  * A compiled memory graph with its persistence, ready to take turns; its memory can be searched,
@@ -90,24 +80,6 @@ export interface MemoryGraph extends MemoryApi, MemoryItems {
   close(): Promise<void>;
 }
 
-/** Per-call options of `runTurn` and `streamTurn`. */
-export interface TurnOptions {
-  signal?: AbortSignal;
-  /**
-   * The checkpoint thread (default: derived from tenant, user and session). Whatever the id, a
-   * thread stays bound to the scope of its first turn (`THREAD_SCOPE_MISMATCH` otherwise).
-   */
-  threadId?: string;
-  /** Called once the turn holds its session and passed every check, just before it runs or replays. */
-  onStart?: (start: { replayed: boolean }) => void;
-}
-
-/** The key LangGraph streams an interrupt (here: the planned stop after build_candidate) under. */
-const INTERRUPT = "__interrupt__";
-
-/** Checkpoints a session may gather beyond `checkpointKeep` before a turn prunes it back. */
-export const PRUNE_SLACK = 10;
-
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
   const logger = options.logger === undefined ? undefined : resolveLogger(options.logger);
@@ -129,12 +101,12 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
           embeddings: deps.embeddings ?? null,
         }),
       );
-  // ingest_prompt takes the verdict of `prepareTurn` on the facade's own runs instead of checking again.
-  const preparedTurns = new PreparedTurns();
   // Every storage call bounded and watched; without the session store, turns run on `sessionless`.
   const { persistence, health } = makeResilient(opened, options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
-  const app = compileGraph({ ...deps, preparedTurns }, persistence, { replyFirst: true });
-  const sessionless = sessionlessTurns({ ...deps, preparedTurns }, persistence.store, health);
+  // `app` takes a TurnInput, like the graph alone; the turn runner's twin takes the turns it planned.
+  const app = compileGraph(deps, persistence, { replyFirst: true });
+  const planned = compileGraph(deps, persistence, { replyFirst: true, planned: true });
+  const sessionless = sessionlessTurns(deps, persistence.store, health);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const api = memoryApi(persistence.store, deps);
   // With metrics on, the dependency gauge reads the same states /readyz answers with.
@@ -145,113 +117,17 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     if (closed) throw new MemoryGraphError("GRAPH_CLOSED", "the memory graph is closed", { kind: "system" });
   };
 
-  const stateOf = async (threadId: string): Promise<MemoryState | null> => {
-    const snapshot = await app.getState({ configurable: { thread_id: threadId } });
-    return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
-  };
-
-  /** Turns whose reply is out but whose upkeep (a due summary, pruning) still runs. */
-  const upkeep = new Set<Promise<void>>();
-  const settled = async () => {
-    while (upkeep.size > 0) await Promise.all(upkeep);
-  };
-
-  const { makeDueSummary, finishUpkeep } = upkeepOf(app);
   // Sessions are titled, when asked for, by the model that writes summaries.
   const titleModel = options.sessionTitles ? (deps.summaryModel === undefined ? deps.chatModel : deps.summaryModel) : null;
-
-  /**
-   * The frame of every turn: validate (storing nothing when the input is bad), answer SKIP for no
-   * prompt, then — one writer per thread — plan it (a repeated `messageId` replays or conflicts),
-   * run to build_candidate, record the result under its idempotency key and hand it to the caller;
-   * then, the session still locked, make the summary when one is due and prune old checkpoints.
-   * No reply waits for upkeep; `settled()` and `close()` do.
-   */
-  async function turn(
-    raw: unknown,
-    options: TurnOptions,
-    run: (input: TurnInput, config: TurnConfig, graph: MemoryGraphApp) => Promise<MemoryState>,
-  ): Promise<TurnResult> {
-    refuseWhenClosed();
-    const input = parseTurnInput(raw, limits.maxPromptChars);
-    if (!promptText(input) && !input.parentMessageId) return skippedTurn();
-    const threadId = options.threadId ?? threadIdOf(input);
-    return await new Promise<TurnResult>((resolve, reject) => {
-      let answered = false;
-      const answer = (result: TurnResult) => {
-        answered = true;
-        resolve(result);
-      };
-      const outcome = newTurnOutcome();
-      const work = scoped(() =>
-        persistence.turnLock.run(threadId, () => withTurnOutcome(outcome, async () => {
-          // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
-          // Without the session store it runs on a session rebuilt from long-term memory.
-          const session = sessionless.begin(threadId, input, outcome, () => stateOf(threadId));
-          const plan = await prepareTurn(persistence.store, input, session.lastState);
-          options.onStart?.({ replayed: plan.kind === "replay" });
-          if (plan.kind === "replay") return answer(plan.result);
-          const ticket = preparedTurns.ticketFor({ input: plan.input, parent: plan.parent });
-          const state = await session.run(app, (graph, config) => run(plan.input, withLightRunContext({ ...config, configurable: { ...config.configurable, ...ticket } }), graph));
-          const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
-          // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
-          // An incognito turn leaves nothing in long-term memory, not even its result.
-          if (plan.key !== null && result.status !== "ERROR" && input.remember !== false) {
-            const request = { text: promptText(input), parentMessageId: input.parentMessageId ?? null };
-            await saveTurnRecord(persistence.store, input, { key: plan.key, ...request, result, createdAt: deps.now().toISOString() });
-          }
-          answer(result);
-          // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
-          if (result.degraded.length > 0) return;
-          if (titleModel && result.status === "OK" && result.candidate && input.remember !== false) {
-            await titleSession(persistence.store, titleModel, input, { user: state.turn?.text ?? "", reply: result.candidate.text });
-          }
-          if (summaryDue(state, limits.summaryInterval)) await makeDueSummary(session.config);
-          if (persistence.gc) await persistence.gc.pruneThread(threadId, checkpointKeep, PRUNE_SLACK);
-        })),
-      );
-      const done = work.catch((error: unknown) => {
-        if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
-        if (!answered) return reject(error);
-        // The reply is out; the summary stays due and the session's next turn makes it.
-        scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
-      });
-      upkeep.add(done);
-      void done.finally(() => upkeep.delete(done));
-    });
-  }
+  const turns = createTurnRunner({ app: planned, persistence, health, sessionless, deps, checkpointKeep, titleModel, scoped, refuseWhenClosed });
+  const { stateOf, settled } = turns;
 
   return {
     app,
     persistence,
     limits,
-    runTurn: (raw, runOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, runOptions, (input, config, graph) => graph.invoke(input, { ...config, signal: runOptions.signal }))),
-    streamTurn: (raw, tokenHandler, runOptions = {}) => tracedTurn(raw, tokenHandler, (timed) => {
-      const onToken = timed ?? tokenHandler;
-      return replayTokens(onToken, turn(raw, runOptions, async (input, config, graph) => {
-        const stream = await graph.stream(input, { ...config, streamMode: ["messages", "values"], signal: runOptions.signal });
-        let final: MemoryState | null = null;
-        let streamed = false;
-        for await (const [mode, payload] of stream) {
-          if (mode === "values") {
-            // The stop after build_candidate comes as a values chunk of its own: `{ __interrupt__: [] }`.
-            if (!(INTERRUPT in payload)) final = payload;
-            continue;
-          }
-          const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
-          if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
-          // A streaming model sends chunks, then the node's finished reply: forward one or the other.
-          const chunk = AIMessageChunk.isInstance(message);
-          if (!chunk && streamed) continue;
-          streamed ||= chunk;
-          const text = message.text;
-          if (text) onToken(text);
-        }
-        if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
-        return final;
-      }));
-    }),
+    runTurn: turns.runTurn,
+    streamTurn: turns.streamTurn,
     sessionState: (scope) =>
       scoped(() => {
         refuseWhenClosed();
@@ -281,7 +157,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     finishUpkeep: (threadId) =>
       scoped(() => {
         refuseWhenClosed();
-        return finishUpkeep(threadId);
+        return turns.finishUpkeep(threadId);
       }),
     ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
     ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps, sessionWindowEdits(app)), { scoped, refuseWhenClosed }),
@@ -307,11 +183,4 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         await persistence.close();
       }),
   };
-}
-
-/** A replayed turn ran no model: its caller's token handler gets the stored reply in one piece. */
-async function replayTokens(onToken: (text: string) => void, result: Promise<TurnResult>): Promise<TurnResult> {
-  const done = await result;
-  if (done.replayed && done.candidate) onToken(done.candidate.text);
-  return done;
 }

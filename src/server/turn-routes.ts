@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
-import type { TurnInput } from "../state/turn-input.js";
+import type { ValidTurn } from "../state/turn-input.js";
 import type { TurnResult } from "../state/turn-result.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
@@ -18,7 +18,7 @@ import { REPLAYED_HEADER, type RouteHandlers } from "./routes.js";
  * model failed, no fallback answered) is a 502 with the usual body; a replay says so in a header.
  */
 export function turnHandlers(deps: RouteDeps): Pick<RouteHandlers, "createTurn" | "streamTurn"> {
-  const inputOf = async (c: Context<ServerEnv>): Promise<TurnInput> =>
+  const inputOf = async (c: Context<ServerEnv>): Promise<ValidTurn> =>
     turnInputOf(await readJsonBody(c, deps.bodyLimitBytes), c.get("tenantId"), deps.memory.limits.maxPromptChars);
 
   const createTurn = async (c: Context<ServerEnv>) => {

@@ -5,10 +5,11 @@ import { createIngestPromptNode } from "../../src/nodes/ingest-prompt.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { metaOf, textOf, withMeta } from "../../src/reducers/message-meta.js";
 import { MemoryGraphError } from "../../src/errors.js";
+import { resolveLimits } from "../../src/memory/limits.js";
 import { scope, stateOf, testDeps } from "../support/deps.js";
 
 describe("ingest_prompt", () => {
-  it("turns prompt annotations into one HumanMessage and stores it in the transcript", async () => {
+  it("turns prompt annotations into one HumanMessage and stores nothing (call_model stores it, once)", async () => {
     const store = new InMemoryStore();
     const node = createIngestPromptNode(testDeps());
     const update = await node(stateOf({ ...scope, prompts: [{ text: "first part" }, { text: "second part" }], messageId: "m1" }), { store });
@@ -18,8 +19,7 @@ describe("ingest_prompt", () => {
     expect(textOf(added[0]!)).toBe("first part\n\nsecond part");
     expect(added[0]?.id).toBe("m1");
     expect(metaOf(added[0]!).createdAt).toBe("2026-11-01T10:00:00.000Z");
-    const stored = await store.get(namespaces.transcript(scope), "m1");
-    expect(stored?.value).toMatchObject({ id: "m1", role: "user", text: "first part\n\nsecond part", parentId: null });
+    expect(await store.get(namespaces.transcript(scope), "m1")).toBeNull();
     expect(update.turn).toMatchObject({ messageId: "m1", regenerated: false, sessionExpired: false });
   });
 
@@ -45,12 +45,14 @@ describe("ingest_prompt", () => {
     expect(metaOf((update.messages as HumanMessage[])[0]!).parentId).toBe("p");
   });
 
-  it("throws a user error naming the field for a bad tenant id, storing nothing", async () => {
+  it("checks the rules the graph's input schema leaves to it: a prompt over the limit is a user error, storing nothing", async () => {
     const store = new InMemoryStore();
-    const node = createIngestPromptNode(testDeps());
-    const error = await node(stateOf({ ...scope, tenantId: "../x", message: "hi" }), { store }).catch((e: unknown) => e);
+    const node = createIngestPromptNode(testDeps({ limits: resolveLimits({ maxPromptChars: 10 }) }));
+    const error = await node(stateOf({ ...scope, message: "far too long a prompt" }), { store }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryGraphError);
-    expect((error as MemoryGraphError).field).toBe("tenantId");
+    expect(error).toMatchObject({ code: "PROMPT_TOO_LONG", field: "message" });
+    const bad = await node(stateOf({ ...scope, message: "a\u0000" }), { store }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: "INVALID_TEXT", field: "message" });
     expect(await store.listNamespaces({})).toEqual([]);
   });
 
