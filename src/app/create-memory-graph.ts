@@ -2,12 +2,11 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { resolveLogger, withLogger } from "../logger.js";
 import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import { forgetSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
+import type { ForgetCounts, SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
 import type { TranscriptRecord } from "../memory/records.js";
-import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
-import { currentLeaf } from "../memory/session-continuity.js";
+import type { MemoryScope } from "../memory/scope.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
 import type { GraphDeps } from "../nodes/deps.js";
 import type { MemoryState } from "../state/state.js";
@@ -15,11 +14,12 @@ import type { TurnResult } from "../state/turn-result.js";
 import { MemoryGraphError } from "../errors.js";
 import { openPersistence, type Persistence } from "./backends.js";
 import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
-import { sessionThread, userMemory, type UserMemory } from "./memory-reads.js";
+import type { UserMemory } from "./memory-reads.js";
 import type { DependencyStatus } from "./dependency-health.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { guardMemoryItems, memoryItems, type MemoryItems } from "./memory-items.js";
-import { DEFAULT_STORAGE_TIMEOUT_MS, isSessionStoreDown, makeResilient, sessionlessTurns } from "./resilient-persistence.js";
+import { DEFAULT_STORAGE_TIMEOUT_MS, makeResilient, sessionlessTurns } from "./resilient-persistence.js";
+import { sessionApi } from "./session-api.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { sessionWindowEdits } from "./session-window-edits.js";
 import { createTurnRunner, type TurnOptions } from "./turn-runner.js";
@@ -89,18 +89,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   // One embedder for the nodes and the store opened here: a message's vector is computed once.
   const deps: GraphDeps = { ...plainDeps, embeddings: reusingEmbeddings(plainDeps.embeddings) };
   const limits = deps.limits;
-  const opened: Persistence = options.persistence
-    ? { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined }
-    : await scoped(() =>
-        openPersistence({
-          backend: options.backend ?? "sqlite",
-          sqlitePath: options.sqlitePath,
-          databaseUrl: options.databaseUrl,
-          redisUrl: options.redisUrl,
-          sessionTtlSeconds: limits.sessionTtlSeconds,
-          embeddings: deps.embeddings ?? null,
-        }),
-      );
+  const opened = await openedPersistence(options, deps, scoped);
   // Every storage call bounded and watched; without the session store, turns run on `sessionless`.
   const { persistence, health } = makeResilient(opened, options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
   // `app` takes a TurnInput, like the graph alone; the turn runner's twin takes the turns it planned.
@@ -128,28 +117,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     limits,
     runTurn: turns.runTurn,
     streamTurn: turns.streamTurn,
-    sessionState: (scope) =>
-      scoped(() => {
-        refuseWhenClosed();
-        return stateOf(threadIdOf(validateScope(scope)));
-      }),
-    sessionMessages: (scope) =>
-      scoped(async () => {
-        refuseWhenClosed();
-        const valid = validateScope(scope);
-        // Turns answered without the session store are on the thread too (their mark names its end).
-        const state = await stateOf(threadIdOf(valid)).catch((error: unknown) => {
-          if (isSessionStoreDown(error)) return null;
-          throw error;
-        });
-        const leaf = await currentLeaf(persistence.store, valid, state?.session ?? null);
-        return leaf ? sessionThread(persistence.store, valid, leaf) : null;
-      }),
-    userMemory: (user) =>
-      scoped(() => {
-        refuseWhenClosed();
-        return userMemory(persistence.store, user);
-      }),
+    ...sessionApi({ persistence, stateOf, settled, scoped, refuseWhenClosed }),
     ping: () => persistence.ping(),
     health: () => health.statuses(),
     checkHealth: (timeoutMs = 800) => health.check(timeoutMs),
@@ -161,17 +129,6 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
       }),
     ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
     ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps, sessionWindowEdits(app)), { scoped, refuseWhenClosed }),
-    forgetUser: (user) =>
-      scoped(async () => {
-        refuseWhenClosed();
-        await settled();
-        return forgetUser(persistence, user);
-      }),
-    forgetSession: (scope) =>
-      scoped(() => {
-        refuseWhenClosed();
-        return persistence.turnLock.run(threadIdOf(validateScope(scope)), () => forgetSession(persistence, scope));
-      }),
     close: () =>
       scoped(async () => {
         closed = true;
@@ -183,4 +140,21 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         await persistence.close();
       }),
   };
+}
+
+/** The persistence the options name: the caller's own, or a backend opened here. */
+async function openedPersistence(options: MemoryGraphOptions, deps: GraphDeps, scoped: <T>(work: () => T) => T): Promise<Persistence> {
+  if (options.persistence) {
+    return { kind: "memory", turnLock: inProcessTurnLock(), gc: null, ...options.persistence, ping: async () => undefined, close: async () => undefined };
+  }
+  return await scoped(() =>
+    openPersistence({
+      backend: options.backend ?? "sqlite",
+      sqlitePath: options.sqlitePath,
+      databaseUrl: options.databaseUrl,
+      redisUrl: options.redisUrl,
+      sessionTtlSeconds: deps.limits.sessionTtlSeconds,
+      embeddings: deps.embeddings ?? null,
+    }),
+  );
 }
