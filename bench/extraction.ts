@@ -6,7 +6,7 @@
  * and the held-out part. `--show` also lists the dev cases that miss or add a fact (never the
  * held-out ones: that part is not tuned on).
  */
-import { classifyByKeywords } from "../src/models/keyword-classifier.js";
+import { classifyByKeywords } from "../src/rules/keyword-classifier.js";
 import { compare, loadLabelled, summarise, type LabelledMessage } from "./lib/fact-scoring.js";
 
 function run(messages: readonly LabelledMessage[]) {

@@ -29,7 +29,7 @@ import { optionsFromEnv } from "../src/app/options-from-env.js";
 import { loadEnv } from "../src/config.js";
 import { flagsOrExit } from "../src/cli/args.js";
 import { SqliteCheckpointer } from "../src/storage/sqlite/checkpointer.js";
-import { createStateAnnotation } from "../src/state/state.js";
+import { createStateAnnotation } from "../src/graph/state/state.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),

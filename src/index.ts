@@ -10,12 +10,12 @@ export { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions, type Turn
 export { openPersistence, type BackendKind, type BackendOptions, type Persistence } from "./app/backends.js";
 export { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_SYSTEM_PROMPT } from "./app/defaults.js";
 export { buildGraph, compileGraph, type MemoryGraphApp } from "./graph/build-graph.js";
-export { createStateAnnotation, StateAnnotation, type MemoryState, type MemoryUpdate, type Candidate, type TurnStatus } from "./state/state.js";
-export { NODE, type NodeId } from "./state/node-names.js";
-export { parseTurnInput, turnInputSchema, type TurnInput } from "./state/turn-input.js";
-export type { TurnResult } from "./state/turn-result.js";
-export type { GraphDeps, MemoryMode } from "./nodes/deps.js";
-export * from "./reducers/index.js";
+export { createStateAnnotation, StateAnnotation, type MemoryState, type MemoryUpdate, type Candidate, type TurnStatus } from "./graph/state/state.js";
+export { NODE, type NodeId } from "./graph/state/node-names.js";
+export { parseTurnInput, turnInputSchema, type TurnInput } from "./graph/state/turn-input.js";
+export type { TurnResult } from "./graph/state/turn-result.js";
+export type { GraphDeps, MemoryMode } from "./graph/nodes/deps.js";
+export * from "./graph/reducers/index.js";
 export { DEFAULT_LIMITS, resolveLimits, type MemoryLimits, type LimitsInput } from "./memory/limits.js";
 export type { MemoryContext } from "./memory/recall.js";
 export type { MemoryScope } from "./memory/scope.js";

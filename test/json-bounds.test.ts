@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assertJsonBounds, JSON_BOUNDS, pruneDeep } from "../src/json-bounds.js";
 import { parseImport } from "../src/memory/import-schema.js";
-import { parseTurnInput } from "../src/state/turn-input.js";
+import { parseTurnInput } from "../src/graph/state/turn-input.js";
 
 const nest = (levels: number): unknown => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`);
 

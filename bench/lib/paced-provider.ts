@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { classifyByKeywords } from "../../src/models/keyword-classifier.js";
+import { classifyByKeywords } from "../../src/rules/keyword-classifier.js";
 
 /**
  * A local OpenAI-compatible provider paced like a real model: `ttftMs` before the first token,

@@ -9,7 +9,7 @@ import { resolveLimits, type LimitsInput } from "../memory/limits.js";
 import { profileOf } from "../memory/profile.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
 import { createEmbeddings } from "../models/embeddings.js";
-import type { GraphDeps, MemoryMode } from "../nodes/deps.js";
+import type { GraphDeps, MemoryMode } from "../graph/nodes/deps.js";
 import type { BackendKind } from "./backends.js";
 import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
 import type { TurnLock } from "../memory/ports/persistence.js";

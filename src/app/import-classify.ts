@@ -8,11 +8,11 @@ import { namespaces } from "../memory/namespaces.js";
 import type { FactRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
-import type { ClassifiedEvent } from "../models/event-schema.js";
-import { boundedInTime } from "../models/facts/expiry.js";
-import { classifyByKeywords } from "../models/keyword-classifier.js";
+import type { ClassifiedEvent } from "../rules/event-schema.js";
+import { boundedInTime } from "../rules/facts/expiry.js";
+import { classifyByKeywords } from "../rules/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
-import { retryOptions, type GraphDeps } from "../nodes/deps.js";
+import { retryOptions, type GraphDeps } from "../graph/nodes/deps.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 

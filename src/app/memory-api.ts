@@ -11,7 +11,7 @@ import type { MemoryScope } from "../memory/scope.js";
 import { validateId } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
 import { listSessions, type SessionPage } from "../memory/session-list.js";
-import type { GraphDeps } from "../nodes/deps.js";
+import type { GraphDeps } from "../graph/nodes/deps.js";
 import { classifyImported } from "./import-classify.js";
 
 /**

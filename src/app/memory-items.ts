@@ -22,7 +22,7 @@ import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from ".
 import { threadIdOf, validateId, validateScope, type MemoryScope } from "../memory/scope.js";
 import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
 import { searchItems, type ItemHit, type ItemSearchRequest } from "../memory/item-search.js";
-import type { GraphDeps } from "../nodes/deps.js";
+import type { GraphDeps } from "../graph/nodes/deps.js";
 import { NO_SESSION_WINDOWS, type SessionWindowEdits } from "./session-window-edits.js";
 
 /**

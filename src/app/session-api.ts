@@ -1,7 +1,7 @@
 import { forgetSession, forgetUser } from "../memory/forget.js";
 import { threadIdOf, validateScope } from "../memory/scope.js";
 import { currentLeaf } from "../memory/session-continuity.js";
-import type { MemoryState } from "../state/state.js";
+import type { MemoryState } from "../graph/state/state.js";
 import type { Persistence } from "./backends.js";
 import { sessionThread, userMemory } from "./memory-reads.js";
 import type { MemoryGraph } from "./create-memory-graph.js";

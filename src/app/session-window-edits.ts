@@ -1,9 +1,9 @@
 import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
-import { copyMessage, metaOf, withMeta } from "../reducers/message-meta.js";
-import type { NodeMemoryUpdate } from "../reducers/node-memory.js";
-import { sourceIdOf } from "../nodes/ingest-prompt.js";
-import type { MemoryState } from "../state/state.js";
+import { copyMessage, metaOf, withMeta } from "../messages/message-meta.js";
+import type { NodeMemoryUpdate } from "../graph/reducers/node-memory.js";
+import { sourceIdOf } from "../graph/nodes/ingest-prompt.js";
+import type { MemoryState } from "../graph/state/state.js";
 
 /**
  * Corrections of stored messages carried into a session's checkpointed state: the window

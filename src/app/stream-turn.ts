@@ -1,9 +1,9 @@
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { MemoryGraphError } from "../errors.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
-import { NODE } from "../state/node-names.js";
-import type { MemoryState } from "../state/state.js";
-import type { TurnInput } from "../state/turn-input.js";
+import { NODE } from "../graph/state/node-names.js";
+import type { MemoryState } from "../graph/state/state.js";
+import type { TurnInput } from "../graph/state/turn-input.js";
 import type { TurnConfig } from "./resilient-persistence.js";
 
 /** The key LangGraph streams an interrupt (here: the planned stop after build_candidate) under. */

@@ -1,6 +1,6 @@
 import { inSpan, metrics } from "../telemetry.js";
-import type { TurnResult } from "../state/turn-result.js";
-import { ValidTurn } from "../state/turn-input.js";
+import type { TurnResult } from "../graph/state/turn-result.js";
+import { ValidTurn } from "../graph/state/turn-input.js";
 
 /**
  * One turn as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,

@@ -1,7 +1,7 @@
 import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
-import { NODE } from "../state/node-names.js";
-import { usageOf } from "../state/turn-result.js";
+import { NODE } from "../graph/state/node-names.js";
+import { usageOf } from "../graph/state/turn-result.js";
 
 /** The run config every turn shares: its thread, checkpointed once at the end. */
 export type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };

@@ -13,4 +13,4 @@ export {
   type SessionForgetCounts,
 } from "../memory/forget.js";
 export { collectGarbage, DEFAULT_CHECKPOINT_KEEP, type GcCounts, type GcOptions, type GcTarget } from "../memory/gc.js";
-export { DEFAULT_RETENTION, type RetentionPolicy } from "../reducers/retention.js";
+export { DEFAULT_RETENTION, type RetentionPolicy } from "../memory/retention-policy.js";

@@ -1,17 +1,17 @@
 import { setImmediate as nextMacrotask } from "node:timers/promises";
 import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
-import { buildCandidate } from "../nodes/build-candidate.js";
-import { createCallModelNode } from "../nodes/call-model.js";
-import { createClassifyEventNode } from "../nodes/classify-event.js";
-import type { GraphDeps } from "../nodes/deps.js";
-import { createIngestPromptNode } from "../nodes/ingest-prompt.js";
-import { createRecallNode } from "../nodes/recall.js";
-import { createSummarizeNode } from "../nodes/summarize.js";
-import { NODE } from "../state/node-names.js";
+import { buildCandidate } from "./nodes/build-candidate.js";
+import { createCallModelNode } from "./nodes/call-model.js";
+import { createClassifyEventNode } from "./nodes/classify-event.js";
+import type { GraphDeps } from "./nodes/deps.js";
+import { createIngestPromptNode } from "./nodes/ingest-prompt.js";
+import { createRecallNode } from "./nodes/recall.js";
+import { createSummarizeNode } from "./nodes/summarize.js";
+import { NODE } from "./state/node-names.js";
 import { inSpan } from "../telemetry.js";
 import { z } from "zod";
-import { createStateAnnotation, type PlannedTurn } from "../state/state.js";
-import { turnInputSchema } from "../state/turn-input.js";
+import { createStateAnnotation, type PlannedTurn } from "./state/state.js";
+import { turnInputSchema } from "./state/turn-input.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
 /**

@@ -1,7 +1,7 @@
 import { END } from "@langchain/langgraph";
-import { NODE } from "../state/node-names.js";
-import type { MemoryState } from "../state/state.js";
-import { summaryDue } from "../nodes/summarize.js";
+import { NODE } from "./state/node-names.js";
+import type { MemoryState } from "./state/state.js";
+import { summaryDue } from "./nodes/summarize.js";
 
 /** After ingest_prompt: a turn without prompt text ends at once (status SKIP). */
 export function routeAfterIngest(state: MemoryState): typeof NODE.recall | typeof END {

@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { isPinned, textOf } from "../reducers/message-meta.js";
-import { estimateTokens } from "../reducers/window.js";
+import { isPinned, textOf } from "../messages/message-meta.js";
+import { estimateTokens } from "../messages/tokens.js";
 import { clip } from "./clip.js";
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { Profile } from "./profile.js";

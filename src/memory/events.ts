@@ -1,5 +1,5 @@
 import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
-import { applyEventRetention, type RetentionPolicy } from "../reducers/retention.js";
+import { applyEventRetention, type RetentionPolicy } from "./retention-policy.js";
 import { truncate } from "./clip.js";
 import { namespaces } from "./namespaces.js";
 import type { EventRecord } from "./records.js";

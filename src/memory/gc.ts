@@ -1,7 +1,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 import { log } from "../logger.js";
-import type { RetentionPolicy } from "../reducers/retention.js";
+import type { RetentionPolicy } from "./retention-policy.js";
 import { applyRetention } from "./events.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { decodeLabel } from "./namespaces.js";

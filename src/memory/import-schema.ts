@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import { assertJsonBounds } from "../json-bounds.js";
-import { fileRefSchema } from "../reducers/message-meta.js";
+import { fileRefSchema } from "../messages/message-meta.js";
 import { idSchema } from "./scope.js";
 
 /**

@@ -1,5 +1,5 @@
-import { DEFAULT_RETENTION, type RetentionPolicy } from "../reducers/retention.js";
-import { DEFAULT_WINDOW_LIMITS, type WindowLimits } from "../reducers/window.js";
+import { DEFAULT_RETENTION, type RetentionPolicy } from "./retention-policy.js";
+import { DEFAULT_WINDOW_LIMITS, type WindowLimits } from "../messages/window-limits.js";
 
 /** How recall searches the store. */
 export interface RecallLimits {

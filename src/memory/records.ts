@@ -1,4 +1,4 @@
-import type { FileRef } from "../reducers/message-meta.js";
+import type { FileRef } from "../messages/message-meta.js";
 
 /**
  * The records the memory layers keep in the store. Plain JSON objects, so any LangGraph

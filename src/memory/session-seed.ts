@@ -1,6 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { SystemMessage } from "@langchain/core/messages";
-import { withMeta } from "../reducers/message-meta.js";
+import { withMeta } from "../messages/message-meta.js";
 import { clip } from "./clip.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { MemoryScope } from "./scope.js";

@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { metaOf, textOf, withMeta } from "../reducers/message-meta.js";
-import { extractThread, threadCycle } from "../reducers/thread.js";
+import { metaOf, textOf, withMeta } from "../messages/message-meta.js";
+import { extractThread, threadCycle } from "../messages/thread.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";

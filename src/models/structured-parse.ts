@@ -1,4 +1,4 @@
-import { detectLanguage } from "./text-signals.js";
+import { detectLanguage } from "../rules/text-signals.js";
 
 /**
  * The first JSON object in a model's text answer (code fences and prose around it are

@@ -4,11 +4,11 @@ import type { Runnable } from "@langchain/core/runnables";
 import { ChatOpenAI } from "@langchain/openai";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
-import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, type EventEntity, classifiedEventSchema, modelEventSchema } from "./event-schema.js";
-import { classifiedPart } from "./keyword-classifier.js";
-import { findOrderIds } from "./text-signals.js";
+import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, type EventEntity, classifiedEventSchema, modelEventSchema } from "../rules/event-schema.js";
+import { classifiedPart } from "../rules/keyword-classifier.js";
+import { findOrderIds } from "../rules/text-signals.js";
 import { normalizeEventCandidate, parseJsonObject } from "./structured-parse.js";
-import type { SummaryMessage, SummaryOptions } from "./rule-summarizer.js";
+import type { SummaryMessage, SummaryOptions } from "../rules/rule-summarizer.js";
 import { clip } from "../memory/clip.js";
 
 const CLASSIFY_PROMPT = `You classify one user message for a customer-conversation memory system.

@@ -2,7 +2,7 @@ import { z, type ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import { jsonDepth } from "../json-bounds.js";
 import { ID_RULES, idSchema } from "../memory/scope.js";
-import { turnInputSchema, ValidTurn, type TurnInput } from "../state/turn-input.js";
+import { turnInputSchema, ValidTurn, type TurnInput } from "../graph/state/turn-input.js";
 import { toCamel } from "./case.js";
 import { snakeCasing } from "./snake-schema.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FactRecord, SummaryRecord, EventRecord, TranscriptRecord } from "../memory/records.js";
-import type { TurnResult } from "../state/turn-result.js";
+import type { TurnResult } from "../graph/state/turn-result.js";
 import { snakeKeys } from "./case.js";
 import { errorBodySchema } from "./http-error.js";
 

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
-import type { ValidTurn } from "../state/turn-input.js";
-import type { TurnResult } from "../state/turn-result.js";
+import type { ValidTurn } from "../graph/state/turn-input.js";
+import type { TurnResult } from "../graph/state/turn-result.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
 import { readJsonBody } from "./json-body.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { SearchOperation } from "@langchain/langgraph";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
-import { textOf } from "../../src/reducers/message-meta.js";
+import { textOf } from "../../src/messages/message-meta.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
 import { RecordingChatModel } from "../support/models.js";
 

@@ -9,7 +9,7 @@ import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "..
 import { setLogLevel } from "../../src/logger.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
-import { sourceIdOf } from "../../src/nodes/ingest-prompt.js";
+import { sourceIdOf } from "../../src/graph/nodes/ingest-prompt.js";
 import { RecordingChatModel } from "../support/models.js";
 import { createTempDatabase } from "../support/postgres.js";
 

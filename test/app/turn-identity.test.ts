@@ -4,7 +4,7 @@ import { graphDepsOf } from "../../src/app/create-memory-graph.js";
 import { compileGraph } from "../../src/graph/build-graph.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { saveTranscriptMessage, walkThread } from "../../src/memory/transcript.js";
-import { textOf } from "../../src/reducers/message-meta.js";
+import { textOf } from "../../src/messages/message-meta.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
 
 const alice = { tenantId: "t1", userId: "alice", sessionId: "s1" };

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
 import { collectGarbage } from "../../src/memory/gc.js";
 import { namespaces } from "../../src/memory/namespaces.js";
-import { NODE } from "../../src/state/node-names.js";
+import { NODE } from "../../src/graph/state/node-names.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
 import { GatedChatModel, SlowChatModel } from "../support/models.js";
 

@@ -3,7 +3,7 @@ import { getInputTypeSchema } from "@langchain/langgraph/zod/schema";
 import { describe, expect, it } from "vitest";
 import { graphDepsOf } from "../../src/app/create-memory-graph.js";
 import { compileGraph } from "../../src/graph/build-graph.js";
-import { textOf } from "../../src/reducers/message-meta.js";
+import { textOf } from "../../src/messages/message-meta.js";
 
 /**
  * The compiled graph as a host such as the LangGraph dev server runs it: the run's input is a

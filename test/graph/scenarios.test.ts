@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { namespaces } from "../../src/memory/namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../../src/memory/records.js";
-import { textOf } from "../../src/reducers/message-meta.js";
-import { NODE } from "../../src/state/node-names.js";
+import { textOf } from "../../src/messages/message-meta.js";
+import { NODE } from "../../src/graph/state/node-names.js";
 import { manualClock, memoryGraphForTest, scope } from "../support/deps.js";
 import { FailingChatModel, RecordingChatModel } from "../support/models.js";
 

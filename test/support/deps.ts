@@ -1,9 +1,9 @@
 import { InMemoryStore } from "@langchain/langgraph";
-import type { GraphDeps } from "../../src/nodes/deps.js";
+import type { GraphDeps } from "../../src/graph/nodes/deps.js";
 import { resolveLimits } from "../../src/memory/limits.js";
 import { DEFAULT_SYSTEM_PROMPT } from "../../src/app/defaults.js";
 import { createMemoryGraph, type MemoryGraphOptions } from "../../src/app/create-memory-graph.js";
-import { EMPTY_SESSION, type MemoryState } from "../../src/state/state.js";
+import { EMPTY_SESSION, type MemoryState } from "../../src/graph/state/state.js";
 import { MemorySaver } from "@langchain/langgraph";
 
 /** A clock tests move by hand. */

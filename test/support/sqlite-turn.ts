@@ -4,7 +4,7 @@
  */
 import { createMemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
-import { textOf } from "../../src/reducers/message-meta.js";
+import { textOf } from "../../src/messages/message-meta.js";
 
 setLogLevel("silent");
 const [file, message] = process.argv.slice(2);

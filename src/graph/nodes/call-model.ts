@@ -1,0 +1,129 @@
+import { AIMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { messageOf } from "../../errors.js";
+import { log } from "../../logger.js";
+import { textOf, withMeta } from "../../messages/message-meta.js";
+import { assemblePrompt } from "../../memory/context.js";
+import { memoryPlanOf } from "../../memory/memory-plan.js";
+import { EMPTY_CONTEXT } from "../../memory/recall.js";
+import { requireStore } from "../../memory/store-io.js";
+import { messageToRecord, saveTranscriptMessage } from "../../memory/transcript.js";
+import { saveTurnContext } from "../../memory/turn-contexts.js";
+import { isTransientError, withRetry } from "../../models/chat-model.js";
+import { offlineReply } from "../../rules/offline-responder.js";
+import { inModelSpan, modelNameOf } from "../../models/model-span.js";
+import { usageOfReply, type ModelUsage } from "../../models/usage.js";
+import { NODE } from "../state/node-names.js";
+import type { MemoryState, MemoryUpdate } from "../state/state.js";
+import { retryOptions, type GraphDeps } from "./deps.js";
+import { historyFor, humanForNode } from "./node-history.js";
+import { scopeOfState, turnOf } from "./turn.js";
+import { windowUpdate } from "./window-update.js";
+
+export const OFFLINE_MODEL = "offline";
+
+/**
+ * call_model: assembles the prompt (system prompt, history, memory sections, the new message),
+ * asks the chat model — retrying transient errors with backoff — or the offline responder when
+ * no model is configured. The reply goes into the window, the node's own memory and the
+ * transcript. A model error sets status ERROR and records it; nothing stored is removed.
+ */
+export function createCallModelNode(deps: GraphDeps) {
+  return async function callModel(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
+    const store = requireStore(config);
+    const turn = turnOf(state);
+    const scope = scopeOfState(state);
+    const human = humanForNode(state);
+    const recalled = state.recalled ?? EMPTY_CONTEXT;
+    const remember = state.input?.remember !== false;
+    // The user's new message is stored once, indexed, while the model answers: stored before the
+    // reply (a process that dies now keeps it, and a retry answers it), no embedding before the first token.
+    const userRow = settled(remember && !turn.regenerated ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId)) : null);
+    let text: string;
+    let model: string;
+    let usage: ModelUsage[] = [];
+    if (deps.chatModel) {
+      const chatModel = deps.chatModel;
+      const prompt = assemblePrompt({
+        systemPrompt: deps.systemPrompt,
+        history: historyFor(state, NODE.callModel, deps.memoryMode, memoryPlanOf(state.input ?? {}, deps.limits.recall).sections.has("history")),
+        memory: state.memoryText ?? { text: "", tokens: 0, sections: {}, droppedForBudget: 0 },
+        newMessage: human,
+        limits: deps.limits.context,
+      });
+      try {
+        // The run's config carries LangGraph's callbacks, so a streaming caller gets the tokens.
+        const invoke = () =>
+          withRetry(() => chatModel.invoke(prompt, config), {
+            ...retryOptions(deps),
+            isRetryable: isTransientError,
+            onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
+          });
+        const reply = await inModelSpan(NODE.callModel, modelNameOf(chatModel, deps.modelName), invoke, (answer) => usageOfReply(NODE.callModel, answer));
+        text = textOf(reply);
+        model = deps.modelName;
+        usage = usageOfReply(NODE.callModel, reply);
+      } catch (error) {
+        const message = messageOf(error);
+        log.error("model_error", { node: NODE.callModel, error: message });
+        await userRow();
+        return {
+          status: "ERROR",
+          errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
+          nodeMessages: { [NODE.callModel]: [human] },
+        };
+      }
+    } else {
+      text = offlineReply({
+        message: turn.text,
+        recalled: {
+          summaries: recalled.summaries.map((s) => s.text),
+          facts: recalled.facts.map((f) => f.text),
+          similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
+          events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+          known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
+        },
+        now: deps.now(),
+      });
+      model = OFFLINE_MODEL;
+    }
+
+    const now = deps.now().toISOString();
+    const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
+    // An offline reply is kept in the transcript but is not conversation to remember.
+    // An incognito turn (`remember: false`) stores nothing: the window keeps it for the session.
+    const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
+    await userRow();
+    if (remember) {
+      const memory = state.memoryText;
+      const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
+      await Promise.all([
+        saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall })),
+        // What this answer's memory context held, readable per message ("why did the model see this?").
+        saveTurnContext(store, scope, { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown }),
+      ]);
+    }
+    return {
+      usage,
+      ...windowUpdate(state.messages, [reply], deps.limits.window),
+      nodeMessages: { [NODE.callModel]: [human, reply] },
+      turn: { ...turn, replyId: reply.id ?? null, model },
+      session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
+    };
+  };
+}
+
+/**
+ * `write` started now, awaited later: the returned function resolves when it is done, or throws
+ * its error (held until then, so a write that fails while the model answers is not unhandled).
+ */
+function settled(write: Promise<void> | null): () => Promise<void> {
+  const outcome = write?.then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  return async () => {
+    const failed = await outcome;
+    if (failed) throw failed.error;
+  };
+}

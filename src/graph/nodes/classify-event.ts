@@ -1,0 +1,103 @@
+import { AIMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { messageOf } from "../../errors.js";
+import { log } from "../../logger.js";
+import { withMeta } from "../../messages/message-meta.js";
+import { saveEvent } from "../../memory/events.js";
+import { saveFacts } from "../../memory/facts.js";
+import { requireStore } from "../../memory/store-io.js";
+import { boundedInTime } from "../../rules/facts/expiry.js";
+import { classifyByKeywords } from "../../rules/keyword-classifier.js";
+import { classifyWithModel } from "../../models/structured.js";
+import { isTransientError, withRetry } from "../../models/chat-model.js";
+import type { ClassifiedEvent } from "../../rules/event-schema.js";
+import { inModelSpan, modelNameOf } from "../../models/model-span.js";
+import { usageOfReply, type ModelUsage } from "../../models/usage.js";
+import { NODE } from "../state/node-names.js";
+import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
+import { retryOptions, type GraphDeps } from "./deps.js";
+import { humanForNode } from "./node-history.js";
+import { scopeOfState, turnOf } from "./turn.js";
+
+/**
+ * classify_event: types the user's message (model with a structured schema, or the keyword
+ * classifier when there is no model, it fails, or its answer does not parse — recorded as the
+ * fallback). Saves events at or over the importance threshold, applies attribute updates as
+ * superseding facts, and keeps the last intent and active entities for follow-ups.
+ */
+export function createClassifyEventNode(deps: GraphDeps) {
+  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
+  return async function classifyEvent(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
+    const store = requireStore(config);
+    const turn = turnOf(state);
+    const scope = scopeOfState(state);
+    const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities, profile: deps.profile?.prompt };
+    let classified: ClassifiedEvent;
+    let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
+    let fallbackReason: string | null = model ? null : "no_model";
+    const errors = [];
+    const usage: ModelUsage[] = [];
+    if (model) {
+      try {
+        const classify = () =>
+          withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
+            ...retryOptions(deps),
+            isRetryable: isTransientError,
+          });
+        classified = await inModelSpan(NODE.classifyEvent, modelNameOf(model, deps.modelName), classify, () => usage);
+        classifiedBy = "model";
+      } catch (error) {
+        fallbackReason = messageOf(error);
+        errors.push({ node: NODE.classifyEvent, code: "CLASSIFIER_FALLBACK", message: fallbackReason, turnId: turn.id });
+        log.warn("classifier_fallback", { reason: fallbackReason });
+        classified = classifyByKeywords(turn.text, context);
+      }
+    } else {
+      classified = classifyByKeywords(turn.text, context);
+    }
+
+    const now = deps.now();
+    // An incognito turn (`remember: false`) is classified for its intent, and keeps nothing.
+    const remember = state.input?.remember !== false;
+    const saved = remember && classified.importance >= deps.limits.importanceThreshold;
+    if (saved) {
+      await saveEvent(
+        store,
+        scope,
+        {
+          id: turn.messageId,
+          type: classified.type,
+          importance: classified.importance,
+          intent: classified.intent,
+          entities: classified.entities,
+          language: classified.language,
+          payload: classified.payload,
+          text: turn.text,
+          messageId: turn.messageId,
+          sessionId: scope.sessionId,
+          createdAt: now.toISOString(),
+          classifiedBy,
+        },
+        deps.limits.retention,
+        now,
+      );
+    }
+    if (remember) await saveFacts(store, scope, boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
+
+    const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
+    const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {
+      parentId: turn.messageId,
+      createdAt: now.toISOString(),
+    });
+    return {
+      event,
+      errors,
+      usage,
+      nodeMessages: { [NODE.classifyEvent]: [humanForNode(state), answer] },
+      session: {
+        lastIntent: classified.intent || state.session.lastIntent,
+        activeEntities: classified.entities.length > 0 ? classified.entities : state.session.activeEntities,
+      },
+    };
+  };
+}

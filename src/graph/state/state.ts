@@ -1,0 +1,151 @@
+import { Annotation, type OverwriteValue } from "@langchain/langgraph";
+import { EphemeralValue } from "@langchain/langgraph/channels";
+import type { BaseMessage } from "@langchain/core/messages";
+import { appendErrors, type NodeError } from "../reducers/errors.js";
+import { mergeNodeMemory, type NodeMemory, type NodeMemoryUpdate } from "../reducers/node-memory.js";
+import { addUsage, lastValueReducer, mergeFields } from "../reducers/values.js";
+import { appendAndTrim, DEFAULT_WINDOW_LIMITS, type MessageUpdate, type TrimReport, type WindowLimits } from "../reducers/window.js";
+import type { RenderedContext } from "../../memory/context.js";
+import type { MemoryNeedReason } from "../../memory/memory-plan.js";
+import type { MemoryContext } from "../../memory/recall.js";
+import type { EntityRef, EventRecord, TranscriptRecord } from "../../memory/records.js";
+import type { MemoryScope } from "../../memory/scope.js";
+import type { ModelUsage } from "../../models/usage.js";
+import { turnInputSchema, type TurnInput } from "./turn-input.js";
+
+export type TurnStatus = "OK" | "SKIP" | "ERROR";
+
+/** Session bookkeeping kept in the checkpointed state (short-term memory). */
+export interface SessionInfo {
+  lastActiveAt: string | null;
+  /** The newest message of the current thread (the parent of the next one). */
+  lastMessageId: string | null;
+  lastIntent: string | null;
+  activeEntities: EntityRef[];
+  /** Successful user/assistant pairs since the last summary. */
+  pairsSinceSummary: number;
+  /** The newest message a summary already covers. */
+  summarizedThroughId: string | null;
+  /** How many windows expired by TTL and were rebuilt from long-term memory. */
+  windowsRebuilt: number;
+}
+
+export const EMPTY_SESSION: SessionInfo = {
+  lastActiveAt: null,
+  lastMessageId: null,
+  lastIntent: null,
+  activeEntities: [],
+  pairsSinceSummary: 0,
+  summarizedThroughId: null,
+  windowsRebuilt: 0,
+};
+
+/** What this turn is about, set by ingest_prompt and completed by the later nodes. */
+export interface TurnInfo {
+  /** The user message this turn answers. */
+  messageId: string;
+  text: string;
+  startedAt: string;
+  /** True when the turn re-answers an existing user message (a regeneration). */
+  regenerated: boolean;
+  /** This turn's own id (a regeneration re-answers a message id, so that cannot serve). */
+  id: string;
+  replyId: string | null;
+  model: string | null;
+  sessionExpired: boolean;
+}
+
+/** Whether this turn needed memory and what it used, as recall decided (see `memoryReason`). */
+export interface MemoryUse {
+  /** The message refers to what came before or is about the user (decided locally, no model). */
+  needMemory: boolean;
+  need: MemoryNeedReason;
+  /** One sentence: what memory was used and why, or why none was. */
+  reason: string;
+}
+
+/** The reply offered to the caller. */
+export interface Candidate {
+  id: string;
+  kind: "text";
+  status: "proposed";
+  text: string;
+  model: string;
+  createdAt: string;
+}
+
+/** The classification of this turn's message, with which classifier decided. */
+export type TurnEvent = Omit<EventRecord, "id" | "messageId" | "sessionId" | "createdAt"> & {
+  attributeUpdates: { key: string; value: string }[];
+  saved: boolean;
+  fallbackReason: string | null;
+};
+
+const lastValue = <T>(initial: T) => Annotation<T>({ reducer: lastValueReducer<T>, default: () => initial });
+
+/**
+ * A turn as planned under its session's lock, before the graph runs (see `planTurn`): its input,
+ * its prompt text and its checked parent (null without `parentMessageId`). The facade's runs give
+ * the graph this one value (the `plan` channel); a run of the graph alone plans in ingest_prompt.
+ */
+export interface PlannedTurn {
+  input: TurnInput;
+  text: string;
+  parent: TranscriptRecord | null;
+}
+
+/** One channel per field of the run's input (the graph's input schema is `turnInputSchema`). */
+export type RunInputChannels = { [K in keyof TurnInput]-?: () => EphemeralValue<TurnInput[K] | undefined> };
+
+/**
+ * The run's input fields hold their value for the first step only (ingest_prompt reads them and
+ * writes the validated `input`), so nothing of one run's input, nor of a run that failed, is
+ * left over for the next run on the thread.
+ */
+function runInputChannels(): RunInputChannels {
+  const keys = Object.keys(turnInputSchema.shape) as (keyof TurnInput)[];
+  return Object.fromEntries(keys.map((key) => [key, () => new EphemeralValue(false)])) as RunInputChannels;
+}
+
+/**
+ * The graph state. `messages` and `nodeMessages` are kept within `limits` by pure trimming
+ * reducers; `errors` only grows; the run's input fields last one step; everything else holds its
+ * last value.
+ */
+export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
+  return Annotation.Root({
+    ...runInputChannels(),
+    /** The planned turn of a facade run (`plannedInputSchema`), for the first step only. */
+    plan: () => new EphemeralValue<PlannedTurn | undefined>(false),
+    /** This turn's input, as planned (or validated by ingest_prompt from the run's input fields). */
+    input: lastValue<TurnInput | null>(null),
+    /** Who this checkpoint thread belongs to, bound by its first turn; never changes after. */
+    scope: lastValue<MemoryScope | null>(null),
+    messages: Annotation<BaseMessage[], MessageUpdate>({ reducer: appendAndTrim(limits), default: () => [] }),
+    nodeMessages: Annotation<NodeMemory, NodeMemoryUpdate>({ reducer: mergeNodeMemory(limits), default: () => ({}) }),
+    trim: lastValue<TrimReport | null>(null),
+    session: Annotation<SessionInfo, Partial<SessionInfo>>({
+      reducer: mergeFields,
+      default: () => EMPTY_SESSION,
+    }),
+    turn: lastValue<TurnInfo | null>(null),
+    recalled: lastValue<MemoryContext | null>(null),
+    memoryText: lastValue<RenderedContext | null>(null),
+    memoryUse: lastValue<MemoryUse | null>(null),
+    event: lastValue<TurnEvent | null>(null),
+    candidate: lastValue<Candidate | null>(null),
+    llmText: lastValue<string>(""),
+    status: lastValue<TurnStatus>("OK"),
+    errors: Annotation<NodeError[], NodeError | NodeError[]>({ reducer: appendErrors, default: () => [] }),
+    usage: Annotation<ModelUsage[], ModelUsage[] | null>({ reducer: addUsage, default: () => [] }),
+  });
+}
+
+export const StateAnnotation = createStateAnnotation();
+export type MemoryState = typeof StateAnnotation.State;
+
+/**
+ * What a node returns: for each channel it writes, the update that channel's reducer takes,
+ * derived from the annotation (nodes never overwrite a channel past its reducer).
+ */
+export type MemoryUpdate = { [K in keyof typeof StateAnnotation.Update]?: Exclude<(typeof StateAnnotation.Update)[K], OverwriteValue<unknown>> };
