@@ -2,24 +2,19 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { resolveLogger, withLogger } from "../logger.js";
 import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import type { ForgetCounts, SessionForgetCounts } from "../memory/forget.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
-import type { TranscriptRecord } from "../memory/records.js";
-import type { MemoryScope } from "../memory/scope.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
-import type { MemoryState } from "../graph/state/state.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
 import { MemoryGraphError } from "../errors.js";
 import { openPersistence, type Persistence } from "./backends.js";
 import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
-import type { UserMemory } from "./memory-reads.js";
 import type { DependencyStatus } from "./dependency-health.js";
 import { guardMemoryApi, memoryApi, type MemoryApi } from "./memory-api.js";
 import { guardMemoryItems, memoryItems, type MemoryItems } from "./memory-items.js";
 import { DEFAULT_STORAGE_TIMEOUT_MS, makeResilient, sessionlessTurns } from "./resilient-persistence.js";
-import { sessionApi } from "./session-api.js";
+import { sessionApi, type SessionApi } from "./session-api.js";
 import { inProcessTurnLock } from "../storage/memory/turn-lock.js";
 import { sessionWindowEdits } from "./session-window-edits.js";
 import { createTurnRunner, type TurnOptions } from "./turn-runner.js";
@@ -32,7 +27,7 @@ export { PRUNE_SLACK, type TurnOptions } from "./turn-runner.js";
  * A compiled memory graph with its persistence, ready to take turns; its memory can be searched,
  * imported and exported, and read and corrected one item at a time.
  */
-export interface MemoryGraph extends MemoryApi, MemoryItems {
+export interface MemoryGraph extends MemoryApi, MemoryItems, SessionApi {
   app: MemoryGraphApp;
   persistence: Persistence;
   limits: MemoryLimits;
@@ -60,16 +55,6 @@ export interface MemoryGraph extends MemoryApi, MemoryItems {
    * True when a summary was made.
    */
   finishUpkeep(this: void, threadId: string): Promise<boolean>;
-  /** Forgets a user (every layer, every session) once the upkeep of answered turns has finished. */
-  forgetUser(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<ForgetCounts>;
-  /** Forgets one session and what was learned in it, holding the session's turn lock (so after its upkeep). */
-  forgetSession(scope: MemoryScope): Promise<SessionForgetCounts>;
-  /** The checkpointed state of a session, or null when it has none; GRAPH_CLOSED once closed. */
-  sessionState(scope: MemoryScope): Promise<MemoryState | null>;
-  /** The session's current thread (its messages from the root to the newest), or null when it has none. */
-  sessionMessages(scope: MemoryScope): Promise<TranscriptRecord[] | null>;
-  /** A user's long-term memory: events, facts (with validity) and summaries, newest first. */
-  userMemory(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<UserMemory>;
   /** Resolves when storage answers (readiness); throws when it does not. */
   ping(): Promise<void>;
   /** What this process knows of each storage dependency: up or down since when, outages, degraded and refused turns. */

@@ -12,13 +12,15 @@ import { ValidTurn, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
 import { planRunAlone } from "./plan-turn.js";
+import { saveUserRow, userRowWriter } from "./user-row.js";
+import { NODE } from "../state/node-names.js";
 import { carryOver } from "./carry-over.js";
 import { bindThreadScope, runInputOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
 
 /**
  * ingest_prompt: turns the planned turn (the facade's, or the run's input fields planned here) into
- * `input` and one HumanMessage in the window; it writes nothing to the store. No prompt text →
+ * `input` and one HumanMessage in the window (stored here without embeddings, see `userRowWriter`). No prompt text →
  * SKIP, nothing stored. A session idle past its TTL starts a new window seeded from long-term
  * memory. With `parentMessageId` only the thread from the root to that parent is shown: an
  * assistant parent gets the new message under it; a user parent is re-answered (regeneration).
@@ -49,8 +51,9 @@ export function createIngestPromptNode(deps: GraphDeps) {
     if (regenerated && thread) {
       human = thread[thread.length - 1] ?? recordToMessage(parent);
     } else {
-      // Stored once, indexed, by call_model while the model answers (an incognito turn: never).
       human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
+      // Written once: here, or by call_model while the model answers (see `userRowWriter`).
+      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveUserRow(store, scope, human);
     }
 
     const replaceWindow = expired || thread !== null;

@@ -6,10 +6,11 @@ import { namespaces } from "../../../src/memory/namespaces.js";
 import { metaOf, textOf, withMeta } from "../../../src/messages/message-meta.js";
 import { MemoryGraphError } from "../../../src/errors.js";
 import { resolveLimits } from "../../../src/memory/limits.js";
+import { HashedNgramEmbeddings } from "../../../src/memory/ranking/hash-embedder.js";
 import { scope, stateOf, testDeps } from "../../support/deps.js";
 
 describe("ingest_prompt", () => {
-  it("turns prompt annotations into one HumanMessage and stores nothing (call_model stores it, once)", async () => {
+  it("turns prompt annotations into one HumanMessage and stores it in the transcript (no embeddings: here, once)", async () => {
     const store = new InMemoryStore();
     const node = createIngestPromptNode(testDeps());
     const update = await node(stateOf({ ...scope, prompts: [{ text: "first part" }, { text: "second part" }], messageId: "m1" }), { store });
@@ -19,7 +20,8 @@ describe("ingest_prompt", () => {
     expect(textOf(added[0]!)).toBe("first part\n\nsecond part");
     expect(added[0]?.id).toBe("m1");
     expect(metaOf(added[0]!).createdAt).toBe("2026-11-01T10:00:00.000Z");
-    expect(await store.get(namespaces.transcript(scope), "m1")).toBeNull();
+    const stored = await store.get(namespaces.transcript(scope), "m1");
+    expect(stored?.value).toMatchObject({ id: "m1", role: "user", text: "first part\n\nsecond part", parentId: null });
     expect(update.turn).toMatchObject({ messageId: "m1", regenerated: false, sessionExpired: false });
   });
 
@@ -68,5 +70,13 @@ describe("ingest_prompt", () => {
     const update = await createIngestPromptNode(testDeps())(state, { store });
     expect(update.turn?.sessionExpired).toBe(true);
     expect(update.trim).toMatchObject({ afterCount: 1 });
+  });
+
+  it("leaves the new message to call_model when there are embeddings (no embedding before the first token)", async () => {
+    const store = new InMemoryStore();
+    const node = createIngestPromptNode(testDeps({ embeddings: new HashedNgramEmbeddings() }));
+    const update = await node(stateOf({ ...scope, message: "hello", messageId: "m2" }), { store });
+    expect(update.turn).toMatchObject({ messageId: "m2" });
+    expect(await store.get(namespaces.transcript(scope), "m2")).toBeNull();
   });
 });
