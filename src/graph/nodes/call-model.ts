@@ -5,7 +5,7 @@ import { log } from "../../logger.js";
 import { textOf, withMeta } from "../../messages/message-meta.js";
 import { assemblePrompt } from "../../memory/context.js";
 import { memoryPlanOf } from "../../memory/memory-plan.js";
-import { EMPTY_CONTEXT } from "../../memory/recall.js";
+import { EMPTY_CONTEXT, type MemoryContext } from "../../memory/recall.js";
 import { requireStore } from "../../memory/store-io.js";
 import { messageToRecord, saveTranscriptMessage } from "../../memory/transcript.js";
 import { saveTurnContext } from "../../memory/turn-contexts.js";
@@ -74,17 +74,7 @@ export function createCallModelNode(deps: GraphDeps) {
         };
       }
     } else {
-      text = offlineReply({
-        message: turn.text,
-        recalled: {
-          summaries: recalled.summaries.map((s) => s.text),
-          facts: recalled.facts.map((f) => f.text),
-          similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
-          events: recalled.events.map((e) => `${e.type}: ${e.text}`),
-          known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
-        },
-        now: deps.now(),
-      });
+      text = offlineAnswer(turn.text, recalled, deps.now());
       model = OFFLINE_MODEL;
     }
 
@@ -111,6 +101,21 @@ export function createCallModelNode(deps: GraphDeps) {
       session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
     };
   };
+}
+
+/** The offline responder's answer to `message`, from what recall found. */
+function offlineAnswer(message: string, recalled: MemoryContext, now: Date): string {
+  return offlineReply({
+    message,
+    recalled: {
+      summaries: recalled.summaries.map((s) => s.text),
+      facts: recalled.facts.map((f) => f.text),
+      similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
+      events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+      known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
+    },
+    now,
+  });
 }
 
 /**
