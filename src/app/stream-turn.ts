@@ -15,16 +15,12 @@ type RunConfig = TurnConfig & { signal?: AbortSignal };
  * The facade's graph takes a planned turn, `{ plan }`, as its one input (see `buildGraph`); its
  * compiled type keeps the input schema of the graph alone, which is what callers of `app` send.
  */
-const asGraphInput = (input: { plan: unknown }) => input as unknown as TurnInput;
-
-/** Runs the planned turn to its stop, returning the state it ended in. */
-export async function invokeTurn(graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig): Promise<MemoryState> {
-  return graph.invoke(asGraphInput(input), config);
-}
+export const asGraphInput = (input: { plan: unknown }) => input as unknown as TurnInput;
 
 /**
- * Runs the planned turn like `invokeTurn`, handing each piece of call_model's reply to `onToken` as
- * it is produced (the whole reply at once when the model does not stream, as offline).
+ * Runs the planned turn to its stop like `graph.invoke`, returning the state it ended in, and hands
+ * each piece of call_model's reply to `onToken` as it is produced (the whole reply at once when the
+ * model does not stream, as offline).
  */
 export function streamGraphTurn(onToken: (text: string) => void) {
   return async (graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig): Promise<MemoryState> => {

@@ -15,7 +15,7 @@ import type { DependencyHealth } from "./dependency-health.js";
 import { newTurnOutcome, withTurnOutcome } from "./guarded-storage.js";
 import type { sessionlessTurns, TurnConfig } from "./resilient-persistence.js";
 import { titleSession } from "./session-titles.js";
-import { invokeTurn, streamGraphTurn } from "./stream-turn.js";
+import { asGraphInput, streamGraphTurn } from "./stream-turn.js";
 import { tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
@@ -79,7 +79,7 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     await withTurnOutcome(outcome, async () => {
       // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
       // Without the session store it runs on a session rebuilt from long-term memory.
-      const session = sessionless.begin(threadId, input, outcome, () => stateOf(threadId));
+      const session = sessionless.begin(threadId, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId }, outcome, () => stateOf(threadId));
       const planned = await planTurn(persistence.store, turn, session.lastState);
       options.onStart?.({ replayed: planned.kind === "replay" });
       if (planned.kind === "replay") return answer(planned.result);
@@ -131,7 +131,7 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     stateOf,
     settled,
     finishUpkeep,
-    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, options, invokeTurn)),
+    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, options, (graph, input, config) => graph.invoke(asGraphInput(input), config))),
     streamTurn: (raw: unknown, tokenHandler: (text: string) => void, options: TurnOptions = {}) =>
       tracedTurn(raw, tokenHandler, (timed) => replayTokens(timed ?? tokenHandler, turn(raw, options, streamGraphTurn(timed ?? tokenHandler)))),
   };

@@ -16,7 +16,7 @@ import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
-import { saveUserRow, userRowWriter } from "./user-row.js";
+import { userRowWriter } from "./user-row.js";
 import { historyFor, humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
@@ -38,7 +38,7 @@ export function createCallModelNode(deps: GraphDeps) {
     const recalled = state.recalled ?? EMPTY_CONTEXT;
     const remember = state.input?.remember !== false;
     // With embeddings, the user's new message is written here, once, while the model answers (see `userRowWriter`).
-    const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveUserRow(store, scope, human) : null);
+    const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId)) : null);
     let text: string;
     let model: string;
     let usage: ModelUsage[] = [];

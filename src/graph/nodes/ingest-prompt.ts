@@ -5,14 +5,14 @@ import { metaOf, withMeta } from "../../messages/message-meta.js";
 import { threadCycle } from "../../messages/thread.js";
 import { seedWindow } from "../../memory/session-seed.js";
 import { requireStore } from "../../memory/store-io.js";
-import { recordToMessage, walkThread } from "../../memory/transcript.js";
+import { messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../../memory/transcript.js";
 import type { TranscriptRecord } from "../../memory/records.js";
 import type { MemoryScope } from "../../memory/scope.js";
 import { ValidTurn, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
 import { planRunAlone } from "./plan-turn.js";
-import { saveUserRow, userRowWriter } from "./user-row.js";
+import { userRowWriter } from "./user-row.js";
 import { NODE } from "../state/node-names.js";
 import { carryOver } from "./carry-over.js";
 import { bindThreadScope, runInputOf } from "./turn.js";
@@ -53,7 +53,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
     } else {
       human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
       // Written once: here, or by call_model while the model answers (see `userRowWriter`).
-      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveUserRow(store, scope, human);
+      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
     }
 
     const replaceWindow = expired || thread !== null;

@@ -1,7 +1,3 @@
-import type { BaseMessage } from "@langchain/core/messages";
-import type { BaseStore } from "@langchain/langgraph";
-import type { MemoryScope } from "../../memory/scope.js";
-import { messageToRecord, saveTranscriptMessage } from "../../memory/transcript.js";
 import { NODE } from "../state/node-names.js";
 import type { GraphDeps } from "./deps.js";
 
@@ -16,9 +12,4 @@ import type { GraphDeps } from "./deps.js";
  */
 export function userRowWriter(deps: Pick<GraphDeps, "embeddings">): typeof NODE.ingestPrompt | typeof NODE.callModel {
   return deps.embeddings ? NODE.callModel : NODE.ingestPrompt;
-}
-
-/** Writes the turn's new user message `human` (see `userRowWriter`). */
-export async function saveUserRow(store: BaseStore, scope: MemoryScope, human: BaseMessage): Promise<void> {
-  await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
 }
