@@ -1,5 +1,6 @@
 import { inSpan, metrics } from "../telemetry.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
+import { ValidTurn } from "../graph/state/turn-input.js";
 
 /**
  * One turn as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
@@ -41,6 +42,6 @@ export function tracedTurn(
 }
 
 function tenantOf(raw: unknown): string {
-  const tenant = (raw as { tenantId?: unknown } | null)?.tenantId;
+  const tenant = (raw instanceof ValidTurn ? raw.input : (raw as { tenantId?: unknown } | null))?.tenantId;
   return typeof tenant === "string" ? tenant : "";
 }

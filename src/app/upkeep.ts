@@ -2,7 +2,6 @@ import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
 import { NODE } from "../graph/state/node-names.js";
 import { usageOf } from "../graph/state/turn-result.js";
-import { withLightRunContext } from "./run-context.js";
 
 /** The run config every turn shares: its thread, checkpointed once at the end. */
 export type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
@@ -22,7 +21,7 @@ export function turnConfig(threadId: string): TurnConfig {
 export function upkeepOf(app: MemoryGraphApp) {
   async function makeDueSummary(config: TurnConfig): Promise<void> {
     const started = performance.now();
-    const final = await app.invoke(null, withLightRunContext(config));
+    const final = await app.invoke(null, config);
     const summary = final.usage.filter((call) => call.node === NODE.summarize);
     log.info("turn.upkeep", { summary_ms: Math.round(performance.now() - started), usage: usageOf(summary) });
   }

@@ -9,7 +9,8 @@ import { createRecallNode } from "./nodes/recall.js";
 import { createSummarizeNode } from "./nodes/summarize.js";
 import { NODE } from "./state/node-names.js";
 import { inSpan } from "../telemetry.js";
-import { createStateAnnotation } from "./state/state.js";
+import { z } from "zod";
+import { createStateAnnotation, type PlannedTurn } from "./state/state.js";
 import { turnInputSchema } from "./state/turn-input.js";
 import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
@@ -26,16 +27,21 @@ function yielding<S, C, R>(name: string, node: (state: S, config: C) => Promise<
   };
 }
 
+/** The input of the facade's runs: the turn it planned and checked (see `planTurn`), one value. */
+const plannedInputSchema = z.object({ plan: z.custom<PlannedTurn>((value) => typeof value === "object" && value !== null) }).strict();
+
 /**
  * The memory graph, not yet compiled (each node starts on a macrotask of its own, in a span of its own when tracing is on; see `yielding`):
  * START → ingest_prompt → (SKIP → END) recall → [call_model ‖ classify_event] → build_candidate
  * → (summary due → summarize) → END. call_model and classify_event run in the same step; every
  * channel both write has a merging reducer, and call_model reads nothing classify_event writes.
  * A run's input is a TurnInput (`{tenantId, userId, sessionId, message}` and the optional fields):
- * checked against `turnInputSchema` before anything runs or is written.
+ * checked against `turnInputSchema` before anything runs or is written. With `planned` (the
+ * facade's graph), a run's input is one value instead, the turn it planned: `{ plan }`.
  */
-export function buildGraph(deps: GraphDeps) {
-  return new StateGraph(createStateAnnotation(deps.limits.window), { input: turnInputSchema })
+export function buildGraph(deps: GraphDeps, options: { planned?: boolean } = {}) {
+  const input = (options.planned ? plannedInputSchema : turnInputSchema) as typeof turnInputSchema;
+  return new StateGraph(createStateAnnotation(deps.limits.window), { input })
     .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, createIngestPromptNode(deps)))
     .addNode(NODE.recall, yielding(NODE.recall, createRecallNode(deps)))
     .addNode(NODE.classifyEvent, yielding(NODE.classifyEvent, createClassifyEventNode(deps)))
@@ -54,13 +60,17 @@ export function buildGraph(deps: GraphDeps) {
 
 /**
  * The compiled graph with its persistence (both optional where a host, like Studio, injects them).
- * `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
+ * `planned` takes planned turns as input (see `buildGraph`). `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
  * there): the caller has its result before upkeep, and resuming the run (`invoke(null)`) makes the
  * summary when one is due. A run that is never resumed loses nothing: the summary stays due and
  * the session's next turn makes it.
  */
-export function compileGraph(deps: GraphDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}, options: { replyFirst?: boolean } = {}) {
-  return buildGraph(deps).compile({
+export function compileGraph(
+  deps: GraphDeps,
+  persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {},
+  options: { replyFirst?: boolean; planned?: boolean } = {},
+) {
+  return buildGraph(deps, options).compile({
     checkpointer: persistence.checkpointer,
     store: persistence.store,
     name: "memory_graph",

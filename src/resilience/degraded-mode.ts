@@ -20,7 +20,7 @@ export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSinc
  */
 export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {
   const saver = new MemorySaver();
-  const sessionlessApp: MemoryGraphApp = compileGraph(deps, { checkpointer: saver, store }, { replyFirst: true });
+  const sessionlessApp: MemoryGraphApp = compileGraph(deps, { checkpointer: saver, store }, { replyFirst: true, planned: true });
 
   async function finish(threadId: string, scope: MemoryScope, state: MemoryState | null): Promise<void> {
     await saver.deleteThread(threadId);

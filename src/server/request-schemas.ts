@@ -2,7 +2,7 @@ import { z, type ZodType } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import { jsonDepth } from "../json-bounds.js";
 import { ID_RULES, idSchema } from "../memory/scope.js";
-import { turnInputSchema, validatedTurnInput, type TurnInput } from "../graph/state/turn-input.js";
+import { turnInputSchema, ValidTurn, type TurnInput } from "../graph/state/turn-input.js";
 import { toCamel } from "./case.js";
 import { snakeCasing } from "./snake-schema.js";
 
@@ -88,12 +88,12 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, fal
 }
 
 /**
- * The graph's input for a turn request of `tenantId`. The request schema holds the core's rules,
- * so this is the turn's one validation: the facade takes the input as validated (checking only
- * the prompt's length against its own limit), and every user error surfaces before anything runs.
+ * The turn of a request of `tenantId`. The request schema holds the core's rules, so this is the
+ * turn's one validation (the prompt's length, the deployment's limit, checked with it), and every
+ * user error surfaces before anything runs.
  */
-export function turnInputOf(body: unknown, tenantId: string, maxPromptChars: number): TurnInput {
+export function turnInputOf(body: unknown, tenantId: string, maxPromptChars: number): ValidTurn {
   const request = parseRequest(turnRequestSchema, body) as Record<string, unknown>;
   const input = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined).map(([key, value]) => [toCamel(key), value]));
-  return validatedTurnInput({ tenantId, ...input } as TurnInput, maxPromptChars);
+  return ValidTurn.accept({ tenantId, ...input } as TurnInput, maxPromptChars);
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { log } from "../logger.js";
-import type { TurnInput } from "../graph/state/turn-input.js";
+import type { ValidTurn } from "../graph/state/turn-input.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
@@ -19,7 +19,7 @@ import { defineRoute, type BodyPart } from "./route.js";
  */
 
 /** The turn request, checked once into the graph's input (the tenant is the key's). */
-const turnBody: BodyPart<TurnInput> = {
+const turnBody: BodyPart<ValidTurn> = {
   schema: turnRequestSchema,
   parse: (value, c, deps) => turnInputOf(value, c.get("tenantId"), deps.memory.limits.maxPromptChars),
 };
@@ -68,7 +68,7 @@ export const streamTurn = defineRoute({
   handle: (c, { body }, deps) => streamAnswer(c, body, deps),
 });
 
-async function streamAnswer(c: Context<ServerEnv>, input: TurnInput, deps: RouteDeps): Promise<Response> {
+async function streamAnswer(c: Context<ServerEnv>, input: ValidTurn, deps: RouteDeps): Promise<Response> {
   const requestId = c.get("requestId");
   // Tokens that come before the stream is open wait here; an error before the turn starts is a plain 4xx.
   const early: string[] = [];

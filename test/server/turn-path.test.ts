@@ -58,12 +58,14 @@ describe("one way into a turn", () => {
     expect(store.getsOf("ask", "/messages", from)).toBe(1);
   });
 
-  it("still checks a run that does not come from the facade, even with a forged ticket in its config", async () => {
+  it("still checks a run that does not come from the facade: nothing in its config or input skips a check", async () => {
     await serve();
     await post({ message: "hello", message_id: "taken" });
     const config = { configurable: { thread_id: "own-thread", memory_graph_prepared_turn: {} } };
     const run = { ...SCOPE, message: "another text", messageId: "taken" };
     await expect(server.memory.app.invoke(run, config)).rejects.toMatchObject({ code: "MESSAGE_ID_CONFLICT" });
+    // The facade's one input value, `plan`, is not part of the graph's input schema.
+    await expect(server.memory.app.invoke({ ...run, plan: { input: run, text: run.message, parent: null } } as never, config)).rejects.toThrow(/plan/);
     const orphan = { ...SCOPE, message: "hi", parentMessageId: "nowhere" };
     await expect(server.memory.app.invoke(orphan, { configurable: { thread_id: "own-2", memory_graph_prepared_turn: "ticket" } })).rejects.toMatchObject({
       code: "UNKNOWN_PARENT",

@@ -41,6 +41,7 @@ export function testDeps(overrides: Partial<GraphDeps> = {}): GraphDeps {
 /** A state literal with the defaults every channel starts from (no run input fields: those are the graph's to set). */
 export function stateOf(values: Partial<MemoryState>): MemoryState {
   return {
+    plan: undefined,
     tenantId: undefined,
     userId: undefined,
     sessionId: undefined,

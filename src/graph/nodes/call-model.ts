@@ -5,9 +5,9 @@ import { log } from "../../logger.js";
 import { textOf, withMeta } from "../../messages/message-meta.js";
 import { assemblePrompt } from "../../memory/context.js";
 import { memoryPlanOf } from "../../memory/memory-plan.js";
-import { EMPTY_CONTEXT } from "../../memory/recall.js";
+import { EMPTY_CONTEXT, type MemoryContext } from "../../memory/recall.js";
 import { requireStore } from "../../memory/store-io.js";
-import { messageToRecord, saveTranscriptMessages } from "../../memory/transcript.js";
+import { messageToRecord, saveTranscriptMessage } from "../../memory/transcript.js";
 import { saveTurnContext } from "../../memory/turn-contexts.js";
 import { isTransientError, withRetry } from "../../models/chat-model.js";
 import { offlineReply } from "../../rules/offline-responder.js";
@@ -16,6 +16,7 @@ import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
+import { userRowWriter } from "./user-row.js";
 import { historyFor, humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
@@ -36,6 +37,8 @@ export function createCallModelNode(deps: GraphDeps) {
     const human = humanForNode(state);
     const recalled = state.recalled ?? EMPTY_CONTEXT;
     const remember = state.input?.remember !== false;
+    // With embeddings, the user's new message is written here, once, while the model answers (see `userRowWriter`).
+    const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId)) : null);
     let text: string;
     let model: string;
     let usage: ModelUsage[] = [];
@@ -63,7 +66,7 @@ export function createCallModelNode(deps: GraphDeps) {
       } catch (error) {
         const message = messageOf(error);
         log.error("model_error", { node: NODE.callModel, error: message });
-        if (remember) await saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId)]);
+        await userRow();
         return {
           status: "ERROR",
           errors: [{ node: NODE.callModel, code: "MODEL_ERROR", message, turnId: turn.id }],
@@ -71,32 +74,21 @@ export function createCallModelNode(deps: GraphDeps) {
         };
       }
     } else {
-      text = offlineReply({
-        message: turn.text,
-        recalled: {
-          summaries: recalled.summaries.map((s) => s.text),
-          facts: recalled.facts.map((f) => f.text),
-          similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
-          events: recalled.events.map((e) => `${e.type}: ${e.text}`),
-          known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
-        },
-        now: deps.now(),
-      });
+      text = offlineAnswer(turn.text, recalled, deps.now());
       model = OFFLINE_MODEL;
     }
 
     const now = deps.now().toISOString();
     const reply = withMeta(new AIMessage({ id: deps.newId(), content: text }), { parentId: turn.messageId, createdAt: now });
-    // An offline reply is kept in the transcript but is not conversation to remember. The user's
-    // message (stored unindexed by ingest_prompt) is indexed with the reply: one write, one
-    // embedding call, after the reply — none of it before the first token.
+    // An offline reply is kept in the transcript but is not conversation to remember.
     // An incognito turn (`remember: false`) stores nothing: the window keeps it for the session.
     const recall = model === OFFLINE_MODEL ? { recall: false as const } : {};
+    await userRow();
     if (remember) {
       const memory = state.memoryText;
       const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
       await Promise.all([
-        saveTranscriptMessages(store, scope, [messageToRecord(human, scope.sessionId), messageToRecord(reply, scope.sessionId, { model, ...recall })]),
+        saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall })),
         // What this answer's memory context held, readable per message ("why did the model see this?").
         saveTurnContext(store, scope, { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown }),
       ]);
@@ -108,5 +100,35 @@ export function createCallModelNode(deps: GraphDeps) {
       turn: { ...turn, replyId: reply.id ?? null, model },
       session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
     };
+  };
+}
+
+/** The offline responder's answer to `message`, from what recall found. */
+function offlineAnswer(message: string, recalled: MemoryContext, now: Date): string {
+  return offlineReply({
+    message,
+    recalled: {
+      summaries: recalled.summaries.map((s) => s.text),
+      facts: recalled.facts.map((f) => f.text),
+      similar: recalled.similar.map((m) => `${m.role}: ${m.text}`),
+      events: recalled.events.map((e) => `${e.type}: ${e.text}`),
+      known: recalled.facts.map((f) => ({ key: f.key, value: f.value, validFrom: f.validFrom })),
+    },
+    now,
+  });
+}
+
+/**
+ * `write` started now, awaited later: the returned function resolves when it is done, or throws
+ * its error (held until then, so a write that fails while the model answers is not unhandled).
+ */
+function settled(write: Promise<void> | null): () => Promise<void> {
+  const outcome = write?.then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
+  return async () => {
+    const failed = await outcome;
+    if (failed) throw failed.error;
   };
 }

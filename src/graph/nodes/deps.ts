@@ -2,7 +2,6 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { MemoryLimits } from "../../memory/limits.js";
 import type { Profile } from "../../memory/profile.js";
-import type { PreparedTurns } from "./prepared-turn.js";
 
 export type MemoryMode = "conversation" | "node";
 
@@ -26,8 +25,6 @@ export interface GraphDeps {
   newId: () => string;
   /** The deployment's profile: the fact keys extraction keeps, shown as one block (default: every key). */
   profile?: Profile;
-  /** Verdicts of the facade (`createMemoryGraph`) on its own runs; without it every run is checked in full. */
-  preparedTurns?: PreparedTurns;
 }
 
 /** The retry settings model calls use (transient errors only; see `isTransientError`). */

@@ -1,41 +1,40 @@
 import { HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, type BaseStore, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import { metaOf, withMeta } from "../../messages/message-meta.js";
 import { threadCycle } from "../../messages/thread.js";
 import { seedWindow } from "../../memory/session-seed.js";
 import { requireStore } from "../../memory/store-io.js";
-import { getTranscriptMessage, messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../../memory/transcript.js";
+import { messageToRecord, recordToMessage, saveTranscriptMessage, walkThread } from "../../memory/transcript.js";
 import type { TranscriptRecord } from "../../memory/records.js";
 import type { MemoryScope } from "../../memory/scope.js";
-import { parseTurnInput, promptText, type TurnInput } from "../state/turn-input.js";
+import { ValidTurn, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
-import { resolveParent } from "./resolve-parent.js";
+import { planRunAlone } from "./plan-turn.js";
+import { userRowWriter } from "./user-row.js";
+import { NODE } from "../state/node-names.js";
 import { carryOver } from "./carry-over.js";
 import { bindThreadScope, runInputOf } from "./turn.js";
 import { windowUpdate } from "./window-update.js";
 
 /**
- * ingest_prompt: validates the run's input fields into `input` and turns them into one
- * HumanMessage in the window. No prompt text →
+ * ingest_prompt: turns the planned turn (the facade's, or the run's input fields planned here) into
+ * `input` and one HumanMessage in the window (stored here without embeddings, see `userRowWriter`). No prompt text →
  * SKIP, nothing stored. A session idle past its TTL starts a new window seeded from long-term
  * memory. With `parentMessageId` only the thread from the root to that parent is shown: an
  * assistant parent gets the new message under it; a user parent is re-answered (regeneration).
  */
 export function createIngestPromptNode(deps: GraphDeps) {
   return async function ingestPrompt(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
-    // A run the facade prepared was validated and checked against the store before it started.
-    const prepared = deps.preparedTurns?.verdictOf(config) ?? null;
-    const input = prepared?.input ?? parseTurnInput(runInputOf(state), deps.limits.maxPromptChars);
+    const store = requireStore(config);
+    // The facade planned its runs under the session's lock; a run of the graph alone plans here.
+    const plan = state.plan ?? (await planRunAlone(store, ValidTurn.ofGraphInput(runInputOf(state), deps.limits.maxPromptChars)));
+    const { input, text, parent } = plan;
     const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
-    const text = promptText(input);
     const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, memoryUse: null, turn: null, trim: null };
     if (!text && !input.parentMessageId) return skip;
-    const store = requireStore(config);
-    const parent = prepared ? prepared.parent : await checkStored(store, input);
     const regenerated = parent?.role === "user";
     if (!text && !regenerated) return skip;
     const idleMs = state.session.lastActiveAt ? now.getTime() - Date.parse(state.session.lastActiveAt) : 0;
@@ -53,9 +52,8 @@ export function createIngestPromptNode(deps: GraphDeps) {
       human = thread[thread.length - 1] ?? recordToMessage(parent);
     } else {
       human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
-      // Kept at once, indexed for recall by call_model with the reply (no embedding before the reply).
-      // An incognito turn (`remember: false`) is kept by the window only.
-      if (input.remember !== false) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { indexed: false });
+      // Written once: here, or by call_model while the model answers (see `userRowWriter`).
+      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
     }
 
     const replaceWindow = expired || thread !== null;
@@ -95,26 +93,6 @@ export function createIngestPromptNode(deps: GraphDeps) {
       },
     };
   };
-}
-
-/**
- * The store checks of a run the facade did not prepare (Studio, a graph of your own): the parent
- * is resolved, and a new message's id must be free.
- */
-async function checkStored(store: BaseStore, input: TurnInput): Promise<TranscriptRecord | null> {
-  const parent = await resolveParent(store, input);
-  if (input.messageId !== undefined && !(parent?.role === "user")) await refuseStoredId(store, input, input.messageId);
-  return parent;
-}
-
-/**
- * A new message may not take the id of a stored one: an upsert would overwrite it, and a reply's
- * id given to its own follow-up would make the message its own parent. (`runTurn` turns a retry
- * of a stored message into a re-answer before the graph runs; this guards every other caller.)
- */
-async function refuseStoredId(store: BaseStore, scope: MemoryScope, id: string): Promise<void> {
-  if (!(await getTranscriptMessage(store, scope, id))) return;
-  throw new MemoryGraphError("MESSAGE_ID_CONFLICT", `messageId: ${id} is already a message of this session`, { kind: "user", field: "messageId" });
 }
 
 function humanMessage(input: TurnInput, text: string, fallbackId: string, parentId: string | null, now: Date): HumanMessage {

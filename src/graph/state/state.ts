@@ -1,4 +1,4 @@
-import { Annotation } from "@langchain/langgraph";
+import { Annotation, type OverwriteValue } from "@langchain/langgraph";
 import { EphemeralValue } from "@langchain/langgraph/channels";
 import type { BaseMessage } from "@langchain/core/messages";
 import { appendErrors, type NodeError } from "../reducers/errors.js";
@@ -8,7 +8,7 @@ import { appendAndTrim, DEFAULT_WINDOW_LIMITS, type MessageUpdate, type TrimRepo
 import type { RenderedContext } from "../../memory/context.js";
 import type { MemoryNeedReason } from "../../memory/memory-plan.js";
 import type { MemoryContext } from "../../memory/recall.js";
-import type { EntityRef, EventRecord } from "../../memory/records.js";
+import type { EntityRef, EventRecord, TranscriptRecord } from "../../memory/records.js";
 import type { MemoryScope } from "../../memory/scope.js";
 import type { ModelUsage } from "../../models/usage.js";
 import { turnInputSchema, type TurnInput } from "./turn-input.js";
@@ -83,6 +83,17 @@ export type TurnEvent = Omit<EventRecord, "id" | "messageId" | "sessionId" | "cr
 
 const lastValue = <T>(initial: T) => Annotation<T>({ reducer: lastValueReducer<T>, default: () => initial });
 
+/**
+ * A turn as planned under its session's lock, before the graph runs (see `planTurn`): its input,
+ * its prompt text and its checked parent (null without `parentMessageId`). The facade's runs give
+ * the graph this one value (the `plan` channel); a run of the graph alone plans in ingest_prompt.
+ */
+export interface PlannedTurn {
+  input: TurnInput;
+  text: string;
+  parent: TranscriptRecord | null;
+}
+
 /** One channel per field of the run's input (the graph's input schema is `turnInputSchema`). */
 export type RunInputChannels = { [K in keyof TurnInput]-?: () => EphemeralValue<TurnInput[K] | undefined> };
 
@@ -104,7 +115,9 @@ function runInputChannels(): RunInputChannels {
 export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
   return Annotation.Root({
     ...runInputChannels(),
-    /** This turn's input, validated by ingest_prompt from the run's input fields. */
+    /** The planned turn of a facade run (`plannedInputSchema`), for the first step only. */
+    plan: () => new EphemeralValue<PlannedTurn | undefined>(false),
+    /** This turn's input, as planned (or validated by ingest_prompt from the run's input fields). */
     input: lastValue<TurnInput | null>(null),
     /** Who this checkpoint thread belongs to, bound by its first turn; never changes after. */
     scope: lastValue<MemoryScope | null>(null),
@@ -131,22 +144,8 @@ export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMI
 export const StateAnnotation = createStateAnnotation();
 export type MemoryState = typeof StateAnnotation.State;
 
-/** What a node returns: plain values for each channel it writes (the reducers apply them). */
-export interface MemoryUpdate {
-  input?: TurnInput | null;
-  scope?: MemoryScope | null;
-  messages?: BaseMessage[];
-  nodeMessages?: NodeMemoryUpdate;
-  trim?: TrimReport | null;
-  session?: Partial<SessionInfo>;
-  turn?: TurnInfo | null;
-  recalled?: MemoryContext | null;
-  memoryText?: RenderedContext | null;
-  memoryUse?: MemoryUse | null;
-  event?: TurnEvent | null;
-  candidate?: Candidate | null;
-  llmText?: string;
-  status?: TurnStatus;
-  errors?: NodeError[];
-  usage?: ModelUsage[] | null;
-}
+/**
+ * What a node returns: for each channel it writes, the update that channel's reducer takes,
+ * derived from the annotation (nodes never overwrite a channel past its reducer).
+ */
+export type MemoryUpdate = { [K in keyof typeof StateAnnotation.Update]?: Exclude<(typeof StateAnnotation.Update)[K], OverwriteValue<unknown>> };

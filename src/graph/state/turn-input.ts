@@ -40,39 +40,50 @@ export type TurnInput = z.infer<typeof turnInputSchema>;
  * the structure bound (INPUT_TOO_COMPLEX) and text with NUL or a lone surrogate (INVALID_TEXT).
  */
 export function parseTurnInput(raw: unknown, maxPromptChars: number): TurnInput {
-  if (typeof raw === "object" && raw !== null && VALIDATED.has(raw)) return checkPromptLength(raw as TurnInput, maxPromptChars);
-  // The structure bound and the text rule first: nothing else walks a hostile value.
-  const parsed = turnInputSchema.safeParse(assertJsonBounds(raw, "", JSON_BOUNDS));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") || "input";
-    throw new MemoryGraphError("INVALID_INPUT", `${field}: ${issue?.message ?? "invalid"}`, { kind: "user", field });
-  }
-  return checkPromptLength(parsed.data, maxPromptChars);
+  return ValidTurn.parse(raw, maxPromptChars).input;
 }
-
-/** Inputs validated already, by this schema's rules (the HTTP request schema is derived from it). */
-const VALIDATED = new WeakSet<object>();
 
 /**
- * Marks an input validated by the rules of `turnInputSchema` (the HTTP service's request schema
- * holds them), so that `parseTurnInput` checks only its prompt length. The input is frozen, so
- * what was validated is what runs.
+ * A turn's input that passed every rule, with its prompt text, computed once: the one value a turn
+ * carries from the caller into the graph. Made three ways, each checking each rule once:
+ * - `parse`: an input from anywhere (a library caller): structure bound and text rule, the
+ *   schema, the prompt length;
+ * - `accept`: an input its caller validated with this schema's rules (the HTTP route's request
+ *   schema is derived from it): the prompt length only, which depends on the deployment's limit;
+ * - `ofGraphInput`: a graph run's input fields, which LangGraph parsed with `turnInputSchema` (the
+ *   graph's input schema): the structure bound, the text rule and the prompt length.
  */
-export function validatedTurnInput(input: TurnInput, maxPromptChars: number): TurnInput {
-  const frozen = deepFreeze(checkPromptLength(input, maxPromptChars));
-  VALIDATED.add(frozen);
-  return frozen;
+export class ValidTurn {
+  private constructor(
+    readonly input: TurnInput,
+    /** The prompt text: the message, or the prompt annotations joined by blank lines. */
+    readonly text: string,
+  ) {}
+
+  static parse(raw: unknown, maxPromptChars: number): ValidTurn {
+    // The structure bound and the text rule first: nothing else walks a hostile value.
+    const parsed = turnInputSchema.safeParse(assertJsonBounds(raw, "", JSON_BOUNDS));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || "input";
+      throw new MemoryGraphError("INVALID_INPUT", `${field}: ${issue?.message ?? "invalid"}`, { kind: "user", field });
+    }
+    return ValidTurn.accept(parsed.data, maxPromptChars);
+  }
+
+  static accept(input: TurnInput, maxPromptChars: number): ValidTurn {
+    return new ValidTurn(input, checkPromptLength(input, maxPromptChars));
+  }
+
+  static ofGraphInput(fields: Record<string, unknown>, maxPromptChars: number): ValidTurn {
+    return ValidTurn.accept(assertJsonBounds(fields, "", JSON_BOUNDS) as TurnInput, maxPromptChars);
+  }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
-  return Object.freeze(value);
-}
-
-function checkPromptLength(input: TurnInput, maxPromptChars: number): TurnInput {
-  const length = promptText(input).length;
+/** The prompt text of `input`, refused (PROMPT_TOO_LONG) over `maxPromptChars`. */
+function checkPromptLength(input: TurnInput, maxPromptChars: number): string {
+  const text = promptText(input);
+  const length = text.length;
   if (length > maxPromptChars) {
     const field = input.message !== undefined ? "message" : "prompts";
     throw new MemoryGraphError("PROMPT_TOO_LONG", `${field}: the prompt has ${length} characters; the limit is ${maxPromptChars}`, {
@@ -80,7 +91,7 @@ function checkPromptLength(input: TurnInput, maxPromptChars: number): TurnInput 
       field,
     });
   }
-  return input;
+  return text;
 }
 
 /** The prompt text of a turn: the message, or the prompt annotations joined by blank lines. */

@@ -1,11 +1,12 @@
 import { InMemoryStore } from "@langchain/langgraph";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createCallModelNode } from "../../../src/graph/nodes/call-model.js";
 import { namespaces } from "../../../src/memory/namespaces.js";
 import { textOf } from "../../../src/messages/message-meta.js";
 import { scope, testDeps } from "../../support/deps.js";
 import { FailingChatModel, RecordingChatModel } from "../../support/models.js";
 import { midTurnState } from "./helpers.js";
+import { HashedNgramEmbeddings } from "../../../src/memory/ranking/hash-embedder.js";
 
 describe("call_model", () => {
   it("sends the prompt in the fixed order and stores the reply in the window, node memory and transcript", async () => {
@@ -43,5 +44,23 @@ describe("call_model", () => {
     expect(update.errors).toEqual([expect.objectContaining({ node: "call_model", code: "MODEL_ERROR" })]);
     expect(update.messages).toBeUndefined();
     expect(await store.get(namespaces.transcript(scope), "h1")).not.toBeNull();
+  });
+
+  it("with embeddings, stores the turn's new user message once, indexed, before the reply; an incognito turn stores neither", async () => {
+    const store = new InMemoryStore();
+    const state = await midTurnState(new InMemoryStore(), "Where is my order 1005?");
+    const puts = vi.spyOn(store, "put");
+    const deps = testDeps({ chatModel: new RecordingChatModel(["On its way."]), embeddings: new HashedNgramEmbeddings() });
+    const update = await createCallModelNode(deps)(state, { store });
+    const keys = puts.mock.calls.filter(([namespace]) => namespace.join("/") === namespaces.transcript(scope).join("/")).map(([, key, , index]) => [key, index]);
+    expect(keys).toEqual([
+      ["h1", undefined],
+      [update.turn!.replyId!, undefined],
+    ]);
+    expect((await store.get(namespaces.transcript(scope), "h1"))?.value).toMatchObject({ role: "user", text: "Where is my order 1005?" });
+    const quiet = new InMemoryStore();
+    const incognito = { ...state, input: { ...state.input!, remember: false } };
+    await createCallModelNode({ ...deps, chatModel: new RecordingChatModel(["Fine."]) })(incognito, { store: quiet });
+    expect(await quiet.search(namespaces.transcript(scope), { limit: 5 })).toEqual([]);
   });
 });

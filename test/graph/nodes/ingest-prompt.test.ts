@@ -5,10 +5,12 @@ import { createIngestPromptNode } from "../../../src/graph/nodes/ingest-prompt.j
 import { namespaces } from "../../../src/memory/namespaces.js";
 import { metaOf, textOf, withMeta } from "../../../src/messages/message-meta.js";
 import { MemoryGraphError } from "../../../src/errors.js";
+import { resolveLimits } from "../../../src/memory/limits.js";
+import { HashedNgramEmbeddings } from "../../../src/memory/ranking/hash-embedder.js";
 import { scope, stateOf, testDeps } from "../../support/deps.js";
 
 describe("ingest_prompt", () => {
-  it("turns prompt annotations into one HumanMessage and stores it in the transcript", async () => {
+  it("turns prompt annotations into one HumanMessage and stores it in the transcript (no embeddings: here, once)", async () => {
     const store = new InMemoryStore();
     const node = createIngestPromptNode(testDeps());
     const update = await node(stateOf({ ...scope, prompts: [{ text: "first part" }, { text: "second part" }], messageId: "m1" }), { store });
@@ -45,12 +47,14 @@ describe("ingest_prompt", () => {
     expect(metaOf((update.messages as HumanMessage[])[0]!).parentId).toBe("p");
   });
 
-  it("throws a user error naming the field for a bad tenant id, storing nothing", async () => {
+  it("checks the rules the graph's input schema leaves to it: a prompt over the limit is a user error, storing nothing", async () => {
     const store = new InMemoryStore();
-    const node = createIngestPromptNode(testDeps());
-    const error = await node(stateOf({ ...scope, tenantId: "../x", message: "hi" }), { store }).catch((e: unknown) => e);
+    const node = createIngestPromptNode(testDeps({ limits: resolveLimits({ maxPromptChars: 10 }) }));
+    const error = await node(stateOf({ ...scope, message: "far too long a prompt" }), { store }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryGraphError);
-    expect((error as MemoryGraphError).field).toBe("tenantId");
+    expect(error).toMatchObject({ code: "PROMPT_TOO_LONG", field: "message" });
+    const bad = await node(stateOf({ ...scope, message: "a\u0000" }), { store }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: "INVALID_TEXT", field: "message" });
     expect(await store.listNamespaces({})).toEqual([]);
   });
 
@@ -66,5 +70,13 @@ describe("ingest_prompt", () => {
     const update = await createIngestPromptNode(testDeps())(state, { store });
     expect(update.turn?.sessionExpired).toBe(true);
     expect(update.trim).toMatchObject({ afterCount: 1 });
+  });
+
+  it("leaves the new message to call_model when there are embeddings (no embedding before the first token)", async () => {
+    const store = new InMemoryStore();
+    const node = createIngestPromptNode(testDeps({ embeddings: new HashedNgramEmbeddings() }));
+    const update = await node(stateOf({ ...scope, message: "hello", messageId: "m2" }), { store });
+    expect(update.turn).toMatchObject({ messageId: "m2" });
+    expect(await store.get(namespaces.transcript(scope), "m2")).toBeNull();
   });
 });
