@@ -11,8 +11,8 @@ import { exitOnStartFailure } from "./fail.js";
 /**
  * `npm run gc [-- --keep 20]`: makes the summaries answered turns left due (a process that died
  * or was throttled after the reply; with the configured model, else by rules), expires idle
- * sessions' windows, prunes checkpoints to the newest
- * `--keep` (default CHECKPOINT_KEEP) per thread, applies event retention and removes orphaned
+ * sessions' windows, prunes checkpoints to the newest `--keep` (default CHECKPOINT_KEEP) per
+ * thread, applies event retention, deletes store items whose TTL ran out and removes orphaned
  * index rows on the configured backend, then prints the counts as one JSON line. Idempotent and
  * safe while the service runs: each thread is collected under the same turn lock as turns.
  */

@@ -231,8 +231,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Edit, pin or unpin one fact
-         * @description A new value makes a new version (`source: "edit"`) and closes this one; `pinned` pins or unpins. Only the current version can be edited: an edit of a superseded one is 409 FACT_STALE (read the fact again), unless the current version already reads as asked (a retried edit), which is answered.
+         * Edit, pin, unpin or bound in time one fact
+         * @description A new value makes a new version (`source: "edit"`) and closes this one; `pinned` pins or unpins; `expires_at` (ISO 8601 with a zone, or null) bounds it in time. Only the current version can be edited: an edit of a superseded one is 409 FACT_STALE (read the fact again), unless the current version already reads as asked (a retried edit), which is answered.
          */
         patch: operations["updateFact"];
         trace?: never;
@@ -693,6 +693,7 @@ export interface components {
             value?: string;
             /** @description Pin (always in the prompt, never superseded by extraction) or unpin. */
             pinned?: boolean;
+            expires_at?: string | null;
         };
         EventChange: {
             /** @description The event type, e.g. COMPLAINT. */
@@ -933,6 +934,8 @@ export interface components {
              * @constant
              */
             source?: "edit";
+            /** @description When it stops being true by itself and leaves the prompt; absent: until it changes. */
+            expires_at?: string;
         } & {
             [key: string]: unknown;
         };
@@ -964,6 +967,8 @@ export interface components {
              * @constant
              */
             source?: "edit";
+            /** @description When it stops being true by itself and leaves the prompt; absent: until it changes. */
+            expires_at?: string;
             /** @description The version that replaced this one (null while current). */
             superseded_by: string | null;
         } & {

@@ -12,3 +12,4 @@ export { postgresTurnLock } from "../storage/postgres/turn-lock.js";
 export { PostgresCheckpointer } from "../storage/postgres/checkpointer.js";
 export { PostgresStore, type PostgresStoreOptions } from "../storage/postgres/store.js";
 export { postgresGcTarget } from "../storage/postgres/gc-target.js";
+export type { StoreTtlConfig } from "../storage/shared/ttl.js";

@@ -12,3 +12,4 @@ export { sqliteTurnLock } from "../storage/sqlite/turn-lock.js";
 export { SqliteCheckpointer } from "../storage/sqlite/checkpointer.js";
 export { SqliteStore, type SqliteStoreOptions } from "../storage/sqlite/store.js";
 export { sqliteGcTarget } from "../storage/sqlite/gc-target.js";
+export type { StoreTtlConfig } from "../storage/shared/ttl.js";

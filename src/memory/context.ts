@@ -6,6 +6,7 @@ import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { Profile } from "./profile.js";
 import type { MemoryContext } from "./recall.js";
 import { annotateRelativeDates } from "./relative-dates.js";
+import { isSeed } from "./session-seed.js";
 
 /**
  * Context assembly: the prompt in a fixed order — system prompt, recent history, summaries, user
@@ -26,6 +27,8 @@ export interface RenderedContext {
   shownIds?: string[];
   /** Ids of every item the context shows, by layer: stored messages, facts, events, summaries. */
   shown?: ShownItems;
+  /** The window's seed as rendered from current memory this turn (absent: the seed shows nothing). */
+  carried?: string;
 }
 
 /** The ids of what a memory context shows, by layer. */
@@ -104,9 +107,12 @@ export interface PromptParts {
   limits: ContextLimits;
 }
 
-/** The messages sent to the chat model, in the fixed order. Pure. */
+/**
+ * The messages sent to the chat model, in the fixed order. A seed of the window (see `isSeed`)
+ * stands for what `memory.carried` says this turn, never for its own text. Pure.
+ */
 export function assemblePrompt(parts: PromptParts): BaseMessage[] {
-  const pinned = parts.history.filter(isPinned).map(textOf);
+  const pinned = parts.history.filter(isPinned).flatMap((message) => (!isSeed(message) ? [textOf(message)] : parts.memory.carried ? [parts.memory.carried] : []));
   const system = [parts.systemPrompt, ...pinned].join("\n\n");
   const recent = parts.history
     .filter((message) => !isPinned(message) && ["human", "ai"].includes(message.getType()))

@@ -20,10 +20,11 @@ export interface FactVersion extends FactRecord {
   supersededBy: string | null;
 }
 
-/** What an edit asks: a new value, a pin or an unpin (either or both). */
+/** What an edit asks: a new value, a pin or an unpin, an expiry (a UTC ISO time, or null for none); any of them. */
 export interface FactChange {
   value?: string;
   pinned?: boolean;
+  expiresAt?: string | null;
 }
 
 /** Pure: every version of `fact`'s key, oldest first, each with the version that began when it ended. */
@@ -46,19 +47,25 @@ export function findFact(facts: readonly FactRecord[], id: string): FactRecord {
   return fact;
 }
 
-function satisfies(fact: FactRecord, value: string | undefined, pinned: boolean | undefined): boolean {
-  return (value === undefined || fact.value === value) && (pinned === undefined || Boolean(fact.pinned) === pinned);
+function satisfies(fact: FactRecord, value: string | undefined, change: FactChange): boolean {
+  return (
+    (value === undefined || fact.value === value) &&
+    (change.pinned === undefined || Boolean(fact.pinned) === change.pinned) &&
+    (change.expiresAt === undefined || (fact.expiresAt ?? null) === change.expiresAt)
+  );
 }
 
-function withPin(fact: FactRecord, pinned: boolean): FactRecord {
-  const { pinned: _, ...rest } = fact;
-  return pinned ? { ...rest, pinned: true } : rest;
+/** `fact` pinned or not, and expiring at `expiresAt` (null: never). */
+function withPinAndExpiry(fact: FactRecord, pinned: boolean, expiresAt: string | null): FactRecord {
+  const { pinned: _, expiresAt: __, ...rest } = fact;
+  return { ...rest, ...(pinned ? { pinned: true as const } : {}), ...(expiresAt === null ? {} : { expiresAt }) };
 }
 
 /**
  * Pure: what to write so that the current version `id` reads as `change` asks. A new value closes
  * the version (validTo = now) and opens one with `source: "edit"` (keeping the pin unless the change
- * sets it); a pin alone rewrites the version in place. Returns the resulting current version and the
+ * sets it; expiring only when the change says when); a pin or an expiry alone rewrites the version
+ * in place. An expiry (`currentFacts`) takes the fact out of the prompt once passed. Returns the resulting current version and the
  * writes (none when it already reads so). FACT_NOT_FOUND, FACT_STALE or INVALID_INPUT otherwise.
  */
 export function planFactEdit(
@@ -73,17 +80,17 @@ export function planFactEdit(
   if (target.validTo !== null) {
     const current = facts.find((fact) => fact.key === target.key && fact.validTo === null);
     // A retry of an edit that took effect finds its own result current: answered, nothing written.
-    if (current && satisfies(current, value, change.pinned) && current.source === "edit") return { fact: current, writes: [] };
+    if (current && satisfies(current, value, change) && current.source === "edit") return { fact: current, writes: [] };
     const by = current ? `; the current version is ${current.id}` : "";
     throw new MemoryGraphError("FACT_STALE", `fact ${id} was superseded${by}: read it again and edit the current version`, { kind: "user", field: "factId" });
   }
-  if (satisfies(target, value, change.pinned)) return { fact: target, writes: [] };
+  if (satisfies(target, value, change)) return { fact: target, writes: [] };
   const pinned = change.pinned ?? Boolean(target.pinned);
   if (value === undefined || value === target.value) {
-    const fact = withPin(target, pinned);
+    const fact = withPinAndExpiry(target, pinned, change.expiresAt === undefined ? (target.expiresAt ?? null) : change.expiresAt);
     return { fact, writes: [fact] };
   }
-  const fact = withPin(
+  const fact = withPinAndExpiry(
     {
       id: `${target.key}@edit-${edit.editId}`,
       key: target.key,
@@ -96,6 +103,7 @@ export function planFactEdit(
       source: "edit",
     },
     pinned,
+    change.expiresAt ?? null,
   );
   return { fact, writes: [{ ...target, validTo: edit.now }, fact] };
 }

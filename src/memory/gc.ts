@@ -37,6 +37,8 @@ export interface GcCounts {
   checkpoints_pruned: number;
   events_dropped: number;
   orphaned_index_rows: number;
+  /** Store items whose TTL had run out, deleted (0 where the store has no TTL). */
+  items_expired: number;
   /** Threads whose due summary this collection made (present when `upkeep` was given). */
   summaries_made?: number;
 }
@@ -71,7 +73,8 @@ async function eventNamespaces(store: BaseStore, tenant: string): Promise<string
  * 2. every other thread keeps its newest `checkpointKeep` checkpoints (default 20; the newest, the
  *    one in use, always stays);
  * 3. every user's events are held to the retention policy (age and count);
- * 4. index rows whose item is gone are deleted.
+ * 4. store items whose TTL ran out are deleted (`sweepExpiredItems`, where the target has it);
+ * 5. index rows whose item is gone are deleted.
  * `from` is a GC target or what holds one (a memory graph's `persistence`, `openSqlite()`'s result).
  */
 export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, options: GcOptions = {}): Promise<GcCounts> {
@@ -85,7 +88,7 @@ export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, o
   const retention = options.retention ?? DEFAULT_LIMITS.retention;
   const keep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const cutoff = now.getTime() - (options.sessionTtlSeconds ?? DEFAULT_LIMITS.sessionTtlSeconds) * 1000;
-  const counts: GcCounts = { threads_scanned: 0, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0 };
+  const counts: GcCounts = { threads_scanned: 0, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0, items_expired: 0 };
   const upkeep = options.upkeep;
   if (upkeep) counts.summaries_made = 0;
   const locked = <T>(threadId: string, work: () => Promise<T>) => (target.lock ? target.lock.run(threadId, work) : work());
@@ -110,6 +113,7 @@ export async function collectGarbage(from: GcTarget | { gc: GcTarget | null }, o
       counts.events_dropped += await applyRetention(target.store, scope, retention, now);
     }
   }
+  counts.items_expired = (await target.sweepExpiredItems?.()) ?? 0;
   counts.orphaned_index_rows = await target.removeOrphanedIndexRows();
   log.info("memory.gc", { ...counts });
   return counts;

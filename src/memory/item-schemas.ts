@@ -17,15 +17,28 @@ const text = (description: string) =>
     .refine((value) => value.trim() !== "", { message: "must not be empty" })
     .meta({ description });
 
+/** An ISO 8601 date-time with a zone, normalised to UTC milliseconds (so it compares as text, as every stored time does). */
+const dateTime = (description: string) =>
+  z.iso
+    .datetime({ offset: true })
+    // An overwrite runs even when the format check failed: such a value is refused anyway, untouched.
+    .overwrite((value) => (Number.isNaN(Date.parse(value)) ? value : new Date(value).toISOString()))
+    .meta({ description, example: "2026-11-27T23:59:59Z" });
+
 const atLeastOne = (fields: string[]) => (value: object) => fields.some((field) => (value as Record<string, unknown>)[field] !== undefined);
 
 export const factChangeSchema = z
   .object({
     value: text("The fact's new value: a new version (`source: \"edit\"`), the one it replaces closed.").optional(),
     pinned: z.boolean().optional().meta({ description: "Pin (always in the prompt, never superseded by extraction) or unpin." }),
+    expiresAt: dateTime(
+      "When the fact stops being true by itself and leaves the prompt (a value it superseded is current again); null: until it changes. With a new value it bounds the new version; alone it bounds the current one.",
+    )
+      .nullable()
+      .optional(),
   })
   .strict()
-  .refine(atLeastOne(["value", "pinned"]), { message: "give value, pinned or both" })
+  .refine(atLeastOne(["value", "pinned", "expiresAt"]), { message: "give value, pinned, expiresAt or more than one" })
   .meta({ id: "FactChange" });
 
 export const eventChangeSchema = z

@@ -104,6 +104,7 @@ const PLAIN: Readonly<StoreSupports> = Object.freeze({
   tenantListing: false,
   orphanCleanup: false,
   searchWarming: false,
+  ttl: false,
 });
 
 function declaresSupports(store: BaseStore): store is StorePort {

@@ -16,16 +16,24 @@ export interface FileRef {
   belongsTo: "user" | "assistant";
 }
 
+/** What a session's seed carries over from earlier sessions, by reference: a summary's id, fact keys. */
+export interface CarriedRefs {
+  summaryId: string | null;
+  factKeys: string[];
+}
+
 /**
  * What memory-graph records about a message beside its content. `parentId` links a message to
  * the one it answers or follows (regeneration threads); `createdAt` is an ISO-8601 time, or ""
- * when unknown; `pinned` marks a system message the window never drops.
+ * when unknown; `pinned` marks a system message the window never drops; `carried` marks a
+ * session's seed, whose text is rendered from current memory at prompt time.
  */
 export interface MessageMeta {
   parentId: string | null;
   createdAt: string;
   files?: FileRef[];
   pinned?: boolean;
+  carried?: CarriedRefs;
 }
 
 /** The key under `message.additional_kwargs` that holds a {@link MessageMeta}. */
@@ -86,6 +94,13 @@ export function metaOf(message: BaseMessage): MessageMeta {
   };
   if (Array.isArray(record["files"])) meta.files = (record["files"] as FileRef[]).map((file) => ({ ...file }));
   if (typeof record["pinned"] === "boolean") meta.pinned = record["pinned"];
+  const carried = record["carried"];
+  if (isRecord(carried) && Array.isArray(carried["factKeys"])) {
+    meta.carried = {
+      summaryId: typeof carried["summaryId"] === "string" ? carried["summaryId"] : null,
+      factKeys: carried["factKeys"].filter((key): key is string => typeof key === "string"),
+    };
+  }
   return meta;
 }
 

@@ -98,6 +98,7 @@ const STORE_CALLS = new Set([
   "deleteNamespacePrefix",
   "listTenants",
   "removeOrphanedIndexRows",
+  "sweepExpiredItems",
 ]);
 
 /** `store` behind the guard of the `memory_store` dependency (every other property as it is). */

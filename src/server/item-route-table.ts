@@ -1,5 +1,5 @@
 import type { ZodObject, ZodType } from "zod";
-import { eventChangeSchema, factChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
+import { eventChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
 import {
   eventPathSchema,
   eventResponseSchema,
@@ -7,6 +7,7 @@ import {
   eventsQuerySchema,
   itemSearchQuerySchema,
   itemSearchResponseSchema,
+  factChangeBodySchema,
   factPathSchema,
   factResponseSchema,
   factSchema,
@@ -68,8 +69,8 @@ export function itemRoutes({ error, bodyErrors, prefix }: Shared) {
     "fact",
     "FACT_NOT_FOUND",
     factResponseSchema,
-    factChangeSchema,
-    "A new value makes a new version (`source: \"edit\"`) and closes this one; `pinned` pins or unpins. Only the current version can be edited: " +
+    factChangeBodySchema,
+    "A new value makes a new version (`source: \"edit\"`) and closes this one; `pinned` pins or unpins; `expires_at` (ISO 8601 with a zone, or null) bounds it in time. Only the current version can be edited: " +
       "an edit of a superseded one is 409 FACT_STALE (read the fact again), unless the current version already reads as asked (a retried edit), which is answered.",
   );
   const event = item(`${users}/events/:event_id`, eventPathSchema, "event", "EVENT_NOT_FOUND", eventResponseSchema, eventChangeSchema, "Corrects the type, importance or text.");
@@ -97,7 +98,7 @@ export function itemRoutes({ error, bodyErrors, prefix }: Shared) {
     getFact: { ...fact.get, summary: "One fact and its history", description: "Every version of its key, oldest first, with valid_from/valid_to, what superseded it and the messages it came from." },
     updateFact: {
       ...fact.patch,
-      summary: "Edit, pin or unpin one fact",
+      summary: "Edit, pin, unpin or bound in time one fact",
       responses: { ...fact.patch.responses, 409: error("FACT_STALE: this version was superseded; read the fact again and edit the current version. Nothing was written.") },
     },
     deleteFact: { ...fact.delete, description: "Deletes every version of the fact's key; summaries of the messages it came from are marked stale." },

@@ -3,9 +3,9 @@ import { invalidInput } from "../errors.js";
 import type { ItemSearchRequest } from "../memory/item-search.js";
 import { snakeKeys } from "./case.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
-import { eventChangeSchema, factChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
+import { eventChangeSchema, textChangeSchema } from "../memory/item-schemas.js";
 import { readJsonBody } from "./json-body.js";
-import { eventsQuerySchema, factsQuerySchema, itemSearchQuerySchema, messagesQuerySchema, pageQuerySchema } from "./item-schemas.js";
+import { eventsQuerySchema, factChangeBodySchema, factsQuerySchema, itemSearchQuerySchema, messagesQuerySchema, pageQuerySchema } from "./item-schemas.js";
 import { emptyQuerySchema, parseRequest } from "./request-schemas.js";
 import type { RouteHandlers } from "./routes.js";
 import { pathId, queryOf } from "./url-params.js";
@@ -62,7 +62,8 @@ export function itemHandlers(deps: RouteDeps): Pick<RouteHandlers, ItemOperation
     updateFact: async (c) => {
       const user = userOf(c);
       const factId = pathId(c, "fact_id", asIs);
-      return answer(c, user.userId, { fact: await memory.updateFact(user, factId, await body(c, factChangeSchema)) });
+      const { expires_at: expiresAt, ...change } = await body(c, factChangeBodySchema);
+      return answer(c, user.userId, { fact: await memory.updateFact(user, factId, { ...change, ...(expiresAt === undefined ? {} : { expiresAt }) }) });
     },
     deleteFact: async (c) => {
       const user = userOf(c);

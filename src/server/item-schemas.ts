@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PAGE } from "../memory/item-schemas.js";
+import { factChangeSchema, MAX_PAGE } from "../memory/item-schemas.js";
 import { idSchema } from "../memory/scope.js";
 
 /**
@@ -50,9 +50,18 @@ export const factSchema = z
     session_id: text,
     pinned: z.literal(true).optional().meta({ description: "Pinned: always in the prompt, never superseded by extraction." }),
     source: z.literal("edit").optional().meta({ description: "`edit`: written by a person through this API; absent: learned by extraction." }),
+    expires_at: time.optional().meta({ description: "When it stops being true by itself and leaves the prompt; absent: until it changes." }),
   })
   .loose()
   .meta({ id: "Fact" });
+
+/** The body of a fact's correction: the library's change (`factChangeSchema`) with `expiresAt` as `expires_at`. */
+const { expiresAt, ...factChange } = factChangeSchema.shape;
+export const factChangeBodySchema = z
+  .object({ ...factChange, expires_at: expiresAt })
+  .strict()
+  .refine((body) => Object.values(body).some((field) => field !== undefined), { message: "give value, pinned, expires_at or more than one" })
+  .meta({ id: "FactChange" });
 
 export const factVersionSchema = factSchema
   .extend({ superseded_by: text.nullable().meta({ description: "The version that replaced this one (null while current)." }) })

@@ -36,6 +36,8 @@ interface Backend {
   /** Adds an index row whose item does not exist. */
   addOrphan(): Promise<void>;
   checkpoints(threadId: string): Promise<number>;
+  /** The item rows stored under `key`, read from the database. */
+  rows(key: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ async function sqliteBackend(): Promise<Backend> {
     },
     checkpoints: async (threadId) =>
       (db.prepare("SELECT count(*) AS n FROM checkpoint_checkpoints WHERE thread_id = ?").get(threadId) as { n: number }).n,
+    rows: async (key) => (db.prepare("SELECT count(*) AS n FROM store_items WHERE key = ?").get(key) as { n: number }).n,
     close: async () => {
       db.close();
     },
@@ -75,6 +78,7 @@ async function postgresBackend(): Promise<Backend> {
     },
     checkpoints: async (threadId) =>
       Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.checkpoints WHERE thread_id = $1`, [threadId])).rows[0]?.n),
+    rows: async (key) => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.store_items WHERE key = $1`, [key])).rows[0]?.n),
     close: async () => undefined,
   };
 }
@@ -83,7 +87,7 @@ describe.each([
   { name: "sqlite", make: sqliteBackend },
   { name: "postgres", make: postgresBackend },
 ])("collectGarbage on $name", ({ make }) => {
-  it("expires idle windows, prunes checkpoints, applies event retention, removes orphans; then finds nothing to do", async () => {
+  it("expires idle windows, prunes checkpoints, applies event retention, sweeps expired items, removes orphans; then finds nothing to do", async () => {
     const backend = await make();
     const { checkpointer, store } = backend.target;
     const start = Date.parse("2026-01-01T00:00:00Z");
@@ -104,10 +108,18 @@ describe.each([
     await store.put(namespaces.events(active), "old", old);
     await store.put(namespaces.events(active), "recent", { ...old, id: "recent", createdAt: new Date(clock).toISOString() });
     await backend.addOrphan();
+    // An item whose TTL (3 ms) runs out before the collection, and one without.
+    const scratch = [namespaces.events(active)[0] ?? "", "scratch"];
+    await (store as PostgresStore | SqliteStore).put(scratch, "brief", { text: "in Bangkok this week" }, undefined, { ttl: 0.00005 });
+    await store.put(scratch, "lasting", { text: "likes tea" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await backend.rows("brief")).toBe(1);
 
     const options = { now: new Date(clock + 1000), sessionTtlSeconds: 1800, checkpointKeep: 5, retention: { maxEventsPerUser: 1000, eventRetentionDays: 365 } };
     const first = await collectGarbage(backend.target, options);
-    expect(first).toEqual({ threads_scanned: 2, sessions_expired: 1, checkpoints_pruned: before - 5, events_dropped: 1, orphaned_index_rows: 1 });
+    expect(first).toEqual({ threads_scanned: 2, sessions_expired: 1, checkpoints_pruned: before - 5, events_dropped: 1, items_expired: 1, orphaned_index_rows: 1 });
+    expect(await backend.rows("brief")).toBe(0);
+    expect(await backend.rows("lasting")).toBe(1);
     expect(await backend.checkpoints(activeThread)).toBe(5);
     expect(await backend.checkpoints("acme/u1/idle")).toBe(0);
     // The expired session's long-term memory stays; the active window is untouched.
@@ -116,7 +128,7 @@ describe.each([
     expect((await store.get(namespaces.events(active), "recent"))?.key).toBe("recent");
 
     const second = await collectGarbage(backend.target, options);
-    expect(second).toEqual({ threads_scanned: 1, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, orphaned_index_rows: 0 });
+    expect(second).toEqual({ threads_scanned: 1, sessions_expired: 0, checkpoints_pruned: 0, events_dropped: 0, items_expired: 0, orphaned_index_rows: 0 });
 
     // Both sessions go on: the active one from its pruned thread, the idle one rebuilt from the store.
     clock += 2000;

@@ -75,7 +75,7 @@ describe("recall over a store that cuts long texts", () => {
     const request = { scope, query, excludeIds: new Set(["m7"]), limits: DEFAULT_LIMITS.recall };
     const asked: (number | undefined)[] = [];
     const search = vi.spyOn(store, "search").mockImplementation(async function (this: SqliteStore, ...args) {
-      asked.push((args[1] as { textChars?: number } | undefined)?.textChars);
+      asked.push(args[1]?.textChars);
       return SqliteStore.prototype.search.apply(this, args);
     });
     const bounded = await recallContext(store, request);

@@ -96,4 +96,31 @@ describe("facts bounded in time", () => {
     expect((after.body.memory_context.recalled as { facts: unknown[] }).facts).toEqual([]);
     expect(after.body.memory_context.text).not.toMatch(/location city/);
   });
+
+  it("PATCH a fact with expires_at bounds it (answered in UTC); once passed it leaves the prompt", async () => {
+    const clock = manualClock("2026-11-25T10:00:00.000Z");
+    server = await testServer({ now: clock.now });
+    await turn({ message: "I live in Bangkok" });
+    const listed = (await (await server.call("GET", "/v1/users/u1/facts?current=true")).json()) as { facts: { id: string; value: string }[] };
+    const bangkok = listed.facts.find((fact) => fact.value === "Bangkok")!;
+    const path = `/v1/users/u1/facts/${encodeURIComponent(bangkok.id)}`;
+    const res = await server.call("PATCH", path, { body: { expires_at: "2026-11-25T19:00:00+07:00" } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { fact: unknown }).fact).toMatchObject({ id: bangkok.id, value: "Bangkok", expires_at: "2026-11-25T12:00:00.000Z" });
+    expect((await turn({ session_id: "s2", message: "Where do I live?" })).body.memory_context.text).toContain("Bangkok");
+    clock.advance(3 * 3_600_000);
+    const after = await turn({ session_id: "s3", message: "Where do I live?" });
+    expect((after.body.memory_context.recalled as { facts: unknown[] }).facts).toEqual([]);
+  });
+
+  it.each(["next week", "2026-11-26", 12, "2026-11-26T10:00:00"])("PATCH a fact with expires_at %j: 400 naming it, nothing changed", async (expires_at) => {
+    server = await testServer();
+    await turn({ message: "I live in Bangkok" });
+    const before = await (await server.call("GET", "/v1/users/u1/facts")).json();
+    const [fact] = (before as { facts: { id: string }[] }).facts;
+    const res = await server.call("PATCH", `/v1/users/u1/facts/${encodeURIComponent(fact?.id ?? "")}`, { body: { value: "Paris", expires_at } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: "INVALID_INPUT", field: "expires_at" });
+    expect(await (await server.call("GET", "/v1/users/u1/facts")).json()).toEqual(before);
+  });
 });

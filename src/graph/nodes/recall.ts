@@ -1,9 +1,10 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { renderMemoryContext, type RenderedContext } from "../../memory/context.js";
+import { renderMemoryContext, type RenderedContext, type ShownItems } from "../../memory/context.js";
 import { contextLimitsFor, memoryPlanOf, memoryReason, type MemoryPlan } from "../../memory/memory-plan.js";
 import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
 import { recordIndexText } from "../../memory/ranking/document-text.js";
 import { recallContext, type RecallPart } from "../../memory/recall.js";
+import { carriedOverFor, type CarriedOver } from "../../memory/session-seed.js";
 import { requireStore } from "../../memory/store-io.js";
 import { messageToRecord } from "../../memory/transcript.js";
 import { ReusingEmbeddings } from "../../memory/vector-reuse.js";
@@ -67,7 +68,15 @@ export function createRecallNode(deps: Pick<GraphDeps, "limits" | "embeddings"> 
       instruments.recallLatency.record(performance.now() - started, { vector_search: recalled.vectorSearch ?? "off" });
       instruments.vectorSearch.add(1, { outcome: recalled.vectorSearch ?? "off" });
     }
-    const memoryText = renderMemoryContext(recalled, contextLimitsFor(plan, deps.limits.context), { profile: deps.profile });
+    const rendered = renderMemoryContext(recalled, contextLimitsFor(plan, deps.limits.context), { profile: deps.profile });
+    // The window's seed is shown as current memory has it now, within the sections asked for.
+    const carried = await carriedOverFor(store, scope, state.messages, {
+      summaries: parts.has("summaries"),
+      facts: parts.has("facts"),
+      recalledSummaries: recalled.summaries,
+      recalledFacts: recalled.facts,
+    });
+    const memoryText = carried ? withCarried(rendered, carried) : rendered;
     const shown = Object.fromEntries(Object.entries(memoryText.sections).map(([name, lines]) => [name, lines.length]));
     return { recalled, memoryText, memoryUse: { needMemory: need !== "standalone", need, reason: memoryReason(plan, need, shown, parts.has("similar")) } };
   };
@@ -82,4 +91,11 @@ function recallPartsOf(plan: MemoryPlan, needed: boolean): Set<RecallPart> {
     else if (needed && plan.topK > 0) parts.add("similar");
   }
   return parts;
+}
+
+/** `rendered` with the seed's text, and what the seed showed among what the turn showed (for its context record). */
+function withCarried(rendered: RenderedContext, carried: CarriedOver): RenderedContext {
+  const shown: ShownItems = rendered.shown ?? { messages: [], facts: [], events: [], summaries: [] };
+  const union = (ids: string[], more: string[]) => [...new Set([...ids, ...more])];
+  return { ...rendered, carried: carried.text, shown: { ...shown, facts: union(shown.facts, carried.shown.facts), summaries: union(shown.summaries, carried.shown.summaries) } };
 }

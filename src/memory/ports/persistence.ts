@@ -30,6 +30,8 @@ export interface GcTarget {
   listTenants(): Promise<string[]>;
   /** Deletes full-text and vector rows whose item is gone; returns how many. */
   removeOrphanedIndexRows(): Promise<number>;
+  /** Deletes the store's items whose TTL has run out; returns how many (left out: the store has no TTL). */
+  sweepExpiredItems?(): Promise<number>;
   /** The turn lock of the service, so a thread is never collected while a turn writes it. */
   lock?: TurnLock;
 }

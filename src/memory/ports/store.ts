@@ -62,6 +62,11 @@ export interface StoreSupports {
   orphanCleanup: boolean;
   /** `warmSearch`: builds the in-process search index of a prefix ahead of its first ranked search. */
   searchWarming: boolean;
+  /**
+   * LangGraph's store TTL: a put's `ttl` (minutes), reads' `refreshTtl`, expired items invisible at
+   * once, and `sweepExpiredItems` to delete them.
+   */
+  ttl: boolean;
 }
 
 /**
@@ -91,6 +96,8 @@ export interface StorePort extends BaseStore {
   removeOrphanedIndexRows(): Promise<number>;
   /** Builds the search index of `prefix` now (after a write) rather than on the first query that needs it. */
   warmSearch(prefix: string[]): Promise<void>;
+  /** Deletes every item whose TTL has run out (with its index rows); returns how many. */
+  sweepExpiredItems(): Promise<number>;
 }
 
 /** A checkpointer that lists its threads and prunes a thread's old checkpoints (what GC needs of one). */

@@ -1,16 +1,19 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GcTarget, Persistence, TurnLock } from "../../memory/ports/persistence.js";
 import { IN_PROCESS_TRAITS } from "../shared/traits.js";
+import type { StoreTtlConfig } from "../shared/ttl.js";
 import { inProcessTurnLock } from "./turn-lock.js";
 
 /**
  * The memory engine, for tests and the dev server: LangGraph's own `MemorySaver` and
- * `InMemoryStore` (a plain store: recall ranks its items itself) with an in-process turn lock.
- * Nothing survives the process, so there is nothing to collect (`gc` is null).
+ * `InMemoryStore` with LangGraph's store TTL added (`TtlMemoryStore`; a plain store otherwise:
+ * recall ranks its items itself) and an in-process turn lock. Nothing survives the process, so
+ * there is nothing to collect (`gc` is null; expired items go before any store operation runs).
  */
-export async function openMemory(): Promise<Persistence> {
-  const { InMemoryStore, MemorySaver } = await import("@langchain/langgraph");
-  return inProcessPersistence({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+export async function openMemory(options: { ttl?: StoreTtlConfig } = {}): Promise<Persistence> {
+  const [{ MemorySaver }, { TtlMemoryStore }] = await Promise.all([import("@langchain/langgraph"), import("./store.js")]);
+  const store = new TtlMemoryStore({ ttl: options.ttl });
+  return { ...inProcessPersistence({ checkpointer: new MemorySaver(), store }), close: async () => store.stop() };
 }
 
 /**

@@ -4,6 +4,7 @@ import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/na
 import { vectorLiteral } from "./sql.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits } from "../../memory/ranking/index-source.js";
+import { expiresAtOf, ttlMinutesOf, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 import type { PreparedPut } from "../shared/prepare-writes.js";
 
@@ -15,23 +16,57 @@ export interface ItemRow {
   value: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
+  /** The item's TTL in minutes (null: it never expires), so a refreshing read touches only the rows that have one. */
+  ttl_minutes: number | null;
 }
 
 /** The columns every item read selects, for a table aliased `i`. */
-export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at";
+export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at, i.ttl_minutes";
+
+/** The condition (over `store_items i`) that an item has not expired by `now`, the placeholder of a timestamptz. */
+export function live(now: string): string {
+  return `(i.expires_at IS NULL OR i.expires_at > ${now})`;
+}
 
 /** An item row as a `BaseStore` item. */
 export function itemOf(row: ItemRow): Item {
   return { namespace: row.namespace, key: row.key, value: row.value, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
-/** The item at (namespace, key), or null. */
-export async function readItem(db: pg.ClientBase, schema: string, namespace: string[], key: string): Promise<Item | null> {
-  const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${schema}.store_items i WHERE i.ns_path = $1 AND i.key = $2`, [
+/** `rows` as items, returned by a read at `at`: the ids of those with a TTL are noted in `at.expiring` (when the read refreshes). */
+export function itemsOf(rows: readonly ItemRow[], at: ReadTime<string>): Item[] {
+  if (at.expiring) for (const row of rows) if (row.ttl_minutes !== null) at.expiring.push(row.id);
+  return rows.map(itemOf);
+}
+
+/** The item at (namespace, key) not expired at `at.now`, or null. */
+export async function readItem(db: pg.ClientBase, schema: string, namespace: string[], key: string, at: ReadTime<string>): Promise<Item | null> {
+  const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${schema}.store_items i WHERE i.ns_path = $1 AND i.key = $2 AND ${live("$3")}`, [
     pathOf(namespace),
     key,
+    new Date(at.now),
   ]);
-  return rows[0] ? itemOf(rows[0]) : null;
+  return itemsOf(rows, at)[0] ?? null;
+}
+
+/** Pushes back the expiry of the items `ids` that have a TTL and have not expired: each by its own TTL, from `now` (`written_xid`, `updated_at` stay). */
+export async function refreshExpiry(db: pg.ClientBase, schema: string, ids: readonly string[], now: number): Promise<void> {
+  await db.query(
+    `UPDATE ${schema}.store_items SET expires_at = $2::timestamptz + ttl_minutes * interval '1 minute'
+     WHERE id = ANY($1::bigint[]) AND ttl_minutes IS NOT NULL AND expires_at > $2`,
+    [ids, new Date(now)],
+  );
+}
+
+/** Deletes every item expired at `now` (vectors go with them; deletions logged in `store_deletions`); returns the item count. */
+export async function sweepExpired(db: pg.ClientBase | pg.Pool, schema: string, now: number): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id),
+     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d)
+     SELECT count(*) AS n FROM d`,
+    [new Date(now)],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
@@ -39,9 +74,9 @@ export async function readItem(db: pg.ClientBase, schema: string, namespace: str
  * setting `updated_at`, a fresh `seq`, its `tokens` and trait columns, and this transaction as
  * `written_xid`) and replaces its vector, or deletes the item (its vector goes with it; the
  * deletion is logged in `store_deletions`) when the value is null. Empty `terms` leave the item
- * out of the recall index.
+ * out of the recall index. The item's TTL is the put's `ttl`, else the store's `defaultTtl`, counted from now.
  */
-export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut): Promise<void> {
+export async function writeItem(db: pg.ClientBase, schema: string, vectors: boolean, { op, terms, traits, vector }: PreparedPut, ttl?: StoreTtlConfig): Promise<void> {
   const path = pathOf(op.namespace);
   if (op.value === null) {
     await db.query(
@@ -53,13 +88,15 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
   }
   const now = new Date();
   const columns = columnsOfTraits(traits ?? recordTraits(op.value));
+  const ttlMinutes = ttlMinutesOf(op, ttl);
+  const expiresAt = expiresAtOf(ttlMinutes, now.getTime());
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
-     VALUES ($1, $2, $3, $4, $5, $5, NULLIF($6::text, ''), $7, $8, $9)
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks, ttl_minutes, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $5, NULLIF($6::text, ''), $7, $8, $9, $10, $11)
      ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
-       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
+       ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at, seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id`,
-    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks],
+    [path, op.namespace, op.key, JSON.stringify(op.value), now, terms, columns.label, columns.speaker, columns.asks, ttlMinutes, expiresAt === null ? null : new Date(expiresAt)],
   );
   if (!vectors) return;
   const id = rows[0]?.id;
@@ -79,17 +116,19 @@ export async function writeItem(db: pg.ClientBase, schema: string, vectors: bool
  * statement for the items, inserted in the given order (so ids keep turn order), one for their
  * vectors, one for the vectors they no longer have.
  */
-export async function writeItems(db: pg.ClientBase, schema: string, vectors: boolean, puts: readonly PreparedPut[]): Promise<void> {
-  if (puts.length === 1) return writeItem(db, schema, vectors, puts[0] as PreparedPut);
+export async function writeItems(db: pg.ClientBase, schema: string, vectors: boolean, puts: readonly PreparedPut[], ttl?: StoreTtlConfig): Promise<void> {
+  if (puts.length === 1) return writeItem(db, schema, vectors, puts[0] as PreparedPut, ttl);
   const columns = puts.map(({ op, traits }) => columnsOfTraits(traits ?? recordTraits(op.value)));
+  const ttls = puts.map(({ op }) => ttlMinutesOf(op, ttl));
   const { rows } = await db.query<{ id: string; ns_path: string; key: string }>(
-    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks)
-     SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9, NULLIF(u.terms, ''), u.label, u.speaker, u.asks
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
-       WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, n)
+    `INSERT INTO ${schema}.store_items (ns_path, namespace, key, value, created_at, updated_at, tokens, label, speaker, asks, ttl_minutes, expires_at)
+     SELECT u.path, ARRAY(SELECT jsonb_array_elements_text(u.ns::jsonb)), u.key, u.value::jsonb, $9, $9, NULLIF(u.terms, ''), u.label, u.speaker, u.asks,
+       u.ttl, $9::timestamptz + u.ttl * interval '1 minute'
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $10::float8[])
+       WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, ttl, n)
      ORDER BY u.n
      ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
-       seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
+       ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at, seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
      RETURNING id, ns_path, key`,
     [
       puts.map(({ op }) => pathOf(op.namespace)),
@@ -101,6 +140,7 @@ export async function writeItems(db: pg.ClientBase, schema: string, vectors: boo
       columns.map((c) => c.speaker),
       columns.map((c) => c.asks),
       new Date(),
+      ttls,
     ],
   );
   if (!vectors) return;
@@ -118,15 +158,16 @@ export async function writeItems(db: pg.ClientBase, schema: string, vectors: boo
   if (without.length > 0) await db.query(`DELETE FROM ${schema}.store_vectors WHERE item_id = ANY($1::bigint[])`, [without]);
 }
 
-/** The items at many (namespace, key) pairs in one statement, in the given order (null where none is). */
-export async function readItems(db: pg.ClientBase, schema: string, reads: readonly { namespace: string[]; key: string }[]): Promise<(Item | null)[]> {
-  if (reads.length === 1) return [await readItem(db, schema, reads[0]?.namespace ?? [], reads[0]?.key ?? "")];
+/** The items at many (namespace, key) pairs not expired at `at.now`, in one statement, in the given order (null where none is). */
+export async function readItems(db: pg.ClientBase, schema: string, reads: readonly { namespace: string[]; key: string }[], at: ReadTime<string>): Promise<(Item | null)[]> {
+  if (reads.length === 1) return [await readItem(db, schema, reads[0]?.namespace ?? [], reads[0]?.key ?? "", at)];
   const { rows } = await db.query<ItemRow & { n: string }>(
     `SELECT u.n, ${ITEM_COLUMNS} FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(path, key, n)
-     JOIN ${schema}.store_items i ON i.ns_path = u.path AND i.key = u.key`,
-    [reads.map((r) => pathOf(r.namespace)), reads.map((r) => r.key)],
+     JOIN ${schema}.store_items i ON i.ns_path = u.path AND i.key = u.key WHERE ${live("$3")}`,
+    [reads.map((r) => pathOf(r.namespace)), reads.map((r) => r.key), new Date(at.now)],
   );
-  const found = new Map(rows.map((row) => [Number(row.n) - 1, itemOf(row)]));
+  const items = itemsOf(rows, at);
+  const found = new Map(rows.map((row, i) => [Number(row.n) - 1, items[i]]));
   return reads.map((_, i) => found.get(i) ?? null);
 }
 
@@ -142,12 +183,12 @@ export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, 
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Lists namespaces as every store does (see `pickNamespaces`). Expects `validateOperation` to have passed. */
-export async function listNamespaces(db: pg.ClientBase, schema: string, op: ListNamespacesOperation): Promise<string[][]> {
+/** Lists namespaces as every store does (see `pickNamespaces`), of items not expired at `now`. Expects `validateOperation` to have passed. */
+export async function listNamespaces(db: pg.ClientBase, schema: string, op: ListNamespacesOperation, now: number): Promise<string[][]> {
   const { from, to } = listScanRange(op);
   const { rows } = await db.query<{ namespace: string[] }>(
-    `SELECT DISTINCT namespace FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2`,
-    [from, to],
+    `SELECT DISTINCT namespace FROM ${schema}.store_items i WHERE ns_path >= $1 AND ns_path < $2 AND ${live("$3")}`,
+    [from, to, new Date(now)],
   );
   return pickNamespaces(
     rows.map((row) => row.namespace),

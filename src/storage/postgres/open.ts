@@ -6,6 +6,7 @@ import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { PostgresCheckpointer } from "./checkpointer.js";
 import { probePostgres } from "./probe.js";
 import type { PostgresStore } from "./store.js";
+import type { StoreTtlConfig } from "../shared/ttl.js";
 
 /** What `openPostgres` opens: the store, checkpointer and turn lock of one Postgres database. */
 export interface PostgresPersistence extends Persistence {
@@ -19,12 +20,12 @@ export interface PostgresPersistence extends Persistence {
  * Connects to a Postgres database (creating the tables when missing) as a checkpointer, a store
  * and a turn lock; `close()` ends the connection pools. A server that does not answer fails with
  * STORAGE_UNREACHABLE, a schema that cannot be prepared with STORAGE_SETUP_FAILED (both naming
- * DATABASE_URL, never its password).
+ * DATABASE_URL, never its password). The store gives its items `ttl` (LangGraph's store TTL) when given.
  */
 /** Idle connections lost within this long of a warning are logged at debug. */
 const IDLE_LOSS_BURST_MS = 30_000;
 
-export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null }): Promise<PostgresPersistence> {
+export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig }): Promise<PostgresPersistence> {
   const { url } = options;
   const embeddings = options.embeddings ?? undefined;
   const [{ default: pg }, { PostgresStore }, { PostgresCheckpointer }, { postgresTurnLock }, { postgresGcTarget }] = await Promise.all([
@@ -55,7 +56,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
     // caller's next query fails and the pool discards the connection on release.
     p.on("connect", (client) => client.on("error", (error) => log.debug("postgres_connection_lost", { error: error.message })));
   }
-  const store = new PostgresStore(pool, { embeddings });
+  const store = new PostgresStore(pool, { embeddings, ttl: options.ttl });
   const checkpointer = new PostgresCheckpointer(pool);
   try {
     await store.setup();

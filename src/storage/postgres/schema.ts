@@ -18,6 +18,8 @@ import { indexTextOf } from "../shared/index-text.js";
  *   index reads them), its traits `label`, `speaker`, `asks` (`recordTraits`), and `written_xid`,
  *   the transaction that last wrote it; `store_deletions` logs deletions (an item id, or a path
  *   range) with their transaction, so a process's recall index learns what others deleted.
+ * - since migration 6, each item's `ttl_minutes` (LangGraph's `ttl`, NULL for none) and `expires_at`
+ *   (when it runs out, pushed back by a refreshing read), indexed where set.
  * - `store_migrations`: the migrations applied, so `migrate` is idempotent and additive.
  */
 interface Migration {
@@ -104,6 +106,16 @@ const MIGRATIONS: readonly Migration[] = [
     sql: (s) => `
       DROP INDEX IF EXISTS ${s}.store_items_terms;
       ALTER TABLE ${s}.store_items DROP COLUMN IF EXISTS terms;`,
+  },
+  {
+    version: 6,
+    needsVector: false,
+    // Time to live (LangGraph's store TTL): NULL for the rows written before it, which never expire.
+    sql: (s) => `
+      ALTER TABLE ${s}.store_items
+        ADD COLUMN IF NOT EXISTS ttl_minutes double precision,
+        ADD COLUMN IF NOT EXISTS expires_at timestamptz;
+      CREATE INDEX IF NOT EXISTS store_items_expiry ON ${s}.store_items (expires_at) WHERE expires_at IS NOT NULL;`,
   },
 ];
 

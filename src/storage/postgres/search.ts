@@ -10,7 +10,8 @@ import { prefixRange } from "../shared/namespace.js";
 import type { RankedItem, WeightedSearch } from "../../memory/ports/store.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import { filterToPg } from "./filter.js";
-import { ITEM_COLUMNS, itemOf, type ItemRow } from "./items.js";
+import { ITEM_COLUMNS, itemOf, itemsOf, live, type ItemRow } from "./items.js";
+import type { ReadTime } from "../shared/ttl.js";
 import { Params, vectorLiteral } from "./sql.js";
 import type { PostgresIndexCache } from "./index-cache.js";
 
@@ -26,12 +27,12 @@ export interface SearchContext {
  * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
  * the page, not by what the prefix holds: a recursive skip scan finds the namespaces under the
  * prefix, each gives its newest `limit + offset` matches through `store_items_ns_recent`, and only
- * those are sorted together.
+ * those are sorted together. Items expired at `at.now` are left out.
  */
-export async function searchRecent(db: pg.ClientBase, schema: string, op: SearchOperation): Promise<SearchItem[]> {
+export async function searchRecent(db: pg.ClientBase, schema: string, op: SearchOperation, at: ReadTime<string>): Promise<SearchItem[]> {
   const p = new Params();
   const { from, to } = prefixRange(op.namespacePrefix);
-  const [fromParam, toParam] = [p.add(from), p.add(to)];
+  const [fromParam, toParam, nowParam] = [p.add(from), p.add(to), p.add(new Date(at.now))];
   const limit = op.limit ?? 10;
   const offset = op.offset ?? 0;
   const { rows } = await db.query<ItemRow>(
@@ -42,12 +43,12 @@ export async function searchRecent(db: pg.ClientBase, schema: string, op: Search
        FROM spaces WHERE spaces.path IS NOT NULL
      )
      SELECT ${ITEM_COLUMNS} FROM spaces CROSS JOIN LATERAL (
-       SELECT * FROM ${schema}.store_items i WHERE i.ns_path = spaces.path AND (${filterToPg(op.filter, p)})
+       SELECT * FROM ${schema}.store_items i WHERE i.ns_path = spaces.path AND ${live(nowParam)} AND (${filterToPg(op.filter, p)})
        ORDER BY i.updated_at DESC, i.seq DESC LIMIT ${p.add(limit + offset)}) i
      ORDER BY i.updated_at DESC, i.seq DESC LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`,
     p.values,
   );
-  return rows.map(itemOf);
+  return itemsOf(rows, at);
 }
 
 /** Cosine similarity to `queryVector` of each of `ids` with a stored vector of its length, computed by pgvector; ≥ `minVectorSimilarity` only, best first. */
@@ -78,11 +79,18 @@ function hasFilter(op: SearchOperation): boolean {
  * with a query vector and pgvector, cosine similarity of the `recentCandidates` newest items and
  * the best `vectorCandidates` lexical candidates (only ≥ `minVectorSimilarity` counts), fused by
  * reciprocal rank. Scores are max-normalised (best hit = 1). A filter restricts the page, not the
- * ranking: hits outside it are skipped, read in chunks until the page is full. `offset`/`limit`
- * apply to the fused order. A prefix holding more than the cache's `maxItems` indexed items is
- * refused with STORE_CAPABILITY_MISSING.
+ * ranking: hits outside it are skipped, read in chunks until the page is full. So are items expired
+ * at `at.now` (the recall index holds them until they are swept: when they cost the page hits, the
+ * ranking is made again without its page bound). `offset`/`limit` apply to the fused order. A
+ * prefix holding more than the cache's `maxItems` indexed items is refused with STORE_CAPABILITY_MISSING.
  */
-export async function searchRanked(db: pg.ClientBase, ctx: SearchContext, op: WeightedSearch, queryVector: readonly number[] | undefined): Promise<RankedItem[]> {
+export async function searchRanked(
+  db: pg.ClientBase,
+  ctx: SearchContext,
+  op: WeightedSearch,
+  queryVector: readonly number[] | undefined,
+  at: ReadTime<string>,
+): Promise<RankedItem[]> {
   const { from, to } = prefixRange(op.namespacePrefix);
   const index = await ctx.cache.indexOf(db, from, to);
   if (!index) {
@@ -103,21 +111,32 @@ export async function searchRanked(db: pg.ClientBase, ctx: SearchContext, op: We
     const ids = vectorCandidateIds(lexical, index.newest(settings.recentCandidates ?? settings.candidateLimit), settings.vectorCandidates);
     vectorList = await vectorHits(db, ctx, queryVector, ids);
   }
-  const fused = normalizeScores(rankHybrid(terms, source, vectorList ? () => vectorList : undefined, hybrid));
-  const lexicalMax = lexicalMaxOf(fused);
-  const kept: RankedItem[] = [];
-  for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
-    const chunk = fused.slice(start, start + wanted);
-    const p = new Params();
-    const ids = p.add(chunk.map((hit) => hit.id));
-    // Every hit lies under the prefix (the index holds only it): only a filter needs checking, row by row.
-    const where = hasFilter(op) ? `AND (${filterToPg(op.filter, p)})` : "";
-    const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY(${ids}::bigint[]) ${where}`, p.values);
-    const byId = new Map(rows.map((row) => [String(row.id), row]));
-    for (const hit of chunk) {
-      const row = byId.get(hit.id);
-      if (row) kept.push({ ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) });
+  const page = async () => {
+    const fused = normalizeScores(rankHybrid(terms, source, vectorList ? () => vectorList : undefined, hybrid));
+    const lexicalMax = lexicalMaxOf(fused);
+    const kept: { item: RankedItem; row: ItemRow }[] = [];
+    for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
+      const chunk = fused.slice(start, start + wanted);
+      const p = new Params();
+      const ids = p.add(chunk.map((hit) => hit.id));
+      // Every hit lies under the prefix (the index holds only it): expiry and a filter need checking, row by row.
+      const where = `AND ${live(p.add(new Date(at.now)))}${hasFilter(op) ? ` AND (${filterToPg(op.filter, p)})` : ""}`;
+      const { rows } = await db.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM ${ctx.schema}.store_items i WHERE i.id = ANY(${ids}::bigint[]) ${where}`, p.values);
+      const byId = new Map(rows.map((row) => [String(row.id), row]));
+      for (const hit of chunk) {
+        const row = byId.get(hit.id);
+        if (row) kept.push({ item: { ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) }, row });
+      }
     }
+    return { kept, cut: fused.length >= (hybrid.limit ?? Infinity) };
+  };
+  let result = await page();
+  if (result.kept.length < wanted && result.cut) {
+    // Hits the page bound let in were expired (or deleted meanwhile): rank again, unbounded.
+    hybrid.limit = Infinity;
+    result = await page();
   }
-  return kept.slice(offset, wanted);
+  const shown = result.kept.slice(offset, wanted);
+  itemsOf(shown.map((k) => k.row), at);
+  return shown.map((k) => k.item);
 }

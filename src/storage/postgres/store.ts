@@ -1,9 +1,10 @@
 import pg from "pg";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { GetOperation, Operation, OperationResults, PutOperation } from "@langchain/langgraph-checkpoint";
+import type { GetOperation, Operation, OperationResults } from "@langchain/langgraph-checkpoint";
+import { isGet, isUpsert, runOf } from "./batch-runs.js";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { deletePrefix, listNamespaces, readItem, readItems, writeItem, writeItems } from "./items.js";
+import { deletePrefix, listNamespaces, live, readItem, readItems, refreshExpiry, sweepExpired, writeItem, writeItems } from "./items.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
@@ -15,24 +16,7 @@ import { TenantStore } from "../shared/tenant-store.js";
 import { validateOperation } from "../shared/operations.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
 import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
-
-const isUpsert = (op: Operation): op is PutOperation => "value" in op && op.value !== null;
-const isGet = (op: Operation): op is GetOperation => "key" in op && !("value" in op);
-
-/** The operations from `start` on that pass `test`, stopping before a second one at the same namespace and key. */
-function runOf<T extends PutOperation | GetOperation>(operations: readonly Operation[], start: number, test: (op: Operation) => op is T): T[] {
-  const run: T[] = [];
-  const keys = new Set<string>();
-  for (let i = start; i < operations.length; i++) {
-    const op = operations[i] as Operation;
-    if (!test(op)) break;
-    const key = `${pathOf(op.namespace)}\u0000${op.key}`;
-    if (keys.has(key)) break;
-    keys.add(key);
-    run.push(op);
-  }
-  return run;
-}
+import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** Options of `PostgresStore`. */
 export interface PostgresStoreOptions {
@@ -56,6 +40,8 @@ export interface PostgresStoreOptions {
   hybrid?: HybridOptions;
   /** Bounds of the in-process recall index (see `PostgresIndexCache`); defaults `DEFAULT_INDEX_CACHE_LIMITS`. */
   indexCache?: Partial<IndexCacheLimits>;
+  /** Time to live, as LangGraph's `PostgresStore` takes it (`defaultTtl`, `refreshOnRead`, `sweepIntervalMinutes`; minutes). */
+  ttl?: StoreTtlConfig;
 }
 
 /**
@@ -67,7 +53,10 @@ export interface PostgresStoreOptions {
  * - a search with a query ranks with the ranking every engine shares (see `searchRanked`: an
  *   in-process recall index per prefix, kept coherent across processes) and returns only hits,
  *   each with a 0..1 `score` and `ranking` provenance; without a query it returns items
- *   newest-updated first.
+ *   newest-updated first;
+ * - an item with a TTL (its put's `ttl`, else `ttl.defaultTtl`) is invisible to get, search, list
+ *   and count from the moment it expires; a get or search returning it pushes its expiry back by
+ *   its TTL (`refreshTtl`, else `ttl.refreshOnRead`, default true); `sweepExpiredItems` deletes it.
  * Without pgvector the store works lexically and logs one warning at `setup()` when embeddings
  * were configured. It implements the whole store port (`supports`: every capability).
  */
@@ -79,6 +68,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     tenantListing: true,
     orphanCleanup: true,
     searchWarming: true,
+    ttl: true,
   });
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
@@ -87,6 +77,8 @@ export class PostgresStore extends TenantStore implements StorePort {
   private readonly settings: RankingSettings;
   private readonly indexedDims = new Set<number>();
   private readonly cache: PostgresIndexCache;
+  private readonly ttl: StoreTtlConfig | undefined;
+  private readonly sweeper = new TtlSweeper("postgres", () => this.sweepExpiredItems());
   private ownsPool = false;
   private ready: Promise<{ vectors: boolean }> | undefined;
   private closed = false;
@@ -100,6 +92,8 @@ export class PostgresStore extends TenantStore implements StorePort {
     this.embeddings = options.embeddings;
     this.wantVectors = options.vectors !== "off";
     this.indexFields = options.indexFields;
+    validateTtlConfig(options.ttl);
+    this.ttl = options.ttl;
     this.settings = {
       minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
       candidateLimit: options.candidateLimit ?? 200,
@@ -141,6 +135,7 @@ export class PostgresStore extends TenantStore implements StorePort {
           log.warn("store.vectors_unavailable", { backend: "postgres", reason: `${reason}; search is lexical only` });
         }
         log.info("store.ready", { backend: "postgres", schema: this.schema, vectors: result.vectors && Boolean(this.embeddings) });
+        this.sweeper.start(this.ttl);
         return result;
       },
       (error: unknown) => {
@@ -155,6 +150,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.sweeper.stop();
     if (this.ownsPool) await this.pool.end();
   }
 
@@ -178,31 +174,49 @@ export class PostgresStore extends TenantStore implements StorePort {
     const reading = !operations.some((op) => "value" in op);
     return this.transaction(reading, async (db) => {
       const results: unknown[] = [];
+      const now = Date.now();
+      const expiring: string[] = [];
+      const readAt = (op: Operation): ReadTime<string> => ({ now, expiring: refreshesOnRead(op, this.ttl) ? expiring : undefined });
       for (let i = 0; i < operations.length; ) {
         const op = operations[i] as Operation;
-        // A run of upserts (distinct keys) is one statement, a run of gets another; in order all the same.
+        // A run of upserts (distinct keys) is one statement, a run of gets (refreshing alike) another; in order all the same.
         const upserts = runOf(operations, i, isUpsert);
-        const gets = runOf(operations, i, isGet);
+        const refreshes = refreshesOnRead(op, this.ttl);
+        const gets = runOf(operations, i, (o): o is GetOperation => isGet(o) && refreshesOnRead(o, this.ttl) === refreshes);
         if (upserts.length > 1) {
-          await writeItems(db, this.schema, vectors, upserts.map((put) => puts.get(put) ?? { op: put, text: "", terms: "" }));
+          await writeItems(db, this.schema, vectors, upserts.map((put) => puts.get(put) ?? { op: put, text: "", terms: "" }), this.ttl);
           results.push(...upserts.map(() => undefined));
           i += upserts.length;
           continue;
         }
         if (gets.length > 1) {
-          results.push(...(await readItems(db, this.schema, gets)));
+          results.push(...(await readItems(db, this.schema, gets, readAt(op))));
           i += gets.length;
           continue;
         }
         i += 1;
-        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }));
+        if ("value" in op) results.push(await writeItem(db, this.schema, vectors, puts.get(op) ?? { op, text: "", terms: "" }, this.ttl));
         else if ("namespacePrefix" in op) {
-          results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query)) : await searchRecent(db, this.schema, op));
-        } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key));
-        else results.push(await listNamespaces(db, this.schema, op));
+          results.push(op.query ? await searchRanked(db, ctx, op, queryVectors.get(op.query), readAt(op)) : await searchRecent(db, this.schema, op, readAt(op)));
+        } else if ("key" in op) results.push(await readItem(db, this.schema, op.namespace, op.key, readAt(op)));
+        else results.push(await listNamespaces(db, this.schema, op, now));
       }
+      // What the reads returned that has a TTL lives on from now.
+      if (expiring.length > 0) await refreshExpiry(db, this.schema, expiring, Date.now());
       return results as OperationResults<Op>;
     });
+  }
+
+  /**
+   * Deletes every item whose TTL has run out (vectors go with them; each deletion logged for the
+   * recall indexes of every process); returns how many (LangGraph's `PostgresStore.sweepExpiredItems`).
+   */
+  async sweepExpiredItems(): Promise<number> {
+    await this.setup();
+    this.assertOpen();
+    const swept = await sweepExpired(this.pool, this.schema, Date.now());
+    if (swept > 0) log.info("store.ttl_swept", { backend: "postgres", items: swept });
+    return swept;
   }
 
   /**
@@ -221,7 +235,8 @@ export class PostgresStore extends TenantStore implements StorePort {
   async countNamespace(namespace: string[]): Promise<number> {
     assertTenantNamespace(namespace);
     await this.setup();
-    const result = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.schema}.store_items WHERE ns_path = $1`, [pathOf(namespace)]);
+    const sql = `SELECT count(*) AS n FROM ${this.schema}.store_items i WHERE i.ns_path = $1 AND ${live("$2")}`;
+    const result = await this.pool.query<{ n: string }>(sql, [pathOf(namespace), new Date()]);
     return Number(result.rows[0]?.n ?? 0);
   }
 

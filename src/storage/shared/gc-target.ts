@@ -15,5 +15,6 @@ export function gcTargetOf(checkpointer: BaseCheckpointSaver & PruningCheckpoint
     pruneThread: (threadId, keep, slack) => checkpointer.pruneThread(threadId, keep, slack),
     listTenants: () => store.listTenants(),
     removeOrphanedIndexRows: () => store.removeOrphanedIndexRows(),
+    sweepExpiredItems: () => store.sweepExpiredItems(),
   };
 }

@@ -3,6 +3,7 @@ import { MemoryGraphError, type ErrorCode } from "../../errors.js";
 import type { WeightedSearch } from "../../memory/ports/store.js";
 import { validateFilter } from "./filter-grammar.js";
 import { assertTenantNamespace } from "./namespace.js";
+import { validateTtlFields } from "./ttl.js";
 
 function invalid(code: Extract<ErrorCode, "INVALID_INPUT" | "INVALID_KEY" | "INVALID_VALUE">, field: string, message: string): MemoryGraphError {
   return new MemoryGraphError(code, `${field}: ${message}`, { kind: "user", field });
@@ -21,7 +22,7 @@ function prefixConditions(op: ListNamespacesOperation): MatchCondition[] {
 /**
  * Checks one batch operation before anything runs, so a bad batch changes nothing: namespaces
  * and prefixes begin with a tenant (a list operation needs a prefix condition with one), keys are
- * non-empty strings, values are JSON objects or null, filters keep the grammar (`validateFilter`), counts are integers ≥ 0, `textChars` an integer ≥ 1.
+ * non-empty strings, values are JSON objects or null, filters keep the grammar (`validateFilter`), counts are integers ≥ 0, `textChars` an integer ≥ 1, a put's `ttl` minutes > 0 or null, a read's `refreshTtl` a boolean.
  */
 export function validateOperation(op: Operation): void {
   if ("namespacePrefix" in op) {
@@ -32,6 +33,7 @@ export function validateOperation(op: Operation): void {
     if (op.query !== undefined && typeof op.query !== "string") throw invalid("INVALID_INPUT", "query", "must be a string");
     const { textChars } = op as WeightedSearch;
     if (textChars !== undefined && (!Number.isInteger(textChars) || textChars < 1)) throw invalid("INVALID_INPUT", "textChars", "must be an integer ≥ 1");
+    validateTtlFields(op);
     return;
   }
   if ("namespace" in op) {
@@ -43,6 +45,7 @@ export function validateOperation(op: Operation): void {
         throw invalid("INVALID_VALUE", "value", "must be a JSON object or null");
       }
     }
+    validateTtlFields(op);
     return;
   }
   const prefixes = prefixConditions(op);

@@ -5,6 +5,7 @@ import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { SqliteCheckpointer } from "./checkpointer.js";
 import { DEFAULT_SQLITE_PATH, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
 import type { SqliteStore } from "./store.js";
+import type { StoreTtlConfig } from "../shared/ttl.js";
 
 /** What `openSqlite` opens: the store, checkpointer and turn lock of one SQLite file. */
 export interface SqlitePersistence extends Persistence {
@@ -18,9 +19,10 @@ export interface SqlitePersistence extends Persistence {
  * Opens (creating it and its folder when missing) a SQLite file — default `./data/memory.db` — as
  * a checkpointer, a store and a turn lock sharing one connection (WAL, 5 s busy timeout, synchronous
  * NORMAL); `close()` closes the file. The store embeds with `embeddings` when given (lexical
- * ranking without). A file that cannot be used fails with SQLITE_PATH_UNUSABLE.
+ * ranking without), and gives its items `ttl` (LangGraph's store TTL) when given. A file that
+ * cannot be used fails with SQLITE_PATH_UNUSABLE.
  */
-export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null } = {}): Promise<SqlitePersistence> {
+export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig } = {}): Promise<SqlitePersistence> {
   const file = options.path ?? DEFAULT_SQLITE_PATH;
   const embeddings = options.embeddings ?? undefined;
   const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }] = await Promise.all([
@@ -40,7 +42,7 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
     db.pragma("busy_timeout = 5000");
     db.pragma("synchronous = NORMAL");
     checkpointer = new SqliteCheckpointer(db);
-    store = new SqliteStore(db, { embeddings });
+    store = new SqliteStore(db, { embeddings, ttl: options.ttl });
   } catch (cause) {
     db?.close();
     throw sqliteOpenFailed(file, cause);

@@ -14,6 +14,9 @@ import { columnsOfTraits, type TraitColumns } from "../../memory/ranking/index-s
  * said it, whether it asks a question), written with the item, so no ranking reads them out of JSON.
  * `store_meta.deletes` counts deleted items (a trigger keeps it), so a connection's index cache can
  * tell another connection's deletions, which `seq` cannot show, from its upserts, which it can.
+ * `ttl_minutes` is an item's time to live (LangGraph's `ttl`, NULL for none) and `expires_at` when it
+ * runs out (epoch milliseconds, pushed back by a refreshing read), indexed where set so a sweep and
+ * a store without expiring items pay nothing for it.
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS store_items (
@@ -28,6 +31,8 @@ CREATE TABLE IF NOT EXISTS store_items (
   label TEXT,
   speaker TEXT,
   asks INTEGER NOT NULL DEFAULT 0,
+  ttl_minutes REAL,
+  expires_at INTEGER,
   UNIQUE (ns_path, key)
 );
 CREATE INDEX IF NOT EXISTS store_items_ns_recent ON store_items (ns_path, updated_at, seq);
@@ -45,12 +50,27 @@ CREATE TRIGGER IF NOT EXISTS store_items_deleted AFTER DELETE ON store_items
 BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;
 `;
 
-/** Creates the store tables when missing (adding the trait columns to an older table) and turns on WAL. Idempotent. */
+/** Creates the store tables when missing (adding the trait and TTL columns to an older table) and turns on WAL. Idempotent. */
 export function createStoreSchema(db: Database.Database): void {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(DDL);
   addTraitColumns(db);
+  addTtlColumns(db);
+}
+
+/** Adds `ttl_minutes` and `expires_at` (NULL: no item of an older table expires) and their index, in one write transaction. */
+function addTtlColumns(db: Database.Database): void {
+  const hasTtl = () => (db.prepare("SELECT count(*) AS n FROM pragma_table_info('store_items') WHERE name = 'expires_at'").get() as { n: number }).n > 0;
+  const index = "CREATE INDEX IF NOT EXISTS store_items_expiry ON store_items (expires_at) WHERE expires_at IS NOT NULL";
+  if (hasTtl()) {
+    db.exec(index);
+    return;
+  }
+  db.transaction(() => {
+    if (!hasTtl()) db.exec("ALTER TABLE store_items ADD COLUMN ttl_minutes REAL; ALTER TABLE store_items ADD COLUMN expires_at INTEGER;");
+    db.exec(index);
+  }).immediate();
 }
 
 /**
@@ -88,10 +108,15 @@ export interface ItemRow {
   value: string;
   created_at: string;
   updated_at: string;
+  /** The item's TTL in minutes (null: it never expires), so a refreshing read touches only the rows that have one. */
+  ttl_minutes: number | null;
 }
 
 /** The columns every item read selects, for a table aliased `i`. */
-export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at";
+export const ITEM_COLUMNS = "i.id, i.namespace, i.key, i.value, i.created_at, i.updated_at, i.ttl_minutes";
+
+/** The condition (over `store_items i`, one parameter: now in epoch milliseconds) that an item has not expired. */
+export const LIVE = "(i.expires_at IS NULL OR i.expires_at > ?)";
 
 /**
  * `ITEM_COLUMNS` of a search with `textChars` (see `RecallSearchOptions`): a value whose `text` has at

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Item, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { Item, SearchOperation } from "@langchain/langgraph-checkpoint";
 import { normalizeScores } from "../../memory/ranking/fusion.js";
 import { rankHybrid, type HybridOptions, type LexicalSource } from "../../memory/ranking/hybrid.js";
 import type { RankedItem, WeightedSearch } from "../../memory/ports/store.js";
@@ -9,9 +9,10 @@ import { filterToSql } from "./filter.js";
 import { indexCacheOf } from "./index-cache.js";
 import { hybridOptionsOf, indexSource, lexicalMaxOf, rankingOf } from "../../memory/ranking/index-source.js";
 import { prefixRange } from "../shared/namespace.js";
-import { itemColumns, type ItemRow } from "./schema.js";
+import { itemColumns, LIVE, type ItemRow } from "./schema.js";
 import { statement } from "./statements.js";
 import { vectorHits } from "./vector-search.js";
+import type { ReadTime } from "../shared/ttl.js";
 
 /** Parsed namespaces by their stored JSON: a page of hits mostly shares a few. */
 const parsedNamespaces = new Map<string, readonly string[]>();
@@ -25,6 +26,17 @@ function namespaceOf(json: string): string[] {
   return parsed.slice();
 }
 
+/** Notes in `at.expiring` (when the read refreshes) the ids of the `rows` it returns that have a TTL. */
+export function noteExpiring(rows: readonly ItemRow[], at: ReadTime): void {
+  if (at.expiring) for (const row of rows) if (row.ttl_minutes !== null) at.expiring.push(row.id);
+}
+
+/** `rows` as items, returned by a read at `at` (see `noteExpiring`). */
+export function itemsOf(rows: readonly ItemRow[], at: ReadTime): Item[] {
+  noteExpiring(rows, at);
+  return rows.map(itemOf);
+}
+
 /** An item row as a `BaseStore` item. */
 export function itemOf(row: ItemRow): Item {
   return {
@@ -36,48 +48,11 @@ export function itemOf(row: ItemRow): Item {
   };
 }
 
-/** The SQL condition (over `store_items i`) of a search's prefix and filter. */
-export function scopeOf(op: SearchOperation): { where: string; params: unknown[] } {
+/** The SQL condition (over `store_items i`) of a search's prefix and filter, of items not expired at `now`. */
+export function scopeOf(op: SearchOperation, now: number): { where: string; params: unknown[] } {
   const { from, to } = prefixRange(op.namespacePrefix);
   const filter = filterToSql(op.filter);
-  return { where: `i.ns_path >= ? AND i.ns_path < ? AND (${filter.sql})`, params: [from, to, ...filter.params] };
-}
-
-/**
- * Items under the prefix matching the filter, most recently updated first; no score. Bounded by
- * the page, not by what the prefix holds: a prefix that is one namespace (the usual case) is read
- * in index order; otherwise the namespaces under it are found by skipping from one to the next in
- * the index, each gives its newest `limit + offset` matches in index order, and only those are
- * sorted together (a user's sessions, say, not every message in them).
- */
-export function searchRecent(db: Database.Database, op: WeightedSearch): SearchItem[] {
-  const { from, to } = prefixRange(op.namespacePrefix);
-  const columns = itemColumns(op.textChars);
-  const filter = filterToSql(op.filter);
-  const limit = op.limit ?? 10;
-  const offset = op.offset ?? 0;
-  const order = "ORDER BY i.updated_at DESC, i.seq DESC";
-  if (statement(db, "SELECT 1 FROM store_items WHERE ns_path > ? AND ns_path < ? LIMIT 1").get(from, to) === undefined) {
-    const rows = statement(db, `SELECT ${columns} FROM store_items i WHERE i.ns_path = ? AND (${filter.sql}) ${order} LIMIT ? OFFSET ?`).all(
-      from,
-      ...filter.params,
-      limit,
-      offset,
-    ) as ItemRow[];
-    return rows.map(itemOf);
-  }
-  const rows = statement(
-    db,
-    `WITH RECURSIVE spaces(path) AS (
-       SELECT MIN(ns_path) FROM store_items WHERE ns_path >= ? AND ns_path < ?
-       UNION ALL
-       SELECT (SELECT MIN(ns_path) FROM store_items WHERE ns_path > spaces.path AND ns_path < ?) FROM spaces WHERE spaces.path IS NOT NULL
-     )
-     SELECT ${columns} FROM spaces JOIN store_items i ON i.id IN (
-       SELECT i.id FROM store_items i WHERE i.ns_path = spaces.path AND (${filter.sql}) ${order} LIMIT ?)
-     ${order} LIMIT ? OFFSET ?`,
-  ).all(from, to, to, ...filter.params, limit + offset, limit, offset) as ItemRow[];
-  return rows.map(itemOf);
+  return { where: `i.ns_path >= ? AND i.ns_path < ? AND ${LIVE} AND (${filter.sql})`, params: [from, to, now, ...filter.params] };
 }
 
 /** The FTS5 query for `terms`: each distinct term quoted, joined by OR; undefined when there is none. */
@@ -87,8 +62,8 @@ export function ftsQueryOf(terms: readonly string[]): string | undefined {
 }
 
 /** The FTS5 table under the search's prefix and filter as a `LexicalSource`; ids are item rowids. */
-function ftsSource(db: Database.Database, op: SearchOperation, limit: number): LexicalSource {
-  const { where, params } = scopeOf(op);
+function ftsSource(db: Database.Database, op: SearchOperation, limit: number, now: number): LexicalSource {
+  const { where, params } = scopeOf(op, now);
   return {
     score(terms, wanted) {
       const match = ftsQueryOf(terms);
@@ -164,9 +139,9 @@ function cachedSource(db: Database.Database, op: SearchOperation): (LexicalSourc
   return index ? indexSource(index) : undefined;
 }
 
-/** Rows of `ids` that satisfy the search's prefix and filter, by id. */
-function rowsOf(db: Database.Database, op: WeightedSearch, ids: readonly string[]): Map<string, ItemRow> {
-  const { where, params } = scopeOf(op);
+/** Rows of `ids` that satisfy the search's prefix and filter and have not expired, by id. */
+function rowsOf(db: Database.Database, op: WeightedSearch, ids: readonly string[], now: number): Map<string, ItemRow> {
+  const { where, params } = scopeOf(op, now);
   // CROSS JOIN keeps json_each outermost: one rowid lookup per id instead of a scan of the prefix.
   const rows = statement(db, `SELECT ${itemColumns(op.textChars)} FROM json_each(?) j CROSS JOIN store_items i ON i.id = j.value WHERE ${where}`).all(
     JSON.stringify(ids.map(Number)),
@@ -182,18 +157,22 @@ function rowsOf(db: Database.Database, op: WeightedSearch, ids: readonly string[
  * similarity over the best `vectorCandidates` of those candidates and the `recentCandidates` most
  * recent items (most recently written when the prefix is in the in-process index, else most
  * recently updated), counting only similarities ≥ `minVectorSimilarity`; fused by reciprocal rank. Scores are max-normalised (best
- * hit = 1). Items no source counted are not returned. `offset`/`limit` apply to the fused order.
+ * hit = 1). Items no source counted are not returned, nor items expired at `at.now` (the
+ * in-process index still holds them until they are swept: when they cost the page hits, the
+ * ranking is made again without its page bound). `offset`/`limit` apply to the fused order.
  */
 export function searchRanked(
   db: Database.Database,
   op: WeightedSearch,
   queryVector: readonly number[] | undefined,
   settings: RankingSettings,
+  at: ReadTime,
 ): RankedItem[] {
   const cached = cachedSource(db, op);
-  const source = cached ?? ftsSource(db, op, settings.candidateLimit);
+  const source = cached ?? ftsSource(db, op, settings.candidateLimit, at.now);
   const vectorSearch = queryVector
-    ? (lexicalIds: readonly string[]) => vectorHits(db, scopeOf(op), queryVector, lexicalIds, settings, cached?.newest(settings.recentCandidates ?? settings.candidateLimit))
+    ? (lexicalIds: readonly string[]) =>
+        vectorHits(db, scopeOf(op, at.now), queryVector, lexicalIds, settings, cached?.newest(settings.recentCandidates ?? settings.candidateLimit))
     : undefined;
   const offset = op.offset ?? 0;
   const wanted = offset + (op.limit ?? 10);
@@ -203,18 +182,31 @@ export function searchRanked(
   // context-only neighbours are let in under a filter, inside the filter: then fusion need only
   // explain the first `wanted`.
   if (hybrid.includeContextOnly === false || !hasFilter(op)) hybrid.limit = wanted;
-  const fused = normalizeScores(rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid));
-  const lexicalMax = lexicalMaxOf(fused);
-  const kept: RankedItem[] = [];
-  // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.
-  for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
-    const chunk = fused.slice(start, start + wanted);
-    const rows = rowsOf(db, op, chunk.map((hit) => hit.id));
-    for (const hit of chunk) {
-      const row = rows.get(hit.id);
-      if (!row) continue;
-      kept.push({ ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) });
+  const page = (): { kept: RankedItem[]; rows: ItemRow[]; cut: boolean } => {
+    const ranked = rankHybrid(tokenize(op.query ?? ""), source, vectorSearch, hybrid);
+    const fused = normalizeScores(ranked);
+    const lexicalMax = lexicalMaxOf(fused);
+    const kept: RankedItem[] = [];
+    const keptRows: ItemRow[] = [];
+    // Neighbours found by context expansion may fall outside the filter: read in chunks until the page is full.
+    for (let start = 0; start < fused.length && kept.length < wanted; start += wanted) {
+      const chunk = fused.slice(start, start + wanted);
+      const rows = rowsOf(db, op, chunk.map((hit) => hit.id), at.now);
+      for (const hit of chunk) {
+        const row = rows.get(hit.id);
+        if (!row) continue;
+        kept.push({ ...itemOf(row), score: hit.score, ranking: rankingOf(hit, lexicalMax) });
+        keptRows.push(row);
+      }
     }
+    return { kept, rows: keptRows, cut: fused.length >= (hybrid.limit ?? Infinity) };
+  };
+  let result = page();
+  if (result.kept.length < wanted && result.cut) {
+    // Hits the page bound let in were expired (or deleted meanwhile): rank again, unbounded.
+    hybrid.limit = Infinity;
+    result = page();
   }
-  return kept.slice(offset, wanted);
+  noteExpiring(result.rows.slice(offset, wanted), at);
+  return result.kept.slice(offset, wanted);
 }

@@ -3,6 +3,7 @@ import type { Operation } from "@langchain/langgraph-checkpoint";
 import type { PreparedPut } from "../shared/prepare-writes.js";
 import { writeItem } from "./writes.js";
 import { writeWhenFree } from "./write-when-free.js";
+import type { StoreTtlConfig } from "../shared/ttl.js";
 
 /** Puts in one batch from which the write is made in slices (an import), on a connection of its own. */
 export const SLICED_BATCH_PUTS = 256;
@@ -27,13 +28,13 @@ export class SlicedWriter {
   }
 
   /** Writes `operations` (puts and deletes only) in one transaction; nothing of them on failure. */
-  async write(operations: readonly Operation[], puts: ReadonlyMap<Operation, PreparedPut>): Promise<void> {
+  async write(operations: readonly Operation[], puts: ReadonlyMap<Operation, PreparedPut>, ttl?: StoreTtlConfig): Promise<void> {
     const db = (this.side ??= this.open());
     await writeWhenFree(db, () => db.exec("BEGIN IMMEDIATE"));
     try {
       let since = performance.now();
       for (const op of operations) {
-        writeItem(db, puts.get(op) ?? { op: op as PreparedPut["op"], text: "", terms: "" });
+        writeItem(db, puts.get(op) ?? { op: op as PreparedPut["op"], text: "", terms: "" }, ttl);
         if (performance.now() - since < SLICE_MS) continue;
         await new Promise((resolve) => setImmediate(resolve));
         since = performance.now();

@@ -16,16 +16,18 @@ import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
 import { validateOperation } from "../shared/operations.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
-import { createStoreSchema, ITEM_COLUMNS, type ItemRow } from "./schema.js";
+import { createStoreSchema, ITEM_COLUMNS, LIVE, type ItemRow } from "./schema.js";
 import type { RankingSettings } from "../shared/ranking-settings.js";
-import { itemOf, searchRanked, searchRecent } from "./search.js";
+import { searchRecent } from "./recent.js";
+import { itemsOf, searchRanked } from "./search.js";
 import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
-import { deleteOrphanedIndexRows, deletePrefix, writeItem } from "./writes.js";
+import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, writeItem } from "./writes.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
 import { TenantStore } from "../shared/tenant-store.js";
+import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
   rankedSearch: true,
@@ -34,6 +36,7 @@ const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
   tenantListing: true,
   orphanCleanup: true,
   searchWarming: true,
+  ttl: true,
 });
 
 /** Options of `SqliteStore`. */
@@ -52,6 +55,8 @@ export interface SqliteStoreOptions {
   recentCandidates?: number;
   /** Pseudo-relevance feedback, neighbour context and fusion weights (see `rankHybrid`). */
   hybrid?: HybridOptions;
+  /** Time to live, as LangGraph's stores take it (`defaultTtl`, `refreshOnRead`, `sweepIntervalMinutes`; minutes). */
+  ttl?: StoreTtlConfig;
 }
 
 /**
@@ -64,7 +69,10 @@ export interface SqliteStoreOptions {
  *   one transaction;
  * - values are JSON objects; `createdAt` survives updates, `updatedAt` is the last write;
  * - a search with a query ranks hybridly (see `searchRanked`) and returns only hits, each with a
- *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first.
+ *   0..1 `score` and `ranking` provenance; without a query it returns items newest-updated first;
+ * - an item with a TTL (its put's `ttl`, else `ttl.defaultTtl`) is invisible to get, search, list
+ *   and count from the moment it expires; a get or search returning it pushes its expiry back by
+ *   its TTL (`refreshTtl`, else `ttl.refreshOnRead`, default true); `sweepExpiredItems` deletes it.
  * It implements the whole store port (`supports`: every capability).
  */
 export class SqliteStore extends TenantStore implements StorePort {
@@ -72,6 +80,8 @@ export class SqliteStore extends TenantStore implements StorePort {
   private readonly embeddings: EmbeddingsInterface | undefined;
   private readonly indexFields: string[] | undefined;
   private readonly settings: RankingSettings;
+  private readonly ttl: StoreTtlConfig | undefined;
+  private readonly sweeper = new TtlSweeper("sqlite", () => this.sweepExpiredItems());
   private ownsDatabase = false;
   private readonly sliced: SlicedWriter | undefined;
   private ready = false;
@@ -85,6 +95,8 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.sliced = SlicedWriter.supports(db) ? new SlicedWriter(db.name) : undefined;
     this.embeddings = options.embeddings;
     this.indexFields = options.indexFields;
+    validateTtlConfig(options.ttl);
+    this.ttl = options.ttl;
     this.settings = {
       minVectorSimilarity: options.minVectorSimilarity ?? 0.45,
       candidateLimit: options.candidateLimit ?? 200,
@@ -119,12 +131,14 @@ export class SqliteStore extends TenantStore implements StorePort {
     if (this.ready) return;
     createStoreSchema(this.db);
     this.ready = true;
+    this.sweeper.start(this.ttl);
   }
 
   /** Ends use of the store; closes the database only when `open()` opened it. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.sweeper.stop();
     this.sliced?.close();
     if (this.ownsDatabase) this.db.close();
   }
@@ -146,25 +160,29 @@ export class SqliteStore extends TenantStore implements StorePort {
     const cache = indexCacheOf(this.db);
     if (this.sliced && operations.length >= SLICED_BATCH_PUTS && operations.every((op) => "value" in op)) {
       // A large batch of writes only (an import): one transaction, written without holding the event loop.
-      await this.sliced.write(operations, puts);
+      await this.sliced.write(operations, puts, this.ttl);
       return operations.map(() => undefined) as OperationResults<Op>;
     }
     const writes: IndexedWrite[] = [];
+    const expiring: number[] = [];
     const runAll = () => {
       writes.length = 0; // a write retried after SQLITE_BUSY starts over
+      expiring.length = 0;
+      const now = Date.now();
       return operations.map((op) => {
         if ("value" in op) {
-          const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" });
+          const write = writeItem(this.db, puts.get(op) ?? { op, text: "", terms: "" }, this.ttl);
           if (write) writes.push(write);
           return undefined;
         }
+        const at: ReadTime = { now, expiring: refreshesOnRead(op, this.ttl) ? expiring : undefined };
         if ("namespacePrefix" in op) {
           // A search after a put in the same batch must see it: teach the cache first.
           cache.applyWrites(writes.splice(0));
-          return this.searchOne(op, queryVectors.get(op.query ?? ""));
+          return this.searchOne(op, queryVectors.get(op.query ?? ""), at);
         }
-        if ("key" in op) return this.read(op);
-        return listNamespaces(this.db, op);
+        if ("key" in op) return this.read(op, at);
+        return listNamespaces(this.db, op, now);
       });
     };
     // A lone read needs no transaction of its own (BEGIN and COMMIT cost more than a cached search).
@@ -181,6 +199,8 @@ export class SqliteStore extends TenantStore implements StorePort {
             : this.db.transaction(runAll)()
       ) as OperationResults<Op>;
       cache.applyWrites(writes);
+      // What the reads returned that has a TTL lives on from now (after the read: a write of its own).
+      if (expiring.length > 0) await refreshExpiry(this.db, expiring, Date.now());
       return results;
     } catch (error) {
       // The transaction rolled back; writes already taught to the cache are no longer true.
@@ -221,7 +241,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     assertTenantNamespace(namespace);
     this.assertOpen();
     this.setup();
-    const row = statement(this.db, "SELECT count(*) AS n FROM store_items WHERE ns_path = ?").get(pathOf(namespace)) as { n: number };
+    const row = statement(this.db, `SELECT count(*) AS n FROM store_items i WHERE i.ns_path = ? AND ${LIVE}`).get(pathOf(namespace), Date.now()) as { n: number };
     return row.n;
   }
 
@@ -238,21 +258,35 @@ export class SqliteStore extends TenantStore implements StorePort {
     return deleteOrphanedIndexRows(this.db);
   }
 
+  /**
+   * Deletes every item whose TTL has run out (with its full-text row and vector), in one write
+   * transaction; returns how many (LangGraph's `PostgresStore.sweepExpiredItems`).
+   */
+  async sweepExpiredItems(): Promise<number> {
+    this.assertOpen();
+    this.setup();
+    const swept = await sweepExpired(this.db, Date.now());
+    if (swept > 0) indexCacheOf(this.db).clear();
+    if (swept > 0) log.info("store.ttl_swept", { backend: "sqlite", items: swept });
+    return swept;
+  }
+
   private assertOpen(): void {
     if (this.closed || !this.db.open) {
       throw new MemoryGraphError("STORE_CLOSED", "the SQLite store is closed", { kind: "system" });
     }
   }
 
-  private read(op: GetOperation): Item | null {
-    const row = statement(this.db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ?`).get(
+  private read(op: GetOperation, at: ReadTime): Item | null {
+    const row = statement(this.db, `SELECT ${ITEM_COLUMNS} FROM store_items i WHERE i.ns_path = ? AND i.key = ? AND ${LIVE}`).get(
       pathOf(op.namespace),
       op.key,
+      at.now,
     ) as ItemRow | undefined;
-    return row ? itemOf(row) : null;
+    return row ? (itemsOf([row], at)[0] ?? null) : null;
   }
 
-  private searchOne(op: SearchOperation, queryVector: number[] | undefined) {
-    return op.query ? searchRanked(this.db, op, queryVector, this.settings) : searchRecent(this.db, op);
+  private searchOne(op: SearchOperation, queryVector: number[] | undefined, at: ReadTime) {
+    return op.query ? searchRanked(this.db, op, queryVector, this.settings, at) : searchRecent(this.db, op, at);
   }
 }

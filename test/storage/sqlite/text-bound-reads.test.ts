@@ -78,7 +78,7 @@ describe("SqliteStore reads with textChars", () => {
 
   it("refuses a textChars that is not an integer ≥ 1", async () => {
     for (const textChars of [0, -1, 1.5, Number.NaN]) {
-      await expect(store.search(prefix, { textChars } as WeightedSearchOptions)).rejects.toMatchObject({ code: "INVALID_INPUT", field: "textChars" });
+      await expect(store.search(prefix, { textChars })).rejects.toMatchObject({ code: "INVALID_INPUT", field: "textChars" });
     }
   });
 
