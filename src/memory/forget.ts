@@ -4,7 +4,7 @@ import { restoreSuperseded } from "./facts.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import { deleteSessionTitle } from "./session-list.js";
 import type { FactRecord } from "./records.js";
-import { legacyThreadIdOf, threadIdOf, userKeyOf, validateScope, validateUser, type Checked, type MemoryScope, type UserScope } from "./scope.js";
+import { legacyThreadOf, threadIdOf, userKeyOf, validateScope, validateUser, type Checked, type MemoryScope, type UserScope } from "./scope.js";
 import { capable, supportsOf } from "./store-io.js";
 
 /**
@@ -133,13 +133,14 @@ async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stor
   return { stored: [...stored], candidates: [...candidates] };
 }
 
-/** Deletes the session's checkpoint thread, and the one an earlier release named it by (see `legacyThreadIdOf`); whether one existed. */
+/** Deletes the session's checkpoint thread, and the one an earlier release named it by (see `legacyThreadOf`); whether one existed. */
 async function deleteThreads(checkpointer: BaseCheckpointSaver, scope: MemoryScope): Promise<boolean> {
-  const ids = new Set([threadIdOf(scope), legacyThreadIdOf(scope)]);
+  const threadId = threadIdOf(scope);
+  const ids = [threadId, legacyThreadOf(threadId)].filter((id) => id !== undefined);
   let existed = false;
-  for (const threadId of ids) {
-    if ((await checkpointer.getTuple({ configurable: { thread_id: threadId } })) !== undefined) existed = true;
-    await checkpointer.deleteThread(threadId);
+  for (const id of ids) {
+    if ((await checkpointer.getTuple({ configurable: { thread_id: id } })) !== undefined) existed = true;
+    await checkpointer.deleteThread(id);
   }
   return existed;
 }

@@ -107,10 +107,23 @@ export function userKeyOf(user: UserScope): string {
   return `${encodeLabel(user.tenantId)}/${encodeLabel(user.userId)}`;
 }
 
+/** Whether `part` is a label `encodeLabel` can have made (it is the encoding of what it decodes to). */
+const isLabel = (part: string): boolean => encodeLabel(decodeLabel(part)) === part;
+
 /**
- * The thread id earlier releases gave a session (its ids as given, not as labels); it differs
- * from `threadIdOf` only for ids with `.`, `:` or `%`. Forgetting a session deletes it too.
+ * The thread id earlier releases gave the session whose thread is `threadId` (its ids as given,
+ * not as labels: each part of `threadId` decoded), when that old thread may be taken for this
+ * session's; otherwise undefined. Undefined when:
+ * - the ids have no `.`, `:` or `%` (the old id is `threadId` itself: nothing to look for);
+ * - `threadId` is not a session's thread of this naming (not three labels, e.g. a caller's own id);
+ * - the old id is also a thread of this naming (every part a label, as for a user id `a%2Eb`,
+ *   whose old thread `t/a%2Eb/s` is the current thread of user `a.b`): it cannot be told apart,
+ *   and another session's thread must never be taken or deleted.
+ * Forgetting a session deletes its old thread too; its first read adopts it (see `legacy-threads.ts`).
  */
-export function legacyThreadIdOf(scope: MemoryScope): string {
-  return `${scope.tenantId}/${scope.userId}/${scope.sessionId}`;
+export function legacyThreadOf(threadId: string): string | undefined {
+  const parts = threadId.split("/");
+  if (parts.length !== 3 || !parts.every(isLabel)) return undefined;
+  const ids = parts.map(decodeLabel);
+  return ids.every(isLabel) ? undefined : ids.join("/");
 }

@@ -5,6 +5,7 @@ import type { StorageDependency } from "../errors.js";
 import { log } from "../logger.js";
 import { inSpan } from "../telemetry.js";
 import type { DependencyHealth } from "./dependency-health.js";
+import { getTupleAdopting } from "./legacy-threads.js";
 import { isStorageFailure, withinStorageTimeout } from "./storage-failure.js";
 
 /**
@@ -116,7 +117,9 @@ export function guardStore<S extends BaseStore>(store: S, guard: Guard): S {
 /**
  * `checkpointer` behind the guard of the `session_store` dependency. Reads fail as
  * SESSION_STORE_UNAVAILABLE (the caller runs the turn degraded); writes inside a turn that the
- * store does not take are skipped and reported to the turn; outside a turn they fail.
+ * store does not take are skipped and reported to the turn; outside a turn they fail. A read of a
+ * session's thread adopts its thread of the old naming (`getTupleAdopting`), within the read's
+ * guard and never held: it only moves what the session already had.
  */
 export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C, guard: Guard): C {
   // Inside a turn a write waits for the end of the run; the config it returns is the one it would.
@@ -133,6 +136,8 @@ export function guardCheckpointer<C extends BaseCheckpointSaver>(checkpointer: C
       const method = (value as (...args: unknown[]) => unknown).bind(target);
       switch (property) {
         case "getTuple":
+          // A session's thread of the old naming is taken over on its first read (see legacy-threads.ts).
+          return (config: RunnableConfig) => guarded(guard, "session_store", () => getTupleAdopting(target, config), property);
         case "deleteThread":
           return (...args: unknown[]) => guarded(guard, "session_store", async () => method(...args), property);
         case "list":

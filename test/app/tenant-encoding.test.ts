@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
 import { encodeLabel } from "../../src/memory/namespaces.js";
-import { legacyThreadIdOf, threadIdOf } from "../../src/memory/scope.js";
+import { legacyThreadOf, threadIdOf } from "../../src/memory/scope.js";
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
 import { createServer } from "../../src/server/create-server.js";
 
@@ -91,7 +91,7 @@ describe("a checkpoint thread named the way earlier releases named it", () => {
     try {
       const scope = { tenantId: TENANT, userId: USER, sessionId: "old.session" };
       const { checkpointer } = memory.persistence;
-      const config = { configurable: { thread_id: legacyThreadIdOf(scope), checkpoint_ns: "" } };
+      const config = { configurable: { thread_id: legacyThreadOf(threadIdOf(scope)), checkpoint_ns: "" } };
       await checkpointer.put(config, emptyCheckpoint(), { source: "input", step: -1, parents: {} }, {});
       expect(await checkpointer.getTuple(config)).toBeDefined();
       expect((await memory.forgetSession(scope)).threads).toBe(1);

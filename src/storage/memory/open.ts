@@ -1,7 +1,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GcTarget, Persistence, TurnLock } from "../../memory/ports/persistence.js";
-import type { StoreTtlConfig } from "../shared/ttl.js";
 import { IN_PROCESS_TRAITS } from "../shared/traits.js";
+import type { StoreTtlConfig } from "../shared/ttl.js";
 import { inProcessTurnLock } from "./turn-lock.js";
 
 /**
