@@ -1,3 +1,4 @@
+import type { Meter } from "@opentelemetry/api";
 import type { TelemetryOptions } from "../config.js";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
@@ -62,17 +63,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   });
   const tracer = tracerProvider.getTracer("memory-graph");
   const meter = meterProvider.getMeter("memory-graph");
-  const ms = { unit: "ms" };
-  const instruments: TelemetryInstruments = {
-    turnLatency: meter.createHistogram(METRIC.turnLatency, { ...ms, description: "Time of one turn, to its reply" }),
-    timeToFirstToken: meter.createHistogram(METRIC.timeToFirstToken, { ...ms, description: "Time from a streamed turn's start to its first token" }),
-    recallLatency: meter.createHistogram(METRIC.recallLatency, { ...ms, description: "Time of recall" }),
-    vectorSearch: meter.createCounter(METRIC.vectorSearch, { description: "Recalls by vector_search outcome: used, late (lexical only), failed, off" }),
-    tokens: meter.createCounter(METRIC.tokens, { unit: "{token}", description: "Model tokens by tenant and kind (input, output)" }),
-    degradedTurns: meter.createCounter(METRIC.degradedTurns, { description: "Turns answered without a storage dependency" }),
-    refusedTurns: meter.createCounter(METRIC.refusedTurns, { description: "Turns refused for want of a storage dependency" }),
-    importMessages: meter.createHistogram(METRIC.importMessages, { unit: "{message}", description: "Messages per import request" }),
-  };
+  const instruments = createInstruments(meter);
   // The dependency gauge reads what /readyz reads (DependencyHealth): 1 up, 0 down, per dependency.
   const sources = new Set<() => readonly DependencyReading[]>();
   meter.createObservableGauge(METRIC.dependencyUp, { description: "1 while a storage dependency answers, 0 while it is down (as /readyz reports it)" }).addCallback((result) => {
@@ -109,5 +100,20 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
         installTelemetry(null);
       }
     },
+  };
+}
+
+/** The histograms and counters our hooks record to (names in `METRIC`). */
+function createInstruments(meter: Meter): TelemetryInstruments {
+  const ms = { unit: "ms" };
+  return {
+    turnLatency: meter.createHistogram(METRIC.turnLatency, { ...ms, description: "Time of one turn, to its reply" }),
+    timeToFirstToken: meter.createHistogram(METRIC.timeToFirstToken, { ...ms, description: "Time from a streamed turn's start to its first token" }),
+    recallLatency: meter.createHistogram(METRIC.recallLatency, { ...ms, description: "Time of recall" }),
+    vectorSearch: meter.createCounter(METRIC.vectorSearch, { description: "Recalls by vector_search outcome: used, late (lexical only), failed, off" }),
+    tokens: meter.createCounter(METRIC.tokens, { unit: "{token}", description: "Model tokens by tenant and kind (input, output)" }),
+    degradedTurns: meter.createCounter(METRIC.degradedTurns, { description: "Turns answered without a storage dependency" }),
+    refusedTurns: meter.createCounter(METRIC.refusedTurns, { description: "Turns refused for want of a storage dependency" }),
+    importMessages: meter.createHistogram(METRIC.importMessages, { unit: "{message}", description: "Messages per import request" }),
   };
 }
