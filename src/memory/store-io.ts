@@ -2,7 +2,7 @@ import { BaseStore, type Item } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
 import { JSON_BOUNDS, jsonDepth } from "../json-bounds.js";
 import { log } from "../logger.js";
-import type { StoreCapability, StorePort, StoreSupports, WeightedSearchOptions } from "./ports/store.js";
+import { PLAIN_STORE_SUPPORTS, type StoreCapability, type StorePort, type StoreSupports, type WeightedSearchOptions } from "./ports/store.js";
 
 /** Page size used when a layer reads a whole namespace. */
 const PAGE = 500;
@@ -96,16 +96,6 @@ export function newestFirst<T>(records: readonly T[], field: (record: T) => stri
   return [...records].sort((a, b) => field(b).localeCompare(field(a)));
 }
 
-/** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
-const PLAIN: Readonly<StoreSupports> = Object.freeze({
-  rankedSearch: false,
-  namespaceCounts: false,
-  prefixDeletion: false,
-  tenantListing: false,
-  orphanCleanup: false,
-  searchWarming: false,
-  ttl: false,
-});
 
 function declaresSupports(store: BaseStore): store is StorePort {
   const supports = (store as Partial<StorePort>).supports;
@@ -114,7 +104,7 @@ function declaresSupports(store: BaseStore): store is StorePort {
 
 /** What `store` declares it can do beyond `BaseStore` (every flag false for a plain LangGraph store). */
 export function supportsOf(store: BaseStore): Readonly<StoreSupports> {
-  return declaresSupports(store) ? store.supports : PLAIN;
+  return declaresSupports(store) ? store.supports : PLAIN_STORE_SUPPORTS;
 }
 
 /**

@@ -69,6 +69,17 @@ export interface StoreSupports {
   ttl: boolean;
 }
 
+/** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
+export const PLAIN_STORE_SUPPORTS: Readonly<StoreSupports> = Object.freeze({
+  rankedSearch: false,
+  namespaceCounts: false,
+  prefixDeletion: false,
+  tenantListing: false,
+  orphanCleanup: false,
+  searchWarming: false,
+  ttl: false,
+});
+
 /**
  * A search of a store with `rankedSearch`, the query's vector given by the caller (computed once
  * for the turn): a vector ranks with it and embeds nothing; `null` ranks lexically and embeds

@@ -1,5 +1,5 @@
 import { InMemoryStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
-import type { StoreSupports } from "../../memory/ports/store.js";
+import { PLAIN_STORE_SUPPORTS, type StoreSupports } from "../../memory/ports/store.js";
 import { expiresAtOf, refreshesOnRead, ttlMinutesOf, TtlSweeper, validateTtlConfig, validateTtlFields, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** When one item expires, and by how much a refreshing read pushes that back. */
@@ -21,15 +21,7 @@ const idOf = (namespace: readonly string[], key: string) => JSON.stringify([name
  * `listNamespaces` still names a namespace whose items all went, as after any delete).
  */
 export class TtlMemoryStore extends InMemoryStore {
-  readonly supports: Readonly<StoreSupports> = Object.freeze({
-    rankedSearch: false,
-    namespaceCounts: false,
-    prefixDeletion: false,
-    tenantListing: false,
-    orphanCleanup: false,
-    searchWarming: false,
-    ttl: true,
-  });
+  readonly supports: Readonly<StoreSupports> = Object.freeze({ ...PLAIN_STORE_SUPPORTS, ttl: true });
   private readonly ttl: StoreTtlConfig | undefined;
   private readonly expiries = new Map<string, Expiry>();
   /** No item expires before this (a lower bound: a refresh only moves expiries later). */

@@ -4,6 +4,7 @@ import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
 import { setupFailed } from "../shared/open-checks.js";
 import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { PostgresCheckpointer } from "./checkpointer.js";
+import { surviveConnectionLoss } from "./connection-loss.js";
 import { probePostgres } from "./probe.js";
 import type { PostgresStore } from "./store.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
@@ -22,9 +23,6 @@ export interface PostgresPersistence extends Persistence {
  * STORAGE_UNREACHABLE, a schema that cannot be prepared with STORAGE_SETUP_FAILED (both naming
  * DATABASE_URL, never its password). The store gives its items `ttl` (LangGraph's store TTL) when given.
  */
-/** Idle connections lost within this long of a warning are logged at debug. */
-const IDLE_LOSS_BURST_MS = 30_000;
-
 export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig }): Promise<PostgresPersistence> {
   const { url } = options;
   const embeddings = options.embeddings ?? undefined;
@@ -39,23 +37,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
-  // An idle connection the server drops (restart, failover) is replaced on next use; without a
-  // listener, node-postgres would throw the error out of the process.
-  // A server going away drops every idle connection at once: one warning for the burst, the rest
-  // at debug (the outage itself is logged once by the dependency health check).
-  let warnedAt = Number.NEGATIVE_INFINITY;
-  const idleConnectionLost = (error: Error) => {
-    const now = Date.now();
-    const burst = now - warnedAt < IDLE_LOSS_BURST_MS;
-    if (!burst) warnedAt = now;
-    (burst ? log.debug : log.warn)("postgres_idle_connection_lost", { error: error.message });
-  };
-  for (const p of [pool, lockPool]) {
-    p.on("error", idleConnectionLost);
-    // So is one that drops while a caller holds it between queries (a transaction, a turn lock): the
-    // caller's next query fails and the pool discards the connection on release.
-    p.on("connect", (client) => client.on("error", (error) => log.debug("postgres_connection_lost", { error: error.message })));
-  }
+  surviveConnectionLoss([pool, lockPool]);
   const store = new PostgresStore(pool, { embeddings, ttl: options.ttl });
   const checkpointer = new PostgresCheckpointer(pool);
   try {

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { surviveConnectionLoss } from "./connection-loss.js";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { GetOperation, Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { isGet, isUpsert, runOf } from "./batch-runs.js";
@@ -107,7 +108,9 @@ export class PostgresStore extends TenantStore implements StorePort {
 
   /** A store on its own pool for `connectionString` (`DATABASE_URL`); `close()` ends the pool. */
   static fromConnString(connectionString: string, options: PostgresStoreOptions & { maxConnections?: number } = {}): PostgresStore {
-    const store = new PostgresStore(new pg.Pool({ connectionString, max: options.maxConnections ?? 10 }), options);
+    const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
+    surviveConnectionLoss([pool]);
+    const store = new PostgresStore(pool, options);
     store.ownsPool = true;
     return store;
   }
