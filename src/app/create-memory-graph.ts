@@ -5,7 +5,7 @@ import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
-import type { GraphDeps } from "../graph/nodes/deps.js";
+import { summarizerOf, type GraphDeps } from "../graph/nodes/deps.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
 import { MemoryGraphError } from "../errors.js";
 import { openPersistence, type Persistence } from "./backends.js";
@@ -93,7 +93,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   };
 
   // Sessions are titled, when asked for, by the model that writes summaries.
-  const titleModel = options.sessionTitles ? (deps.summaryModel === undefined ? deps.chatModel : deps.summaryModel) : null;
+  const titleModel = options.sessionTitles ? summarizerOf(deps) : null;
   const turns = createTurnRunner({ app: planned, persistence, health, sessionless, deps, checkpointKeep, titleModel, scoped, refuseWhenClosed });
   const { stateOf, settled } = turns;
 

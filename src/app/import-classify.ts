@@ -12,7 +12,7 @@ import type { ClassifiedEvent } from "../rules/event-schema.js";
 import { boundedInTime } from "../rules/facts/expiry.js";
 import { classifyByKeywords } from "../rules/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
-import { retryOptions, type GraphDeps } from "../graph/nodes/deps.js";
+import { classifierOf, retryOptions, type GraphDeps } from "../graph/nodes/deps.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
@@ -36,7 +36,7 @@ const SLICE_MS = 10;
  * milliseconds, so a long import does not hold other requests up.
  */
 export async function classifyImported(store: BaseStore, deps: GraphDeps, user: UserScope, plan: ImportPlan): Promise<ImportClassification> {
-  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
+  const model = classifierOf(deps);
   const contexts = new Map<string, { lastIntent?: string; activeEntities: ClassifiedEvent["entities"] }>();
   let facts: FactRecord[] = await loadFacts(store, user);
   const factWrites = new Map<string, FactRecord>();

@@ -4,19 +4,18 @@ import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
 import { threadIdOf } from "../memory/scope.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
-import type { GraphDeps } from "../graph/nodes/deps.js";
+import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
+import { buildCandidate } from "../graph/nodes/build-candidate.js";
 import { planTurn } from "../graph/nodes/plan-turn.js";
-import { summaryDue } from "../graph/nodes/summarize.js";
-import type { MemoryState } from "../graph/state/state.js";
+import { withUpdate, type MemoryState } from "../graph/state/state.js";
 import { ValidTurn } from "../graph/state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../graph/state/turn-result.js";
 import type { Persistence } from "./backends.js";
 import type { DependencyHealth } from "../resilience/dependency-health.js";
 import { newTurnOutcome, withTurnOutcome } from "../resilience/guarded-storage.js";
 import type { sessionlessTurns, TurnConfig } from "../resilience/degraded-mode.js";
-import { titleSession } from "./session-titles.js";
-import { asGraphInput, streamGraphTurn } from "./stream-turn.js";
-import { tracedTurn } from "./turn-telemetry.js";
+import { runGraphTurn } from "./stream-turn.js";
+import { countLateTokens, tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
 /** Per-call options of `runTurn` and `streamTurn`. */
@@ -49,60 +48,37 @@ export interface TurnRunnerParts {
   refuseWhenClosed: () => void;
 }
 
-/** How a turn runs the graph once it is planned: invoked, or streamed to a token handler. */
-type RunGraph = (graph: MemoryGraphApp, plan: { plan: unknown }, config: TurnConfig & { signal?: AbortSignal }) => Promise<MemoryState>;
+/** How a turn runs the graph once it is planned: invoked, or streamed to a token handler; `onReply` as `RunListeners` says. */
+type RunGraph = (graph: MemoryGraphApp, plan: { plan: unknown }, config: TurnConfig & { signal?: AbortSignal }, onReply: (state: MemoryState) => void) => Promise<MemoryState>;
 
 /**
  * Runs turns: each validated once (storing nothing when the input is bad), answered SKIP without a
  * prompt, then — one writer per thread — planned (`planTurn`: a repeated `messageId` replays or
- * conflicts, the parent is checked), run to build_candidate with the plan as the graph's one input,
- * recorded under its idempotency key and handed to the caller; then, the session still locked, the
- * due summary made and old checkpoints pruned. No reply waits for upkeep; `settled()` does.
+ * conflicts, the parent is checked) and run to build_candidate with the plan as the graph's one
+ * input. The result is handed over as soon as the reply is made: when a model classifies, the
+ * result does not wait for it (its `event` is what the classification had finished by then, else
+ * null). The session stays locked until the run is done (the classification stored, the turn's
+ * result recorded under its idempotency key, the checkpoint written, old ones pruned), so the next
+ * turn of the session starts with what this one learnt. The due summary and the session's title
+ * are made after that, off the lock (see `upkeepOf`). `settled()` waits for all of it.
  */
 export function createTurnRunner(parts: TurnRunnerParts) {
-  const { app, persistence, health, sessionless, deps, scoped } = parts;
-  /** Turns whose reply is out but whose upkeep (a due summary, pruning) still runs. */
+  const { app, persistence, health, deps, scoped } = parts;
+  /** Turns whose reply is out but whose upkeep (the rest of the run, a due summary, a title) still runs. */
   const upkeep = new Set<Promise<void>>();
   const settled = async () => {
     while (upkeep.size > 0) await Promise.all(upkeep);
   };
-  const { makeDueSummary, finishUpkeep } = upkeepOf(app);
   const stateOf = async (threadId: string): Promise<MemoryState | null> => {
     const snapshot = await app.getState({ configurable: { thread_id: threadId } });
     return snapshot.createdAt ? (snapshot.values as MemoryState) : null;
   };
+  const upkeepParts = upkeepOf({ app, store: persistence.store, turnLock: persistence.turnLock, deps, stateOf, titleModel: parts.titleModel });
+  const lockedParts = { ...parts, stateOf };
+  // With a model classifying, the reply does not wait for it (a local classification costs nothing to wait for).
+  const replyFirst = classifierOf(deps) !== null;
 
-  /** The locked part of a turn: `answer` hands the result over; what follows it is upkeep. */
-  async function locked(turn: ValidTurn, threadId: string, options: TurnOptions, runGraph: RunGraph, answer: (result: TurnResult) => void): Promise<void> {
-    const { input } = turn;
-    const outcome = newTurnOutcome();
-    await withTurnOutcome(outcome, async () => {
-      // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
-      // Without the session store it runs on a session rebuilt from long-term memory.
-      const session = sessionless.begin(threadId, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId }, outcome, () => stateOf(threadId));
-      const planned = await planTurn(persistence.store, turn, session.lastState);
-      options.onStart?.({ replayed: planned.kind === "replay" });
-      if (planned.kind === "replay") return answer(planned.result);
-      const state = await session.run(app, (graph, config) => runGraph(graph, { plan: planned.plan }, { ...config, signal: options.signal }));
-      const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
-      // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
-      // An incognito turn leaves nothing in long-term memory, not even its result.
-      if (planned.key !== null && result.status !== "ERROR" && input.remember !== false) {
-        const request = { text: turn.text, parentMessageId: input.parentMessageId ?? null };
-        await saveTurnRecord(persistence.store, input, { key: planned.key, ...request, result, createdAt: deps.now().toISOString() });
-      }
-      answer(result);
-      // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
-      if (result.degraded.length > 0) return;
-      if (parts.titleModel && result.status === "OK" && result.candidate && input.remember !== false) {
-        await titleSession(persistence.store, parts.titleModel, input, { user: state.turn?.text ?? "", reply: result.candidate.text });
-      }
-      if (summaryDue(state, deps.limits.summaryInterval)) await makeDueSummary(session.config);
-      if (persistence.gc) await persistence.gc.pruneThread(threadId, parts.checkpointKeep, PRUNE_SLACK);
-    });
-  }
-
-  /** One turn: the result once it is answered; its upkeep goes on under the lock after that. */
+  /** One turn: the result once it is answered; the rest of its run and its upkeep go on after that. */
   async function turn(raw: unknown, options: TurnOptions, runGraph: RunGraph): Promise<TurnResult> {
     parts.refuseWhenClosed();
     const valid = raw instanceof ValidTurn ? raw : ValidTurn.parse(raw, deps.limits.maxPromptChars);
@@ -114,27 +90,79 @@ export function createTurnRunner(parts: TurnRunnerParts) {
         answered = true;
         resolve(result);
       };
-      const work = scoped(() => persistence.turnLock.run(threadId, () => locked(valid, threadId, options, runGraph, answer)));
-      const done = work.catch((error: unknown) => {
-        if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
-        if (!answered) return reject(error);
-        // The reply is out; the summary stays due and the session's next turn makes it.
-        scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
-      });
+      const work = scoped(() => persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer })));
+      const done = work
+        .then((state) => (state ? scoped(() => upkeepParts.afterTurn(threadId, valid.input, state)) : undefined))
+        .catch((error: unknown) => {
+          if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
+          if (!answered) return reject(error);
+          // The reply is out: what failed after it (the rest of the run, a summary) is logged; a summary left due is made by a later turn.
+          scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
+        });
       upkeep.add(done);
       void done.finally(() => upkeep.delete(done));
     });
   }
 
+  const run = (onToken?: (text: string) => void): RunGraph => (graph, input, config, onReply) => runGraphTurn({ onToken, onReply: replyFirst ? onReply : undefined }, deps.limits.window)(graph, input, config);
   return {
     stateOf,
     settled,
-    finishUpkeep,
-    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, options, (graph, input, config) => graph.invoke(asGraphInput(input), config))),
+    finishUpkeep: upkeepParts.finishUpkeep,
+    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, options, run())),
     streamTurn: (raw: unknown, tokenHandler: (text: string) => void, options: TurnOptions = {}) =>
-      tracedTurn(raw, tokenHandler, (timed) => replayTokens(timed ?? tokenHandler, turn(raw, options, streamGraphTurn(timed ?? tokenHandler)))),
+      tracedTurn(raw, tokenHandler, (timed) => replayTokens(timed ?? tokenHandler, turn(raw, options, run(timed ?? tokenHandler)))),
   };
+}
+
+/**
+ * The locked part of a turn: `answer` hands the result over — from `onReply` as soon as a reply
+ * is made when the classification is a model's (the result does not wait for it: its `event`,
+ * `intent` and the classification's errors and usage are what had finished by then; the stored
+ * result, which a retry replays, has them all), else at the end. Returns the state the run ended in when
+ * upkeep may follow, else null.
+ */
+async function lockedTurn(
+  parts: TurnRunnerParts & { stateOf: (threadId: string) => Promise<MemoryState | null> },
+  turn: ValidTurn,
+  threadId: string,
+  options: TurnOptions & { runGraph: RunGraph; answer: (result: TurnResult) => void },
+): Promise<MemoryState | null> {
+  const { persistence, sessionless, deps } = parts;
+  const { input } = turn;
+  const { answer } = options;
+  const outcome = newTurnOutcome();
+  return await withTurnOutcome(outcome, async () => {
+    // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
+    // Without the session store it runs on a session rebuilt from long-term memory.
+    const session = sessionless.begin(threadId, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId }, outcome, () => parts.stateOf(threadId));
+    const planned = await planTurn(persistence.store, turn, session.lastState);
+    options.onStart?.({ replayed: planned.kind === "replay" });
+    if (planned.kind === "replay") {
+      answer(planned.result);
+      return null;
+    }
+    let early: TurnResult | null = null;
+    const onReply = (state: MemoryState) => {
+      // A reply that failed (status ERROR) is answered with everything the turn recorded, at the end.
+      if (state.status === "OK") answer((early = { ...turnResultOf(withUpdate(state, buildCandidate(state))), degraded: session.degraded() }));
+    };
+    const state = await session.run(parts.app, (graph, config) => options.runGraph(graph, { plan: planned.plan }, { ...config, signal: options.signal }, onReply));
+    const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
+    // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
+    // An incognito turn leaves nothing in long-term memory, not even its result.
+    if (planned.key !== null && result.status !== "ERROR" && input.remember !== false) {
+      const request = { text: turn.text, parentMessageId: input.parentMessageId ?? null };
+      await saveTurnRecord(persistence.store, input, { key: planned.key, ...request, result, createdAt: deps.now().toISOString() });
+    }
+    if (early) countLateTokens(input.tenantId, early, result);
+    answer(result);
+    // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
+    if (result.degraded.length > 0) return null;
+    if (persistence.gc) await persistence.gc.pruneThread(threadId, parts.checkpointKeep, PRUNE_SLACK);
+    return state;
+  });
 }
 
 /** A replayed turn ran no model: its caller's token handler gets the stored reply in one piece. */

@@ -45,3 +45,14 @@ function tenantOf(raw: unknown): string {
   const tenant = (raw instanceof ValidTurn ? raw.input : (raw as { tenantId?: unknown } | null))?.tenantId;
   return typeof tenant === "string" ? tenant : "";
 }
+
+/**
+ * Tokens of a turn's model calls that ended after its result was handed over (a classification
+ * the reply did not wait for), counted like the result's own when metrics are on.
+ */
+export function countLateTokens(tenant: string, early: TurnResult, final: TurnResult): void {
+  const instruments = metrics();
+  if (!instruments) return;
+  instruments.tokens.add(final.usage.inputTokens - early.usage.inputTokens, { tenant, kind: "input" });
+  instruments.tokens.add(final.usage.outputTokens - early.usage.outputTokens, { tenant, kind: "output" });
+}

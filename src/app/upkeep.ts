@@ -1,39 +1,92 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseStore } from "@langchain/langgraph";
 import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
+import type { GraphDeps } from "../graph/nodes/deps.js";
+import { makeSummary, summarizedSession, summaryDue } from "../graph/nodes/summarize.js";
+import { scopeOfState } from "../graph/nodes/turn.js";
 import { NODE } from "../graph/state/node-names.js";
+import type { MemoryState } from "../graph/state/state.js";
 import { usageOf } from "../graph/state/turn-result.js";
+import { saveSummary } from "../memory/summaries.js";
+import type { TurnLock } from "../memory/ports/persistence.js";
+import type { TurnInput } from "../graph/state/turn-input.js";
+import { titleSession } from "./session-titles.js";
 
-/** The run config every turn shares: its thread, checkpointed once at the end. */
-export type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
-
-/** The run config of a thread's turn. */
-export function turnConfig(threadId: string): TurnConfig {
-  return { configurable: { thread_id: threadId }, durability: "exit" };
+/** What upkeep works with: the facade's graph (its checkpointer), the store, the session locks. */
+export interface UpkeepParts {
+  app: MemoryGraphApp;
+  store: BaseStore;
+  turnLock: TurnLock;
+  deps: GraphDeps;
+  stateOf: (threadId: string) => Promise<MemoryState | null>;
+  /** The model that titles sessions, or null when sessions are not titled. */
+  titleModel: BaseChatModel | null;
 }
 
 /**
- * What is done after a turn's reply, on a graph compiled with `replyFirst` (each run stops after
- * build_candidate, checkpointed there): the caller holds the thread's turn lock for both.
- * - `makeDueSummary` resumes the stopped run: summarize makes the summary that is due;
- * - `finishUpkeep` makes a summary that a run left due and nobody made (the process stopped, or
- *   its CPU was throttled, after the reply): true when it made one.
+ * What follows a turn once its session's lock is released, so that no turn waits while a model writes:
+ * - `afterTurn` titles a new session (`titleModel`) and makes the summary that is due;
+ * - a summary (`summarize(threadId, state)`) starts from `state` (a snapshot of the session as a turn left
+ *   it) without the session's lock: the messages it covers are read and summarized while later
+ *   turns run. Only the commit takes the lock: the summary is stored and the session's checkpoint
+ *   told (as the summarize node would: the pairs it covered stop counting, its last message is the
+ *   newest summarized), in one short step. If the session's last summary changed meanwhile
+ *   (another process committed one), this one is dropped, so a range is never summarized twice;
+ *   the pairs it would have covered stay due. One summary per session at a time in this process.
+ * - `finishUpkeep(threadId)`, called with the session's lock held (garbage collection), makes a
+ *   summary that a run left due and nobody made (the process stopped, or its CPU was throttled,
+ *   after the reply): true when it made one.
+ * A summary is seen by the turns that start after its commit; it removes no message, so a turn
+ * that starts before still has every message it covers.
  */
-export function upkeepOf(app: MemoryGraphApp) {
-  async function makeDueSummary(config: TurnConfig): Promise<void> {
+export function upkeepOf(parts: UpkeepParts) {
+  const { app, store, turnLock, deps } = parts;
+  const inFlight = new Map<string, Promise<boolean>>();
+
+  /** Makes the summary from `snapshot`, then commits it: under the session's lock unless the caller holds it (`held`). */
+  async function summarizeFrom(threadId: string, snapshot: MemoryState, held: boolean): Promise<boolean> {
     const started = performance.now();
-    const final = await app.invoke(null, config);
-    const summary = final.usage.filter((call) => call.node === NODE.summarize);
-    log.info("turn.upkeep", { summary_ms: Math.round(performance.now() - started), usage: usageOf(summary) });
+    const scope = scopeOfState(snapshot);
+    const made = await makeSummary(deps, store, scope, snapshot.session, snapshot.turn?.id);
+    const commit = async () => {
+      const current = await parts.stateOf(threadId);
+      if (!current || current.session.summarizedThroughId !== snapshot.session.summarizedThroughId) return false;
+      if (made.summary) await saveSummary(store, scope, made.summary);
+      const session = summarizedSession(current.session, made, snapshot.session.pairsSinceSummary);
+      // As the summarize node's own update: the run stopped before it is done with, nothing left next.
+      await app.updateState({ configurable: { thread_id: threadId } }, { errors: made.errors, session }, NODE.summarize);
+      return true;
+    };
+    const committed = held ? await commit() : await turnLock.run(threadId, commit);
+    const summaryMs = Math.round(performance.now() - started);
+    if (!committed) log.info("turn.summary_dropped", { summary_ms: summaryMs, reason: "the session was summarized meanwhile" });
+    else log.info("turn.upkeep", { summary_ms: summaryMs, usage: usageOf(made.usage) });
+    return committed && made.summary !== null;
+  }
+
+  function summarize(threadId: string, snapshot: MemoryState): Promise<boolean> {
+    const running = inFlight.get(threadId);
+    if (running) return running;
+    const work = summarizeFrom(threadId, snapshot, false).finally(() => inFlight.delete(threadId));
+    inFlight.set(threadId, work);
+    return work;
   }
 
   async function finishUpkeep(threadId: string): Promise<boolean> {
-    const config = turnConfig(threadId);
     // A run stopped after build_candidate with a summary due waits there, next: summarize.
-    const snapshot = await app.getState(config);
+    const snapshot = await app.getState({ configurable: { thread_id: threadId } });
     if (!snapshot.next.includes(NODE.summarize)) return false;
-    await makeDueSummary(config);
-    return true;
+    return await summarizeFrom(threadId, snapshot.values as MemoryState, true);
   }
 
-  return { makeDueSummary, finishUpkeep };
+  /** After a turn's lock: the session's title (after its first answered turn), then its due summary. */
+  async function afterTurn(threadId: string, input: TurnInput, state: MemoryState): Promise<void> {
+    if (parts.titleModel && state.status === "OK" && state.candidate && input.remember !== false) {
+      await titleSession(store, parts.titleModel, input, { user: state.turn?.text ?? "", reply: state.candidate.text });
+    }
+    if (summaryDue(state, deps.limits.summaryInterval)) await summarize(threadId, state);
+  }
+
+  return { afterTurn, finishUpkeep };
 }

@@ -39,28 +39,37 @@ class ClockedEmbeddings implements EmbeddingsInterface {
 }
 
 describe("only what the reply needs stands before call_model", () => {
-  it("classify_event and call_model run in the same step: a classifier still thinking does not delay the reply's first token", async () => {
-    // The classifier answers only once the reply's first token is out (or, as a way out should
-    // call_model wait for classify_event, after 5 s): who released it tells which came first.
-    const classifier = new GatedChatModel(["not json"]);
-    const { graph } = await memoryGraphForTest({ chatModel: new FakeListChatModel({ responses: ["Hello there"] }), classifierModel: classifier });
-    let releasedBy: "first token" | "way out" | undefined;
+  it("a classifier still thinking holds up neither the reply's tokens nor the result; the next turn starts with what it found", async () => {
+    // The classifier answers only when released, after the result is in hand (or, as a way out
+    // should the result wait for it, after 5 s): who released it tells which came first.
+    const classifier = new GatedChatModel(['{"type":"INFORMATION","importance":0.9,"intent":"share_family","entities":["person:Priya","place:Pune"]}']);
+    const { graph, store } = await memoryGraphForTest({ chatModel: new FakeListChatModel({ responses: ["Noted."] }), classifierModel: classifier });
+    let releasedBy: "result" | "way out" | undefined;
     const wayOut = setTimeout(() => {
       releasedBy ??= "way out";
       classifier.release();
     }, 5_000);
     let tokens = 0;
-    const result = await graph.streamTurn({ ...scope, message: "hi" }, () => {
-      tokens += 1;
-      releasedBy ??= "first token";
-      classifier.release();
-    });
+    const turn = { ...scope, message: "My sister Priya moved to Pune", messageId: "m-priya" };
+    const result = await graph.streamTurn(turn, () => (tokens += 1));
+    releasedBy ??= "result";
+    classifier.release();
     clearTimeout(wayOut);
     expect(result.status).toBe("OK");
     expect(tokens).toBeGreaterThan(0);
-    expect(releasedBy).toBe("first token");
-    // The result waits for the join before build_candidate: the classifier has answered.
-    expect(classifier.answered).toBe(1);
+    expect(releasedBy).toBe("result");
+    expect(result.event).toBeNull();
+    expect(classifier.answered).toBe(0);
+    // The next turn of the session waits for the classification (one writer per thread), and only for it.
+    const next = await graph.runTurn({ ...scope, message: "Usko 500 add karo" });
+    expect(next.status).toBe("OK");
+    expect(classifier.answered).toBeGreaterThanOrEqual(1);
+    const state = await graph.sessionState(scope);
+    expect(state?.session.activeEntities).toEqual(expect.arrayContaining([expect.objectContaining({ value: "Priya" })]));
+    expect(await store.search(namespaces.events(scope))).not.toHaveLength(0);
+    // The stored result of the first turn (what a retry replays) has its classification.
+    expect((await graph.runTurn(turn)).event).toMatchObject({ type: "INFORMATION", classifiedBy: "model" });
+    await graph.close();
   });
 
   it("recall leads to both call_model and classify_event, which are joined before build_candidate", async () => {
@@ -72,20 +81,25 @@ describe("only what the reply needs stands before call_model", () => {
 });
 
 describe("no reply waits for a summary", () => {
-  it("the result comes back before the due summary is made, which follows under the turn lock", async () => {
-    // The summary model answers only when released, after the second turn's result is in hand.
-    const summaryModel = new GatedChatModel(["- the user asked ten questions"]);
+  it("the summary is made off the session's lock: the next turn does not wait for it", async () => {
+    // The summary model answers only when released, after the third turn's result is in hand.
+    const summaryModel = new GatedChatModel(["- the user counted to two"]);
     const { graph, store } = await memoryGraphForTest({ chatModel: new FakeListChatModel({ responses: ["Noted."] }), classifierModel: null, summaryModel, limits: { summaryInterval: 2 } });
     await graph.runTurn({ ...scope, message: "one" });
     const second = await graph.runTurn({ ...scope, message: "two" });
     expect(second.status).toBe("OK");
+    const third = await graph.runTurn({ ...scope, message: "three" });
+    expect(third.status).toBe("OK");
     expect(summaryModel.answered).toBe(0);
     expect(await store.search(namespaces.summaries(scope))).toHaveLength(0);
-    // The next turn of the session waits for the summary (one writer per thread), then sees it.
-    const third = graph.runTurn({ ...scope, message: "three" });
     summaryModel.release();
-    expect((await third).status).toBe("OK");
-    expect(await store.search(namespaces.summaries(scope))).toHaveLength(1);
+    await graph.settled();
+    const summaries = await store.search(namespaces.summaries(scope));
+    expect(summaries).toHaveLength(1);
+    // It covers the two pairs it was started for, not the third, which still counts towards the next.
+    expect((summaries[0]?.value as { messageIds: string[] }).messageIds).toHaveLength(4);
+    const state = await graph.sessionState(scope);
+    expect(state?.session).toMatchObject({ pairsSinceSummary: 1, summarizedThroughId: second.messageIds.assistant });
     expect(summaryModel.calls).toBe(1);
     await graph.close();
   });

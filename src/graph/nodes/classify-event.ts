@@ -15,7 +15,7 @@ import { inModelSpan, modelNameOf } from "../../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
-import { retryOptions, type GraphDeps } from "./deps.js";
+import { classifierOf, retryOptions, type GraphDeps } from "./deps.js";
 import { humanForNode } from "./node-history.js";
 import { scopeOfState, turnOf } from "./turn.js";
 
@@ -26,7 +26,7 @@ import { scopeOfState, turnOf } from "./turn.js";
  * superseding facts, and keeps the last intent and active entities for follow-ups.
  */
 export function createClassifyEventNode(deps: GraphDeps) {
-  const model = deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
+  const model = classifierOf(deps);
   return async function classifyEvent(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
     const store = requireStore(config);
     const turn = turnOf(state);

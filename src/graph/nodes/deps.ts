@@ -31,3 +31,13 @@ export interface GraphDeps {
 export function retryOptions(deps: Pick<GraphDeps, "retry">) {
   return { retries: deps.retry.retries, baseDelayMs: deps.retry.baseDelayMs };
 }
+
+/** The model that classifies messages (`classifierModel`, else the chat model); null: the keyword classifier. */
+export function classifierOf(deps: Pick<GraphDeps, "chatModel" | "classifierModel">): BaseChatModel | null {
+  return deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
+}
+
+/** The model that writes summaries and session titles (`summaryModel`, else the chat model); null: the rule summarizer. */
+export function summarizerOf(deps: Pick<GraphDeps, "chatModel" | "summaryModel">): BaseChatModel | null {
+  return deps.summaryModel === undefined ? deps.chatModel : deps.summaryModel;
+}

@@ -107,12 +107,18 @@ function runInputChannels(): RunInputChannels {
   return Object.fromEntries(keys.map((key) => [key, () => new EphemeralValue(false)])) as RunInputChannels;
 }
 
+/** The channels that merge an update into what they hold (the others hold their last value). */
+function stateReducers(limits: WindowLimits) {
+  return { messages: appendAndTrim(limits), nodeMessages: mergeNodeMemory(limits), session: mergeFields<SessionInfo>, errors: appendErrors, usage: addUsage };
+}
+
 /**
  * The graph state. `messages` and `nodeMessages` are kept within `limits` by pure trimming
  * reducers; `errors` only grows; the run's input fields last one step; everything else holds its
  * last value.
  */
 export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
+  const reducers = stateReducers(limits);
   return Annotation.Root({
     ...runInputChannels(),
     /** The planned turn of a facade run (`plannedInputSchema`), for the first step only. */
@@ -121,11 +127,11 @@ export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMI
     input: lastValue<TurnInput | null>(null),
     /** Who this checkpoint thread belongs to, bound by its first turn; never changes after. */
     scope: lastValue<MemoryScope | null>(null),
-    messages: Annotation<BaseMessage[], MessageUpdate>({ reducer: appendAndTrim(limits), default: () => [] }),
-    nodeMessages: Annotation<NodeMemory, NodeMemoryUpdate>({ reducer: mergeNodeMemory(limits), default: () => ({}) }),
+    messages: Annotation<BaseMessage[], MessageUpdate>({ reducer: reducers.messages, default: () => [] }),
+    nodeMessages: Annotation<NodeMemory, NodeMemoryUpdate>({ reducer: reducers.nodeMessages, default: () => ({}) }),
     trim: lastValue<TrimReport | null>(null),
     session: Annotation<SessionInfo, Partial<SessionInfo>>({
-      reducer: mergeFields,
+      reducer: reducers.session,
       default: () => EMPTY_SESSION,
     }),
     turn: lastValue<TurnInfo | null>(null),
@@ -136,8 +142,8 @@ export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMI
     candidate: lastValue<Candidate | null>(null),
     llmText: lastValue<string>(""),
     status: lastValue<TurnStatus>("OK"),
-    errors: Annotation<NodeError[], NodeError | NodeError[]>({ reducer: appendErrors, default: () => [] }),
-    usage: Annotation<ModelUsage[], ModelUsage[] | null>({ reducer: addUsage, default: () => [] }),
+    errors: Annotation<NodeError[], NodeError | NodeError[]>({ reducer: reducers.errors, default: () => [] }),
+    usage: Annotation<ModelUsage[], ModelUsage[] | null>({ reducer: reducers.usage, default: () => [] }),
   });
 }
 
@@ -149,3 +155,17 @@ export type MemoryState = typeof StateAnnotation.State;
  * derived from the annotation (nodes never overwrite a channel past its reducer).
  */
 export type MemoryUpdate = { [K in keyof typeof StateAnnotation.Update]?: Exclude<(typeof StateAnnotation.Update)[K], OverwriteValue<unknown>> };
+
+/**
+ * `state` with one node's `update` applied by the same reducers the graph applies: what the state
+ * will hold once that node's step ends (for a result read before the other nodes of its step finish).
+ */
+export function withUpdate(state: MemoryState, update: MemoryUpdate, limits: WindowLimits = DEFAULT_WINDOW_LIMITS): MemoryState {
+  const reducers: Record<string, (current: never, value: never) => unknown> = stateReducers(limits);
+  const next: Record<string, unknown> = { ...state };
+  for (const [key, value] of Object.entries(update)) {
+    const reducer = reducers[key];
+    next[key] = reducer ? reducer(next[key] as never, value as never) : value;
+  }
+  return next as MemoryState;
+}
