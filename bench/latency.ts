@@ -9,7 +9,9 @@
  * - bare: a LangGraph chatbot of one model node with the official SqliteSaver, streamMode "messages".
  * The same turns on one session each, interleaved (ours, bare, ours, …), after two warm-up turns.
  * Time to first token and full turn, p50/p95/max, their ratios, the slowest turns, and how the
- * turns that made a summary compare with the median. Prints JSON. Flags: --turns --ttft --tokens --gap.
+ * turns that made a summary compare with the median. A summary (a non-streamed text answer) is
+ * --summary-tokens long (default 120, paced like the rest). Prints JSON. Flags: --turns --ttft
+ * --tokens --gap --summary-tokens.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -25,8 +27,8 @@ import { freePort } from "./lib/free-port.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { turns: { type: "string" }, ttft: { type: "string" }, tokens: { type: "string" }, gap: { type: "string" } },
-  "usage: npm run bench:latency -- [--turns 40] [--ttft 300] [--tokens 20] [--gap 15]",
+  { turns: { type: "string" }, ttft: { type: "string" }, tokens: { type: "string" }, gap: { type: "string" }, "summary-tokens": { type: "string" } },
+  "usage: npm run bench:latency -- [--turns 40] [--ttft 300] [--tokens 20] [--gap 15] [--summary-tokens 120]",
 );
 const TURNS = Number(args.turns ?? 40);
 const SUMMARY_INTERVAL = 10;
@@ -160,7 +162,7 @@ async function run(embeddingsMs: number, pacing: Omit<Pacing, "embeddingsMs">) {
   }
 }
 
-const pacing = { ttftMs: Number(args.ttft ?? 300), tokens: Number(args.tokens ?? 20), tokenGapMs: Number(args.gap ?? 15), dimensions: 1536 };
+const pacing = { ttftMs: Number(args.ttft ?? 300), tokens: Number(args.tokens ?? 20), tokenGapMs: Number(args.gap ?? 15), textTokens: Number(args["summary-tokens"] ?? 120), dimensions: 1536 };
 const runs = [];
 for (const embeddingsMs of [0, 150]) runs.push(await run(embeddingsMs, pacing));
 console.log(JSON.stringify({ turns: TURNS, pacing, targets: TARGETS, runs }, null, 2));

@@ -19,6 +19,8 @@ export interface Pacing {
   tokenGapMs: number;
   embeddingsMs: number;
   dimensions: number;
+  /** Tokens of a non-streamed text answer (a summary, a title); default: `tokens`. */
+  textTokens?: number;
 }
 
 /** What a call was: a streamed reply, a non-streamed tool call (classification) or text (summary), embeddings. */
@@ -157,11 +159,12 @@ async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: 
     return "reply";
   }
   const args = tools?.length ? JSON.stringify(toolArguments(tools[0]!.function.parameters ?? {}, askedAbout(body))) : "";
-  const completion = tools?.length ? tokensOf(args) : pieces.length;
+  const text = Array.from({ length: pacing.textTokens ?? pacing.tokens }, (_, i) => `w${i} `);
+  const completion = tools?.length ? tokensOf(args) : text.length;
   await sleep(pacing.ttftMs + (completion - 1) * pacing.tokenGapMs);
   const message = tools?.length
     ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: args } }] }
-    : { role: "assistant", content: pieces.join("") };
+    : { role: "assistant", content: text.join("") };
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "paced", choices: [{ index: 0, message, finish_reason: "stop" }], usage: usageOf(completion) }));
   return tools?.length ? "tool_call" : "text";
