@@ -94,9 +94,11 @@ export function createTurnRunner(parts: TurnRunnerParts) {
       const done = work
         .then((state) => (state ? scoped(() => upkeepParts.afterTurn(threadId, valid.input, state)) : undefined))
         .catch((error: unknown) => {
-          if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
-          if (!answered) return reject(error);
+          if (!answered) {
+            if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
+            return reject(error);
+          }
           // The reply is out: what failed after it (the rest of the run, a summary) is logged; a summary left due is made by a later turn.
           scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
         });
