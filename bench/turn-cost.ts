@@ -27,6 +27,7 @@ import Database from "better-sqlite3";
 import { createMemoryGraph } from "../src/app/create-memory-graph.js";
 import { optionsFromEnv } from "../src/app/options-from-env.js";
 import { loadEnv } from "../src/config.js";
+import { jsonLogger } from "../src/logger.js";
 import { flagsOrExit } from "../src/cli/args.js";
 import { SqliteCheckpointer } from "../src/storage/sqlite/checkpointer.js";
 import { createStateAnnotation } from "../src/graph/state/state.js";
@@ -57,7 +58,8 @@ const standalone = (turn: number) => `Question ${turn}: how does compound intere
 async function memoryGraphCost(ask: (turn: number) => string = question, switches: { useMemory?: boolean } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-turn-cost-"));
   const env = loadEnv({ ...process.env, MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "memory.db"), OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
-  const graph = await createMemoryGraph(optionsFromEnv(env));
+  // The service's log lines are written (their cost counts) to stderr, so stdout holds the JSON alone.
+  const graph = await createMemoryGraph({ ...optionsFromEnv(env), logger: jsonLogger({ write: (line) => process.stderr.write(`${line}\n`) }) });
   const session = async (name: string) => {
     for (let turn = 1; turn <= turnsEach; turn += 1) {
       await graph.runTurn({ tenantId: "bench", userId: `user-${name}`, sessionId: name, message: ask(turn), ...switches });
