@@ -727,7 +727,7 @@ export interface components {
                 text: string;
                 tokens: number;
             };
-            /** @description What the message is after (the classification's intent); null when nothing ran. */
+            /** @description What the message is after (the classification's intent); null when nothing ran. When a model classifies, the result does not wait for it: null if it had not answered when the reply was made (the stored result, which a retry with the same message_id replays, has it). */
             intent: string | null;
             /** @description Whether the message refers to what came before or is about the user (decided locally; when false, similar messages are not searched). */
             need_memory: boolean;
@@ -749,7 +749,7 @@ export interface components {
                 code: string;
                 message: string;
             }[];
-            /** @description Tokens this turn's model calls used, as the provider reported them (a summary made after the reply is logged, not counted here). */
+            /** @description Tokens this turn's model calls used, as the provider reported them, up to the reply (a classification that answered after it is in the stored result a retry replays; a summary made after the reply is logged, not counted here). */
             usage: {
                 input_tokens: number;
                 output_tokens: number;

@@ -23,7 +23,10 @@ export const turnResponseSchema = z
       .strict()
       .nullable(),
     memory_context: z.object({ recalled: record.nullable(), text: z.string(), tokens: z.number() }).strict(),
-    intent: z.string().nullable().meta({ description: "What the message is after (the classification's intent); null when nothing ran." }),
+    intent: z.string().nullable().meta({
+      description:
+        "What the message is after (the classification's intent); null when nothing ran. When a model classifies, the result does not wait for it: null if it had not answered when the reply was made (the stored result, which a retry with the same message_id replays, has it).",
+    }),
     need_memory: z.boolean().meta({ description: "Whether the message refers to what came before or is about the user (decided locally; when false, similar messages are not searched)." }),
     memory_reason: z.string().meta({ description: "One sentence: what memory was used and why, or why none was." }),
     trim: z
@@ -46,7 +49,10 @@ export const turnResponseSchema = z
         calls: z.array(z.object({ node: z.string(), input_tokens: z.number(), output_tokens: z.number() }).strict()),
       })
       .strict()
-      .meta({ description: "Tokens this turn's model calls used, as the provider reported them (a summary made after the reply is logged, not counted here)." }),
+      .meta({
+        description:
+          "Tokens this turn's model calls used, as the provider reported them, up to the reply (a classification that answered after it is in the stored result a retry replays; a summary made after the reply is logged, not counted here).",
+      }),
     replayed: z.boolean(),
     degraded: z.array(z.enum(["session_store", "memory_store"])).meta({
       description:
