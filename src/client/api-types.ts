@@ -761,7 +761,7 @@ export interface components {
                 }[];
             };
             replayed: boolean;
-            /** @description The storage this turn ran without. `["session_store"]`: the session store did not answer; the turn ran on a session rebuilt from long-term memory, and its messages are stored all the same. */
+            /** @description The storage this turn ran without. `["session_store"]`: the session store did not answer; the turn ran on a session rebuilt from long-term memory, and its messages are stored all the same. A result that did not wait for a model's classification reports what was known when the reply was made: a checkpoint write skipped after it is logged (`checkpoint.write_skipped`) and counted, and the session's next turn catches up. */
             degraded: ("session_store" | "memory_store")[];
         };
         Error: {

@@ -73,6 +73,7 @@ describe("a graph with a profile", () => {
     const graph = await createMemoryGraph({ backend: "memory", chatModel: null, classifierModel: classifier, profile: JSON_PROFILE, logger: false });
     graphs.push(graph);
     await graph.runTurn({ ...scope, message: "I'm Anong, anong@example.com" });
+    await graph.settled(); // the result does not wait for a model.s classification
     const asked = classifier.prompts[0]?.map((m) => m.text).join("\n") ?? "";
     expect(asked).toContain("attributeUpdates keys: only these, exactly as written (leave out any other fact): name: the user's name; location.city; age");
     expect((await graph.userMemory(scope)).facts.map((f) => `${f.key}=${f.value}`)).toEqual(["name=Anong"]);

@@ -38,6 +38,8 @@ export interface TurnResult {
   /**
    * The storage this turn ran without: `["session_store"]` when the checkpointer did not answer and
    * the turn ran on a session rebuilt from long-term memory (its messages are stored all the same).
+   * A result that did not wait for a model's classification reports what was known when the reply
+   * was made (a checkpoint write skipped after it is logged, and the session's next turn catches up).
    */
   degraded: StorageDependency[];
 }
