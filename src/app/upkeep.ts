@@ -6,7 +6,7 @@ import type { GraphDeps } from "../graph/nodes/deps.js";
 import { makeSummary, summarizedSession, summaryDue } from "../graph/nodes/summarize.js";
 import { scopeOfState } from "../graph/nodes/turn.js";
 import { NODE } from "../graph/state/node-names.js";
-import type { MemoryState } from "../graph/state/state.js";
+import type { MemoryState, SessionInfo } from "../graph/state/state.js";
 import { usageOf } from "../graph/state/turn-result.js";
 import { saveSummary } from "../memory/summaries.js";
 import type { TurnLock } from "../memory/ports/persistence.js";
@@ -33,7 +33,8 @@ export interface UpkeepParts {
  *   told (as the summarize node would: the pairs it covered stop counting, its last message is the
  *   newest summarized), in one short step. If the session's last summary changed meanwhile
  *   (another process committed one), this one is dropped, so a range is never summarized twice;
- *   the pairs it would have covered stay due. One summary per session at a time in this process.
+ *   the pairs it would have covered stay due. One summary per session at a time in this process;
+ *   when turns that came meanwhile made the next one due, it follows at once.
  * - `finishUpkeep(threadId)`, called with the session's lock held (garbage collection), makes a
  *   summary that a run left due and nobody made (the process stopped, or its CPU was throttled,
  *   after the reply): true when it made one.
@@ -42,33 +43,45 @@ export interface UpkeepParts {
  */
 export function upkeepOf(parts: UpkeepParts) {
   const { app, store, turnLock, deps } = parts;
-  const inFlight = new Map<string, Promise<boolean>>();
+  const inFlight = new Map<string, Promise<void>>();
 
-  /** Makes the summary from `snapshot`, then commits it: under the session's lock unless the caller holds it (`held`). */
-  async function summarizeFrom(threadId: string, snapshot: MemoryState, held: boolean): Promise<boolean> {
+  /**
+   * Makes the summary from `snapshot`, then commits it, under the session's lock unless the caller
+   * holds it (`held`). Returns the session as committed, or null when the summary was dropped.
+   */
+  async function summarizeFrom(threadId: string, snapshot: MemoryState, held: boolean): Promise<SessionInfo | null> {
     const started = performance.now();
     const scope = scopeOfState(snapshot);
     const made = await makeSummary(deps, store, scope, snapshot.session, snapshot.turn?.id);
     const commit = async () => {
       const current = await parts.stateOf(threadId);
-      if (!current || current.session.summarizedThroughId !== snapshot.session.summarizedThroughId) return false;
+      if (!current || current.session.summarizedThroughId !== snapshot.session.summarizedThroughId) return null;
       if (made.summary) await saveSummary(store, scope, made.summary);
       const session = summarizedSession(current.session, made, snapshot.session.pairsSinceSummary);
       // As the summarize node's own update: the run stopped before it is done with, nothing left next.
       await app.updateState({ configurable: { thread_id: threadId } }, { errors: made.errors, session }, NODE.summarize);
-      return true;
+      return { ...current.session, ...session };
     };
     const committed = held ? await commit() : await turnLock.run(threadId, commit);
     const summaryMs = Math.round(performance.now() - started);
     if (!committed) log.info("turn.summary_dropped", { summary_ms: summaryMs, reason: "the session was summarized meanwhile" });
     else log.info("turn.upkeep", { summary_ms: summaryMs, usage: usageOf(made.usage) });
-    return committed && made.summary !== null;
+    return committed;
   }
 
-  function summarize(threadId: string, snapshot: MemoryState): Promise<boolean> {
+  /** The session's due summary from `snapshot`, and the next ones the turns made meanwhile made due, one after the other. */
+  function summarize(threadId: string, snapshot: MemoryState): Promise<void> {
     const running = inFlight.get(threadId);
     if (running) return running;
-    const work = summarizeFrom(threadId, snapshot, false).finally(() => inFlight.delete(threadId));
+    const work = (async () => {
+      let from: MemoryState | null = snapshot;
+      while (from) {
+        const after = await summarizeFrom(threadId, from, false);
+        if (!after || after.pairsSinceSummary < deps.limits.summaryInterval) return;
+        from = await parts.stateOf(threadId);
+        if (from && !summaryDue(from, deps.limits.summaryInterval)) return;
+      }
+    })().finally(() => inFlight.delete(threadId));
     inFlight.set(threadId, work);
     return work;
   }
@@ -77,7 +90,7 @@ export function upkeepOf(parts: UpkeepParts) {
     // A run stopped after build_candidate with a summary due waits there, next: summarize.
     const snapshot = await app.getState({ configurable: { thread_id: threadId } });
     if (!snapshot.next.includes(NODE.summarize)) return false;
-    return await summarizeFrom(threadId, snapshot.values as MemoryState, true);
+    return (await summarizeFrom(threadId, snapshot.values as MemoryState, true)) !== null;
   }
 
   /** After a turn's lock: the session's title (after its first answered turn), then its due summary. */
