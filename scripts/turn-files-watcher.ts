@@ -11,6 +11,8 @@
 export interface WatchReport {
   path: string[];
   sideRoads: string[];
+  /** Per file on the path, the function first seen holding the marker. */
+  firstHolder: Record<string, string>;
 }
 
 /** A function to watch: its script (V8's id), the offset where it starts, and its file under src/. */
@@ -74,6 +76,7 @@ async function main() {
   const path = new Set();
   const sideRoads = new Set();
   const failures = [];
+  const firstHolder = {};
   for (const start of starts) {
     if (!sources.has(start.scriptId)) {
       const { scriptSource } = await session.post("Debugger.getScriptSource", { scriptId: start.scriptId });
@@ -128,6 +131,7 @@ async function main() {
           continue;
         }
         path.add(file);
+        firstHolder[file] = frame.functionName || "(anonymous)";
         for (const id of breakpointsOf.get(file) || []) await session.post("Debugger.removeBreakpoint", { breakpointId: id });
         breakpointsOf.delete(file);
       }
@@ -140,7 +144,7 @@ async function main() {
   finish = async () => {
     await session.post("Debugger.disable");
     if (failures.length > 0) parentPort.postMessage({ type: "error", error: failures[0] });
-    else parentPort.postMessage({ type: "files", path: [...path], sideRoads: [...sideRoads].filter((file) => !path.has(file)) });
+    else parentPort.postMessage({ type: "files", path: [...path], sideRoads: [...sideRoads].filter((file) => !path.has(file)), firstHolder });
   };
   parentPort.postMessage({ type: "ready" });
 }

@@ -20,7 +20,8 @@
  *     and telemetry (SIDE_ROADS below). That is the figure issue 20's target speaks of.
  *
  * Prints JSON: the counts, by folder, and the file lists. Deterministic for a given tree (no
- * timing in it); `--marker "TWO WORDS"` changes the marker.
+ * timing in it); `--marker "TWO WORDS"` changes the marker; `--functions`
+ * names, per file on the path, the function first seen holding the message.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -94,7 +95,7 @@ try {
       {
         message_path_files: onPath.length,
         by_folder: byFolder(onPath),
-        path: onPath,
+        path: process.argv.includes("--functions") ? Object.fromEntries(onPath.map((file) => [file, held.firstHolder[file]])) : onPath,
         side_roads: held.sideRoads.sort(),
         files_run: ran.size,
       },
@@ -129,7 +130,7 @@ async function filesHolding(starts: FunctionStart[], act: () => Promise<void>): 
     watcher.postMessage("done");
     const answer = await done;
     if (answer.type === "error") throw new Error(answer.error);
-    return { path: answer.path, sideRoads: answer.sideRoads };
+    return { path: answer.path, sideRoads: answer.sideRoads, firstHolder: answer.firstHolder };
   } finally {
     await watcher.terminate();
   }
