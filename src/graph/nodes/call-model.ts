@@ -17,9 +17,9 @@ import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
 import { userRowWriter } from "./user-row.js";
-import { historyFor, humanForNode } from "./node-history.js";
+import { historyFor, humanForNode } from "./turn.js";
 import { scopeOfState, turnOf } from "./turn.js";
-import { windowUpdate } from "./window-update.js";
+import { windowUpdate } from "./turn.js";
 
 export const OFFLINE_MODEL = "offline";
 

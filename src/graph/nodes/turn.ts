@@ -1,7 +1,18 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { messagesStateReducer } from "@langchain/langgraph";
 import { MemoryGraphError } from "../../errors.js";
+import { log } from "../../logger.js";
 import type { MemoryScope } from "../../memory/scope.js";
+import { isPinned } from "../../messages/message-meta.js";
+import { trimWindowWithReport, type TrimReport, type WindowLimits } from "../reducers/window.js";
 import type { MemoryState, TurnInfo } from "../state/state.js";
 import { turnInputSchema } from "../state/turn-input.js";
+import type { MemoryMode } from "./deps.js";
+
+/**
+ * What the nodes read of this turn from the state (the turn, its scope, its user message, the
+ * history a model node sees) and the window update they write.
+ */
 
 /** The current turn, which ingest_prompt always sets before the other nodes run. */
 export function turnOf(state: MemoryState): TurnInfo {
@@ -35,4 +46,42 @@ export function bindThreadScope(bound: MemoryScope | null, scope: MemoryScope): 
     });
   }
   return bound ?? scope;
+}
+
+/** This turn's user message, as it stands in the window. */
+export function humanForNode(state: MemoryState): BaseMessage {
+  const turn = turnOf(state);
+  const found = state.messages.find((m) => m.id === turn.messageId);
+  if (!found) {
+    throw new MemoryGraphError("TURN_MESSAGE_MISSING", `turn message ${turn.messageId} is not in the window`, { kind: "system" });
+  }
+  return found;
+}
+
+/**
+ * The history an LLM node sees before this turn's message: the conversation window
+ * (`conversation` mode) or only the node's own memory (`node` mode). Pinned system messages of
+ * the window are kept in both modes. Without `withHistory` (a turn that asked for no history), only those.
+ */
+export function historyFor(state: MemoryState, node: string, mode: MemoryMode, withHistory = true): BaseMessage[] {
+  const turnId = turnOf(state).messageId;
+  const pinned = state.messages.filter(isPinned);
+  if (!withHistory) return pinned;
+  const own = mode === "node" ? (state.nodeMessages[node] ?? []) : state.messages.filter((m) => !isPinned(m));
+  const cut = own.findIndex((m) => m.id === turnId);
+  return [...pinned, ...(cut === -1 ? own : own.slice(0, cut))];
+}
+
+/**
+ * The state update that adds `update` to the window, with the trim report the reducer's result
+ * will have (the reducer is pure and deterministic, so computing it here gives the same window).
+ */
+export function windowUpdate(
+  current: BaseMessage[],
+  update: BaseMessage[],
+  limits: WindowLimits,
+): { messages: BaseMessage[]; trim: TrimReport } {
+  const { report } = trimWindowWithReport(messagesStateReducer(current, update), limits);
+  if (report.beforeCount !== report.afterCount) log.debug("window_trimmed", { ...report });
+  return { messages: update, trim: report };
 }
