@@ -5,7 +5,7 @@ import type { MemoryGraphApp } from "../graph/build-graph.js";
 import { threadIdOf } from "../memory/scope.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
-import { planTurn } from "../graph/nodes/plan-turn.js";
+import { planTurn } from "../graph/nodes/turn.js";
 import { summaryDue } from "../graph/nodes/summarize.js";
 import type { MemoryState } from "../graph/state/state.js";
 import { ValidTurn } from "../graph/state/turn-input.js";

@@ -12,10 +12,9 @@ import type { MemoryScope } from "../../memory/scope.js";
 import { ValidTurn, type TurnInput } from "../state/turn-input.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import type { GraphDeps } from "./deps.js";
-import { planRunAlone } from "./plan-turn.js";
 import { userRowWriter } from "./user-row.js";
 import { NODE } from "../state/node-names.js";
-import { bindThreadScope, runInputOf, windowUpdate } from "./turn.js";
+import { bindThreadScope, planRunAlone, runInputOf, windowUpdate } from "./turn.js";
 
 /**
  * ingest_prompt: turns the planned turn (the facade's, or the run's input fields planned here) into
