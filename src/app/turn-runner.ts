@@ -6,7 +6,7 @@ import { threadIdOf } from "../memory/scope.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
 import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
 import { buildCandidate } from "../graph/nodes/build-candidate.js";
-import { planTurn } from "../graph/nodes/plan-turn.js";
+import { planTurn } from "../graph/nodes/turn.js";
 import { withUpdate, type MemoryState } from "../graph/state/state.js";
 import { ValidTurn } from "../graph/state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../graph/state/turn-result.js";

@@ -133,10 +133,15 @@ async function sessionsOf(target: ForgetTarget, user: UserScope): Promise<{ stor
   return { stored: [...stored], candidates: [...candidates] };
 }
 
-/** Deletes the session's checkpoint thread, and the one an earlier release named it by (see `legacyThreadOf`); whether one existed. */
+/**
+ * Deletes the session's checkpoint thread, and the one an earlier release named it by (see
+ * `legacyThreadOf`); whether one existed. The old one goes first: the service's checkpointer
+ * adopts an old thread when the session's own is read and missing (resilience/legacy-threads.ts),
+ * which would copy a checkpoint only to delete it.
+ */
 async function deleteThreads(checkpointer: BaseCheckpointSaver, scope: MemoryScope): Promise<boolean> {
   const threadId = threadIdOf(scope);
-  const ids = [threadId, legacyThreadOf(threadId)].filter((id) => id !== undefined);
+  const ids = [legacyThreadOf(threadId), threadId].filter((id) => id !== undefined);
   let existed = false;
   for (const id of ids) {
     if ((await checkpointer.getTuple({ configurable: { thread_id: id } })) !== undefined) existed = true;

@@ -9,13 +9,13 @@ import type { MemoryState } from "../graph/state/state.js";
 import type { DependencyHealth } from "./dependency-health.js";
 import { flushHeld, type TurnOutcome } from "./guarded-storage.js";
 
-/** The run config of a turn: its thread, and what carry-over.ts reads of the session store. */
+/** The run config of a turn: its thread, and what ingest_prompt's carry-over (`carryOver`, nodes/ingest-prompt.ts) reads of the session store. */
 export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process
  * alone, each run starting from no checkpoint (ingest_prompt then rebuilds the session from
- * long-term memory, see carry-over.ts) and forgotten when it ends; the session is then left a
+ * long-term memory, see `carryOver` in nodes/ingest-prompt.ts) and forgotten when it ends; the session is then left a
  * degraded mark, so that its next turn on the session store catches up with these.
  */
 export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {

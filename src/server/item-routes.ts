@@ -8,8 +8,7 @@ import { EVENTS, FACTS, MESSAGES, session, SUMMARIES, USERS, type Layer, type Pa
 import { factPathSchema, itemDeletedSchema, itemSearchQuerySchema, itemSearchResponseSchema, listingSchema, turnContextResponseSchema } from "./item-schemas.js";
 import { emptyQuerySchema } from "./request-schemas.js";
 import { BODY_ERRORS, error } from "./responses.js";
-import { defineRoute, jsonBody, pathIds, queryParams, type RequestPart } from "./route.js";
-import { pathParams } from "./url-params.js";
+import { defineRoute, jsonBody, pathIds, pathParams, queryParams, type RequestPart } from "./route.js";
 
 /**
  * One item at a time over HTTP, through the facade: list, read, correct and delete one fact,

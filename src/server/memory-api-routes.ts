@@ -11,9 +11,9 @@ import {
   sessionListSchema,
   userMemoryDocumentSchema,
 } from "./memory-api-schemas.js";
-import { emptyQuerySchema, parseRequest, userPathSchema } from "./request-schemas.js";
+import { emptyQuerySchema, userPathSchema } from "./request-schemas.js";
 import { API_PREFIX, BODY_ERRORS, error } from "./responses.js";
-import { defineRoute, pathIds, queryParams, type BodyPart } from "./route.js";
+import { defineRoute, parseRequest, pathIds, queryParams, type BodyPart } from "./route.js";
 
 /** Largest import body by default: an import carries up to 1,000 messages, so more than a turn's limit. */
 export const DEFAULT_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;

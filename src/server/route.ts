@@ -2,17 +2,17 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z, ZodObject, ZodType } from "zod";
-import { MemoryGraphError } from "../errors.js";
-import { assertJsonBounds } from "../json-bounds.js";
+import { invalidInput, MemoryGraphError } from "../errors.js";
+import { assertJsonBounds, assertText } from "../json-bounds.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
-import { parseRequest } from "./request-schemas.js";
-import { pathParams, queryOf } from "./url-params.js";
 
 /**
  * One definition per route: its method and path, what the OpenAPI document says of it, how each
  * part of a request is checked, and its handler. The server registers the definitions (with
  * `registerRoutes`) and openapi.ts documents the same ones, so a route cannot be served one way
- * and documented another. Paths are in Hono's syntax (`:name`).
+ * and documented another. Paths are in Hono's syntax (`:name`). Each part of a request is read
+ * and checked here too: the body (`readJsonBody`), path ids and the query, decoded strictly
+ * (`pathParams`, `queryOf`), and any part against its schema (`parseRequest`).
  */
 
 export type Status = 200 | 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503;
@@ -174,4 +174,70 @@ async function readJsonBody(c: Context): Promise<unknown> {
 
 function invalidJson(message: string): MemoryGraphError {
   return new MemoryGraphError("INVALID_JSON", message, { kind: "user" });
+}
+
+/**
+ * Parses `schema` or throws a user error naming the first bad field (snake_case, dotted): an
+ * unknown one is UNKNOWN_FIELD, a bad one `invalid` (INVALID_INPUT, or INVALID_ID for a path id).
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, fallbackField = "body", invalid: "INVALID_INPUT" | "INVALID_ID" = "INVALID_INPUT"): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue?.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : (issue?.path ?? []);
+  const field = path.map(String).join(".") || fallbackField;
+  const code = issue?.code === "unrecognized_keys" ? "UNKNOWN_FIELD" : invalid;
+  const detail = issue?.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
+  throw new MemoryGraphError(code, `${field}: ${detail}`, { kind: "user", field });
+}
+
+/**
+ * Ids from the URL, decoded strictly. Hono decodes parameters leniently: an escape that is not
+ * UTF-8 (`%ED%A0%80`, a lone surrogate written out as if it were a character) is kept as typed,
+ * so `/v1/users/a%ED%A0%80b` would name the user "a%ED%A0%80b", whom `a%25ED%25A0%2580b` names
+ * too. Here such an escape is the caller's mistake, reported under the parameter's field.
+ */
+
+function decodeStrictly(field: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidInput(field, "must be percent-encoded UTF-8 of well-formed Unicode", "INVALID_ID");
+  }
+}
+
+/**
+ * The path parameters of the matched route that `schema` names, each decoded strictly and checked
+ * by `schema`; a bad one is INVALID_ID under its name.
+ */
+export function pathParams<S extends ZodObject>(c: Context, schema: S): z.output<S> {
+  const names = c.req.routePath.split("/");
+  // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
+  const segments = new URL(c.req.url).pathname.split("/");
+  const raw = Object.fromEntries(
+    Object.keys(schema.shape).map((name) => {
+      const index = names.indexOf(`:${name}`);
+      const segment = index < 0 ? undefined : segments[index];
+      if (segment === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
+      return [name, decodeStrictly(name, segment)];
+    }),
+  );
+  return parseRequest(schema, raw, "path", "INVALID_ID");
+}
+
+/**
+ * The query parameters, decoded strictly (`+` is a space); the first of repeated names wins, as in
+ * Hono; a value with NUL is INVALID_TEXT, as in a body. Own properties only, so a name such as `__proto__` is an unknown field, not a prototype.
+ */
+export function queryOf(c: Context): Record<string, string> {
+  const params = new Map<string, string>();
+  for (const pair of new URL(c.req.url).search.slice(1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const [rawName, rawValue] = equals < 0 ? [pair, ""] : [pair.slice(0, equals), pair.slice(equals + 1)];
+    const name = decodeStrictly("query", rawName.replace(/\+/g, " "));
+    const value = assertText(decodeStrictly(name, rawValue.replace(/\+/g, " ")), name);
+    if (name !== "" && !params.has(name)) params.set(name, value);
+  }
+  return Object.fromEntries(params);
 }

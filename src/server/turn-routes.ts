@@ -5,10 +5,9 @@ import type { ValidTurn } from "../graph/state/turn-input.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorAnswer } from "./http-error.js";
-import { turnInputOf, turnRequestSchema } from "./request-schemas.js";
 import { API_PREFIX, BODY_ERRORS, REPLAYED_HEADER, replayedHeader, TURN_CONFLICT } from "./responses.js";
-import { turnEventSchema, turnResponseOf, turnResponseSchema, type TurnEvent } from "./response-schemas.js";
 import { defineRoute, type BodyPart } from "./route.js";
+import { turnEventSchema, turnInputOf, turnRequestSchema, turnResponseOf, turnResponseSchema, type TurnEvent } from "./turn-schemas.js";
 
 /**
  * POST /v1/turns and POST /v1/turns/stream. Every check (body, schema, ids, prompt length, parent,

@@ -79,13 +79,14 @@ describe("reading a session's checkpoint", () => {
   async function countedGraph() {
     const opened = await openPersistence({ backend: "sqlite", sqlitePath: tempFile(), sessionTtlSeconds: 1800 });
     const reads = vi.spyOn(opened.checkpointer, "getTuple");
+    const puts = vi.spyOn(opened.checkpointer, "put");
     const memory = await createMemoryGraph({ persistence: { checkpointer: opened.checkpointer, store: opened.store }, chatModel: null, classifierModel: null, summaryModel: null });
     cleanups.push(async () => {
       await memory.close();
       await opened.close();
     });
     const threadsRead = () => reads.mock.calls.splice(0).map(([config]: [RunnableConfig]) => config.configurable?.thread_id as string);
-    return { memory, threadsRead };
+    return { memory, threadsRead, puts };
   }
 
   it("reads only the session's own thread when its ids have no '.', ':' or '%'", async () => {
@@ -117,5 +118,23 @@ describe("reading a session's checkpoint", () => {
     const [plainNext, dottedNext] = [await reads(plain), await reads(dotted)];
     expect(dottedNext).toHaveLength(plainNext.length);
     expect(dottedNext.filter((id) => id !== threadIdOf(dotted))).toEqual([]);
+  });
+
+  it("forgets a session whose checkpoint is still under the old thread without copying it first", async () => {
+    const { memory, puts } = await countedGraph();
+    const scope = { tenantId: "acme", userId: "cy@mail.example", sessionId: "s1" };
+    const legacy = legacyThreadOf(threadIdOf(scope))!;
+    await memory.runTurn({ ...scope, message: "Hello" }, { threadId: legacy });
+    await memory.settled();
+    const at = (threadId: string) => memory.persistence.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+    expect(await at(legacy)).toBeDefined();
+    puts.mockClear();
+
+    const forgotten = await memory.forgetSession(scope);
+    expect(forgotten.threads).toBe(1);
+    // Adopting the old thread on the way (a copy under the new name, deleted at once) would be a put.
+    expect(puts).not.toHaveBeenCalled();
+    expect(await at(legacy)).toBeUndefined();
+    expect(await at(threadIdOf(scope))).toBeUndefined();
   });
 });

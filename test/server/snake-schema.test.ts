@@ -3,7 +3,7 @@ import { z } from "zod";
 import { importSessionsSchema, userMemorySchema } from "../../src/memory/import-schema.js";
 import { toSnake } from "../../src/server/case.js";
 import { openApiDocument } from "../../src/server/openapi.js";
-import { parseRequest } from "../../src/server/request-schemas.js";
+import { parseRequest } from "../../src/server/route.js";
 import { snakeCasing } from "../../src/server/snake-schema.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON Schema is walked as plain JSON

@@ -17,9 +17,7 @@ import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { retryOptions, type GraphDeps } from "./deps.js";
 import { userRowWriter } from "./user-row.js";
-import { historyFor, humanForNode } from "./node-history.js";
-import { scopeOfState, turnOf } from "./turn.js";
-import { windowUpdate } from "./window-update.js";
+import { historyFor, humanForNode, scopeOfState, turnOf, windowUpdate } from "./turn.js";
 
 export const OFFLINE_MODEL = "offline";
 

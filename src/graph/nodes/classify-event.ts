@@ -16,8 +16,7 @@ import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
 import { classifierOf, retryOptions, type GraphDeps } from "./deps.js";
-import { humanForNode } from "./node-history.js";
-import { scopeOfState, turnOf } from "./turn.js";
+import { humanForNode, scopeOfState, turnOf } from "./turn.js";
 
 /**
  * classify_event: types the user's message (model with a structured schema, or the keyword

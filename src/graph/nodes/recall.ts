@@ -12,8 +12,7 @@ import { memoryNeedOf } from "../../rules/memory-need.js";
 import type { MemoryState, MemoryUpdate } from "../state/state.js";
 import { metrics } from "../../telemetry.js";
 import type { GraphDeps } from "./deps.js";
-import { humanForNode } from "./node-history.js";
-import { scopeOfState, turnOf } from "./turn.js";
+import { humanForNode, scopeOfState, turnOf } from "./turn.js";
 
 /** The memory block of a turn that used none. */
 const NO_MEMORY: RenderedContext = { text: "", tokens: 0, sections: {}, droppedForBudget: 0 };

@@ -1,4 +1,3 @@
 export * from "./window.js";
-export * from "./node-memory.js";
 export * from "./errors.js";
 export * from "./values.js";

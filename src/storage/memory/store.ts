@@ -1,6 +1,8 @@
 import { InMemoryStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { PLAIN_STORE_SUPPORTS, type StoreSupports } from "../../memory/ports/store.js";
-import { expiresAtOf, refreshesOnRead, ttlMinutesOf, TtlSweeper, validateTtlConfig, validateTtlFields, type StoreTtlConfig } from "../shared/ttl.js";
+import { ttlMinutesOf } from "../shared/prepare-writes.js";
+import { validateTtlFields } from "../shared/tenant-store.js";
+import { expiresAtOf, refreshesOnRead, TtlSweeper, validateTtlConfig, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** When one item expires, and by how much a refreshing read pushes that back. */
 interface Expiry {

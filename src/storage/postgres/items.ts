@@ -4,9 +4,9 @@ import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/na
 import { vectorLiteral } from "./sql.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits } from "../../memory/ranking/index-source.js";
-import { ttlMinutesOf, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
+import { ttlMinutesOf, type PreparedPut } from "../shared/prepare-writes.js";
+import type { ReadTime, StoreTtlConfig } from "../shared/ttl.js";
 
-import type { PreparedPut } from "../shared/prepare-writes.js";
 
 /** An item row as read back. */
 export interface ItemRow {

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { log } from "../../logger.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
-import { indexTextOf } from "../shared/index-text.js";
+import { indexTextOf } from "../shared/prepare-writes.js";
 
 /**
  * The Postgres store's tables, in the store's own schema (`s` below):

@@ -1,7 +1,16 @@
-import type { WeightedSearchOptions } from "../../memory/ports/store.js";
+import type { ListNamespacesOperation, MatchCondition, Operation } from "@langchain/langgraph-checkpoint";
 import { BaseStore, type Item, type SearchItem } from "@langchain/langgraph-checkpoint";
+import { invalidInput, MemoryGraphError, type ErrorCode } from "../../errors.js";
+import type { WeightedSearch, WeightedSearchOptions } from "../../memory/ports/store.js";
+import { validateFilter } from "./filter-grammar.js";
 import { assertTenantNamespace } from "./namespace.js";
-import type { RefreshingRead, TtlPutOperation } from "./ttl.js";
+import { assertMinutes, type RefreshingRead, type TtlPutOperation } from "./ttl.js";
+
+/**
+ * What every store of ours checks before an engine sees anything: the tenant of each namespace
+ * (`TenantStore`, the base of our stores) and each field of each operation of a batch
+ * (`validateOperation`), so that a bad batch changes nothing and every engine refuses it alike.
+ */
 
 /**
  * The base of our stores: every namespace begins with a tenant. `BaseStore`'s convenience
@@ -43,4 +52,71 @@ export abstract class TenantStore extends BaseStore {
     assertTenantNamespace(args[0]?.prefix, { field: "prefix", allowWildcards: true });
     return super.listNamespaces(...args);
   }
+}
+
+function invalid(code: Extract<ErrorCode, "INVALID_INPUT" | "INVALID_KEY" | "INVALID_VALUE">, field: string, message: string): MemoryGraphError {
+  return new MemoryGraphError(code, `${field}: ${message}`, { kind: "user", field });
+}
+
+function assertCount(value: unknown, field: string): void {
+  if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0)) {
+    throw invalid("INVALID_INPUT", field, "must be an integer ≥ 0");
+  }
+}
+
+function prefixConditions(op: ListNamespacesOperation): MatchCondition[] {
+  return (op.matchConditions ?? []).filter((c) => c.matchType === "prefix");
+}
+
+/**
+ * Checks one batch operation before anything runs, so a bad batch changes nothing: namespaces
+ * and prefixes begin with a tenant (a list operation needs a prefix condition with one), keys are
+ * non-empty strings, values are JSON objects or null, filters keep the grammar (`validateFilter`), counts are integers ≥ 0, `textChars` an integer ≥ 1, a put's `ttl` minutes > 0 or null, a read's `refreshTtl` a boolean.
+ */
+export function validateOperation(op: Operation): void {
+  if ("namespacePrefix" in op) {
+    assertTenantNamespace(op.namespacePrefix, { field: "namespacePrefix" });
+    validateFilter(op.filter);
+    assertCount(op.limit, "limit");
+    assertCount(op.offset, "offset");
+    if (op.query !== undefined && typeof op.query !== "string") throw invalid("INVALID_INPUT", "query", "must be a string");
+    const { textChars } = op as WeightedSearch;
+    if (textChars !== undefined && (!Number.isInteger(textChars) || textChars < 1)) throw invalid("INVALID_INPUT", "textChars", "must be an integer ≥ 1");
+    validateTtlFields(op);
+    return;
+  }
+  if ("namespace" in op) {
+    assertTenantNamespace(op.namespace);
+    if (typeof op.key !== "string" || op.key === "") throw invalid("INVALID_KEY", "key", "must be a non-empty string");
+    if ("value" in op) {
+      const { value } = op;
+      if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+        throw invalid("INVALID_VALUE", "value", "must be a JSON object or null");
+      }
+    }
+    validateTtlFields(op);
+    return;
+  }
+  const prefixes = prefixConditions(op);
+  if (prefixes.length === 0) {
+    throw new MemoryGraphError("NAMESPACE_TENANT_REQUIRED", "prefix: listing namespaces needs a prefix that begins with a tenant id", {
+      kind: "user",
+      field: "prefix",
+    });
+  }
+  for (const condition of prefixes) assertTenantNamespace(condition.path, { field: "prefix", allowWildcards: true });
+  assertCount(op.maxDepth, "maxDepth");
+  assertCount(op.limit, "limit");
+  assertCount(op.offset, "offset");
+}
+
+/** Checks an operation's `ttl` (a put's: minutes > 0 or null) and `refreshTtl` (a read's: boolean). */
+export function validateTtlFields(op: Operation): void {
+  if ("value" in op) {
+    const { ttl } = op as TtlPutOperation;
+    if (ttl !== null) assertMinutes(ttl, "ttl");
+    return;
+  }
+  const { refreshTtl } = op as RefreshingRead;
+  if (refreshTtl !== undefined && typeof refreshTtl !== "boolean") throw invalidInput("refreshTtl", "must be a boolean");
 }

@@ -32,7 +32,8 @@ export interface ReadTime<Id = number> {
 
 const MINUTE_MS = 60_000;
 
-function assertMinutes(value: unknown, field: string): void {
+/** Throws INVALID_INPUT naming `field` unless `value` is left out or a number of minutes > 0. */
+export function assertMinutes(value: unknown, field: string): void {
   if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
     throw invalidInput(field, "must be a number of minutes > 0");
   }
@@ -44,23 +45,6 @@ export function validateTtlConfig(config: StoreTtlConfig | undefined): void {
   assertMinutes(config.defaultTtl, "ttl.defaultTtl");
   assertMinutes(config.sweepIntervalMinutes, "ttl.sweepIntervalMinutes");
   if (config.refreshOnRead !== undefined && typeof config.refreshOnRead !== "boolean") throw invalidInput("ttl.refreshOnRead", "must be a boolean");
-}
-
-/** Checks an operation's `ttl` (a put's: minutes > 0 or null) and `refreshTtl` (a read's: boolean). */
-export function validateTtlFields(op: Operation): void {
-  if ("value" in op) {
-    const { ttl } = op as TtlPutOperation;
-    if (ttl !== null) assertMinutes(ttl, "ttl");
-    return;
-  }
-  const { refreshTtl } = op as RefreshingRead;
-  if (refreshTtl !== undefined && typeof refreshTtl !== "boolean") throw invalidInput("refreshTtl", "must be a boolean");
-}
-
-/** The TTL in minutes a put gives its item: its own `ttl`, else the store's default; null for none. */
-export function ttlMinutesOf(op: PutOperation, config: StoreTtlConfig | undefined): number | null {
-  const { ttl } = op as TtlPutOperation;
-  return ttl === undefined ? (config?.defaultTtl ?? null) : ttl;
 }
 
 /** When an item with `ttlMinutes` written (or refreshed) at `now` expires, in epoch milliseconds; null for never. */

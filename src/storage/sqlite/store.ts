@@ -13,7 +13,6 @@ import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
-import { validateOperation } from "../shared/operations.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, LIVE, type ItemRow } from "./schema.js";
@@ -26,7 +25,7 @@ import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, wri
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
 import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
-import { TenantStore } from "../shared/tenant-store.js";
+import { TenantStore, validateOperation } from "../shared/tenant-store.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({

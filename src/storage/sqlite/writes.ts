@@ -3,13 +3,13 @@ import { pathOf, prefixRange } from "../shared/namespace.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 import { encodeVector } from "../shared/vector-codec.js";
-import { expiresAtOf, ttlMinutesOf, type StoreTtlConfig } from "../shared/ttl.js";
+import { expiresAtOf, type StoreTtlConfig } from "../shared/ttl.js";
 import type { IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
 import { writeWhenFree } from "./write-when-free.js";
 
 /** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
-import type { PreparedPut } from "../shared/prepare-writes.js";
+import { ttlMinutesOf, type PreparedPut } from "../shared/prepare-writes.js";
 
 /**
  * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { stem, termFrequencies, tokenize } from "../../../src/memory/ranking/index.js";
-import { MAX_RANKED_CHARS, rankedPart } from "../../../src/memory/ranking/tokenize.js";
-import { SEGMENTER_WINDOW, wordsOf } from "../../../src/memory/ranking/words.js";
+import { MAX_RANKED_CHARS, rankedPart, SEGMENTER_WINDOW, wordsOf } from "../../../src/memory/ranking/tokenize.js";
 
 describe("tokenize", () => {
   it("lower-cases, drops stop words and stems English", () => {
