@@ -1,4 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import type { StreamMode } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
@@ -7,14 +9,15 @@ import { saveTurnRecord } from "../memory/turn-records.js";
 import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
 import { buildCandidate } from "../graph/nodes/build-candidate.js";
 import { planTurn } from "../graph/nodes/turn.js";
-import { withUpdate, type MemoryState } from "../graph/state/state.js";
-import { ValidTurn } from "../graph/state/turn-input.js";
+import type { WindowLimits } from "../graph/reducers/window.js";
+import { NODE } from "../graph/state/node-names.js";
+import { withUpdate, type MemoryState, type MemoryUpdate } from "../graph/state/state.js";
+import { ValidTurn, type TurnInput } from "../graph/state/turn-input.js";
 import { skippedTurn, turnResultOf, type TurnResult } from "../graph/state/turn-result.js";
 import type { Persistence } from "./backends.js";
 import type { DependencyHealth } from "../resilience/dependency-health.js";
 import { newTurnOutcome, withTurnOutcome } from "../resilience/guarded-storage.js";
 import type { sessionlessTurns, TurnConfig } from "../resilience/degraded-mode.js";
-import { runGraphTurn } from "./stream-turn.js";
 import { countLateTokens, tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
@@ -172,4 +175,62 @@ async function replayTokens(onToken: (text: string) => void, result: Promise<Tur
   const done = await result;
   if (done.replayed && done.candidate) onToken(done.candidate.text);
   return done;
+}
+
+/** The key LangGraph streams an interrupt (here: the planned stop after build_candidate) under. */
+const INTERRUPT = "__interrupt__";
+
+type RunConfig = TurnConfig & { signal?: AbortSignal };
+
+/**
+ * The facade's graph takes a planned turn, `{ plan }`, as its one input (see `buildGraph`); its
+ * compiled type keeps the input schema of the graph alone, which is what callers of `app` send.
+ */
+const asGraphInput = (input: { plan: unknown }) => input as unknown as TurnInput;
+
+/** What a run of a turn tells its caller before it ends. */
+interface RunListeners {
+  /** Each piece of call_model's reply as it is produced (the whole reply at once when the model does not stream). */
+  onToken?: (text: string) => void;
+  /**
+   * The state once call_model is done, as its step will leave it — with whatever else of that step
+   * (classify_event) finished before it — so the reply need not wait for the rest of the step.
+   */
+  onReply?: (state: MemoryState) => void;
+}
+
+/** Runs the planned turn to its stop like `graph.invoke`, returning the state it ended in, and tells `listeners` on the way. */
+function runGraphTurn(listeners: RunListeners, limits: WindowLimits) {
+  const { onToken, onReply } = listeners;
+  const modes: StreamMode[] = ["values", ...(onReply ? (["updates"] as const) : []), ...(onToken ? (["messages"] as const) : [])];
+  return async (graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig): Promise<MemoryState> => {
+    const stream = await graph.stream(asGraphInput(input), { ...config, streamMode: modes });
+    let final: MemoryState | null = null;
+    // The last step's state with the updates of this step's finished nodes applied.
+    let stepState: MemoryState | null = null;
+    let streamed = false;
+    for await (const [mode, payload] of stream as AsyncIterable<[StreamMode, unknown]>) {
+      if (mode === "values") {
+        // The stop after build_candidate comes as a values chunk of its own: `{ __interrupt__: [] }`.
+        if (!(INTERRUPT in (payload as object))) final = stepState = payload as MemoryState;
+      } else if (mode === "updates") {
+        for (const [node, update] of Object.entries(payload as Record<string, MemoryUpdate | undefined>)) {
+          if (node === INTERRUPT || !update || !stepState) continue;
+          stepState = withUpdate(stepState, update, limits);
+          if (node === NODE.callModel) onReply?.(stepState);
+        }
+      } else {
+        const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
+        if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
+        // A streaming model sends chunks, then the node's finished reply: forward one or the other.
+        const chunk = AIMessageChunk.isInstance(message);
+        if (!chunk && streamed) continue;
+        streamed ||= chunk;
+        const text = message.text;
+        if (text) onToken?.(text);
+      }
+    }
+    if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
+    return final;
+  };
 }

@@ -6,13 +6,12 @@ import { createClassifyEventNode } from "./nodes/classify-event.js";
 import type { GraphDeps } from "./nodes/deps.js";
 import { createIngestPromptNode } from "./nodes/ingest-prompt.js";
 import { createRecallNode } from "./nodes/recall.js";
-import { createSummarizeNode } from "./nodes/summarize.js";
+import { createSummarizeNode, summaryDue } from "./nodes/summarize.js";
 import { NODE } from "./state/node-names.js";
 import { inSpan } from "../telemetry.js";
 import { z } from "zod";
-import { createStateAnnotation, type PlannedTurn } from "./state/state.js";
+import { createStateAnnotation, type MemoryState, type PlannedTurn } from "./state/state.js";
 import { turnInputSchema } from "./state/turn-input.js";
-import { routeAfterCandidate, routeAfterIngest } from "./routing.js";
 
 /**
  * `node`, started on a macrotask of its own. The SQLite engine answers synchronously, so a turn's
@@ -25,6 +24,16 @@ function yielding<S, C, R>(name: string, node: (state: S, config: C) => Promise<
     // With tracing on, each node is a span of the turn (its model and store calls inside it).
     return inSpan(`node ${name}`, { "memory_graph.node": name }, async () => node(state, config));
   };
+}
+
+/** After ingest_prompt: a turn without prompt text ends at once (status SKIP). */
+export function routeAfterIngest(state: MemoryState): typeof NODE.recall | typeof END {
+  return state.status === "SKIP" ? END : NODE.recall;
+}
+
+/** After build_candidate: summarize when enough pairs have passed since the last summary. */
+export function routeAfterCandidate(interval: number) {
+  return (state: MemoryState): typeof NODE.summarize | typeof END => (summaryDue(state, interval) ? NODE.summarize : END);
 }
 
 /** The input of the facade's runs: the turn it planned and checked (see `planTurn`), one value. */
