@@ -44,6 +44,7 @@ const SRC = path.join(ROOT, "src") + path.sep;
  */
 const SIDE_ENTRIES: readonly RegExp[] = [
   /^graph\/nodes\/(recall|classify-event|summarize)\.ts$/, // recall, classification and extraction, summaries
+  /^app\/upkeep\.ts$/, // after the reply and the lock: a session's title and its due summary
   /^rules\/offline-responder\.ts$/, // the model itself (its stand-in without a key): the path ends where it is called
   /^storage\/shared\/checkpoint/, // the session's checkpoint (the window state), not the user's row
 ];
