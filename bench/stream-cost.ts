@@ -19,8 +19,8 @@ import { ratio, startBare, startOurs, stats, streamTurn, tempDir, type Service, 
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" } },
-  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15]",
+  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" }, compiled: { type: "boolean" } },
+  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15] [--compiled]",
 );
 const SESSIONS = Number(args.sessions ?? 8);
 const TURNS = Number(args.turns ?? 10);
@@ -38,6 +38,8 @@ const MESSAGES = [
 ];
 const message = (turn: number) => MESSAGES[turn % MESSAGES.length]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The monotonic clock in µs: the clock of V8's CPU profiles, so a profile can be cut at a phase's bounds. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 interface Side {
   service: Service;
@@ -59,6 +61,7 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     side.cpuMs = 0;
     side.timings = [];
   }
+  const startedUs = monotonicUs();
   for (let turn = firstTurn; turn < firstTurn + TURNS; turn += 1) {
     for (const side of sides) await round(side, "s", turn);
   }
@@ -66,6 +69,7 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
   const settle = sides.map((side) => side.service.cpuMs());
   await sleep(1500);
   sides.forEach((side, i) => (side.cpuMs += side.service.cpuMs() - settle[i]!));
+  const window_us = { from: startedUs, to: monotonicUs() };
   const turns = SESSIONS * TURNS;
   const of = (side: Side) => ({
     cpu_ms_per_turn: Math.round((side.cpuMs / turns) * 10) / 10,
@@ -82,12 +86,14 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     cpu_per_turn_ratio: ratio(ours.cpu_ms_per_turn, bare.cpu_ms_per_turn),
     ttft_p95_ratio: ratio(ours.ttft_ms.p95, bare.ttft_ms.p95),
     turn_p95_ratio: ratio(ours.turn_ms.p95, bare.turn_ms.p95),
+    // Where the phase starts and ends on the monotonic clock (for scripts/profile-summary.ts --from/--to).
+    ...(process.env.BENCH_CPU_PROF ? { window_us } : {}),
   };
 }
 
 const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
 const temp = tempDir("mg-bench-stream-cost-");
-const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl });
+const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true);
 const bare = await startBare(temp.dir, provider.baseUrl);
 try {
   const sides: Side[] = [ours, bare].map((service) => ({ service, cpuMs: 0, timings: [] }));

@@ -2,6 +2,10 @@
  * `tsx scripts/profile-summary.ts --file <file.cpuprofile> [--top N]`: a V8 CPU profile (node --cpu-prof)
  * summed by self time per package (node_modules/<pkg>, src/<folder>, node internals) and per
  * function, the top N of each with their share of the sampled time. Prints JSON.
+ * `--from`/`--to` (µs on the monotonic clock, as bench:stream-cost prints each phase's `window_us`
+ * when BENCH_CPU_PROF is set) keep the samples of one phase. A sample counts at most
+ * `MAX_SAMPLE_US`: on a busy machine the gap before a sample also holds time the process was not
+ * running, which would otherwise land on whatever function happened to be sampled next.
  */
 import fs from "node:fs";
 import { flagsOrExit } from "../src/cli/args.js";
@@ -19,7 +23,11 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const args = flagsOrExit(process.argv.slice(2), { file: { type: "string" }, top: { type: "string" } }, "usage: tsx scripts/profile-summary.ts --file <file.cpuprofile> [--top N]");
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { file: { type: "string" }, top: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
+  "usage: tsx scripts/profile-summary.ts --file <file.cpuprofile> [--top N] [--from µs] [--to µs]",
+);
 const file = args.file;
 if (!file) throw new Error("--file names a .cpuprofile file");
 const top = Number(args.top ?? 25);
@@ -27,14 +35,24 @@ const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+/** The most one sample counts (the default sampling interval is 1 ms). */
+const MAX_SAMPLE_US = 1_500;
+const from = Number(args.from ?? 0);
+const to = Number(args.to ?? Infinity);
+let at = profile.startTime;
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0;
+  at += delta;
+  if (at >= from && at <= to) selfUs.set(id, (selfUs.get(id) ?? 0) + Math.min(delta, MAX_SAMPLE_US));
+});
 
 function packageOf(url: string, name: string): string {
   if (!url) return name.startsWith("(") ? name : "(native)";
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1]!;
-  const source = /\/(src|bench)\/([^/]+)/.exec(url);
-  if (source) return `${source[1]}/${source[2]!.replace(/\.ts$/, "")}`;
+  const source = /\/(src|dist|bench)\/([^/]+)/.exec(url);
+  // Compiled (dist/) files count as the sources they come from.
+  if (source) return `${source[1] === "dist" ? "src" : source[1]}/${source[2]!.replace(/\.(ts|js)$/, "")}`;
   if (url.startsWith("node:")) return url;
   return "(other)";
 }

@@ -4,6 +4,7 @@ import { observeDependencies } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { DEFAULT_CHECKPOINT_KEEP } from "../memory/gc.js";
 import type { MemoryLimits } from "../memory/limits.js";
+import { withStore } from "../memory/store-io.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
 import { summarizerOf, type GraphDeps } from "../graph/nodes/deps.js";
 import type { TurnResult } from "../graph/state/turn-result.js";
@@ -80,7 +81,8 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const { persistence, health } = makeResilient(opened, options.storageTimeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
   // `app` takes a TurnInput, like the graph alone; the turn runner's twin takes the turns it planned.
   const app = compileGraph(deps, persistence, { replyFirst: true });
-  const planned = compileGraph(deps, persistence, { replyFirst: true, planned: true });
+  // Its nodes get the store through the run config, not compiled in: see `withStore`.
+  const planned = withStore(compileGraph(deps, { checkpointer: persistence.checkpointer }, { replyFirst: true, planned: true }), persistence.store);
   const sessionless = sessionlessTurns(deps, persistence.store, health);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const api = memoryApi(persistence.store, deps);

@@ -118,14 +118,30 @@ export function capable(store: BaseStore, capability: StoreCapability): StorePor
   });
 }
 
+/** The `configurable` key under which a run hands its nodes the store directly (see `withStore`). */
+export const STORE_KEY = "memory_graph_store";
+
 /**
- * The store of a node's config, or a clear error when the graph was compiled without one.
- * LangGraph hands nodes its store wrapped in an `AsyncBatchedStore`, which queues every call
+ * `graph` with `store` handed to every node of every run through the run config, for a graph
+ * compiled without one. A store compiled in is wrapped by LangGraph in an `AsyncBatchedStore`
+ * whose queue waits on a 0 ms timer, over and over, for as long as a run lasts — though nodes
+ * never queue on it (see `requireStore`): about 1 ms of CPU a turn of 20 streamed tokens and
+ * 3.3 ms of 150 (bench:stream-cost profile, docs/cost.md), work no one is served by.
+ */
+export function withStore<G extends { withConfig(config: { configurable: Record<string, unknown> }): G }>(graph: G, store: BaseStore): G {
+  return graph.withConfig({ configurable: { [STORE_KEY]: store } });
+}
+
+/**
+ * The store of a node's config — handed over by `withStore`, else the one LangGraph passes (the
+ * graph's own, or one a host such as the dev server injects) — or a clear error when there is
+ * none. LangGraph hands nodes its store wrapped in an `AsyncBatchedStore`, which queues every call
  * for the next timer tick and hides what the wrapped store can do (its `supports`); nodes get
  * the wrapped store itself, so each call goes straight to it and our stores rank queries.
  */
-export function requireStore(config: { store?: BaseStore } | undefined): BaseStore {
-  const store = config?.store;
+export function requireStore(config: { store?: BaseStore; configurable?: Record<string, unknown> } | undefined): BaseStore {
+  const handed = config?.configurable?.[STORE_KEY];
+  const store = handed instanceof BaseStore ? handed : config?.store;
   if (!store) {
     throw new MemoryGraphError("STORE_MISSING", "the graph needs a store: compile it with one or run it where one is injected", {
       kind: "system",

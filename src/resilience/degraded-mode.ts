@@ -4,6 +4,7 @@ import { MemoryGraphError, type StorageDependency } from "../errors.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import { markDegraded } from "../memory/session-continuity.js";
 import type { MemoryScope } from "../memory/scope.js";
+import { withStore } from "../memory/store-io.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import type { MemoryState } from "../graph/state/state.js";
 import type { DependencyHealth } from "./dependency-health.js";
@@ -20,7 +21,7 @@ export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSinc
  */
 export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {
   const saver = new MemorySaver();
-  const sessionlessApp: MemoryGraphApp = compileGraph(deps, { checkpointer: saver, store }, { replyFirst: true, planned: true });
+  const sessionlessApp: MemoryGraphApp = withStore(compileGraph(deps, { checkpointer: saver }, { replyFirst: true, planned: true }), store);
 
   async function finish(threadId: string, scope: MemoryScope, state: MemoryState | null): Promise<void> {
     await saver.deleteThread(threadId);

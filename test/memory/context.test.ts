@@ -69,6 +69,17 @@ describe("annotateRelativeDates", () => {
     expect(annotateRelativeDates("I went to a support group yesterday.", said)).toContain("[7 May 2023]");
     expect(annotateRelativeDates("I went to a support group yesterday.", "2024-01-10T09:00:00.000Z")).toContain("[9 January 2024]");
   });
+
+  it("keeps each time the same words were said apart, however they alternate", () => {
+    const text = "Send the card to my sister, she moved last month";
+    const times = ["2023-05-08T13:56:00.000Z", "2024-01-10T09:00:00.000Z", "2023-05-08T13:56:00.000Z", "2024-01-10T09:00:00.000Z"];
+    expect(times.map((at) => annotateRelativeDates(text, at))).toEqual([
+      "Send the card to my sister, she moved last month [April 2023]",
+      "Send the card to my sister, she moved last month [December 2023]",
+      "Send the card to my sister, she moved last month [April 2023]",
+      "Send the card to my sister, she moved last month [December 2023]",
+    ]);
+  });
 });
 
 function similar(i: number): SimilarMessage {

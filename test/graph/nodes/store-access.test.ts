@@ -4,7 +4,7 @@ import path from "node:path";
 import { AsyncBatchedStore, InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryGraph } from "../../../src/app/create-memory-graph.js";
-import { requireStore } from "../../../src/memory/store-io.js";
+import { requireStore, STORE_KEY } from "../../../src/memory/store-io.js";
 
 describe("the store a node works with", () => {
   it("is the store LangGraph wraps in its AsyncBatchedStore, or the given one", () => {
@@ -12,6 +12,38 @@ describe("the store a node works with", () => {
     expect(requireStore({ store: new AsyncBatchedStore(inner) })).toBe(inner);
     expect(requireStore({ store: inner })).toBe(inner);
     expect(() => requireStore({})).toThrow(/needs a store/);
+  });
+
+  it("is the store the run config hands over, before any LangGraph passes", () => {
+    const handed = new InMemoryStore();
+    const compiledIn = new InMemoryStore();
+    expect(requireStore({ store: new AsyncBatchedStore(compiledIn), configurable: { [STORE_KEY]: handed } })).toBe(handed);
+    // Anything else under the key is not a store: LangGraph's is used.
+    expect(requireStore({ store: compiledIn, configurable: { [STORE_KEY]: "not a store" } })).toBe(compiledIn);
+  });
+
+  it("reaches the facade's turns, summaries included, with no AsyncBatchedStore polling through them", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-store-poll-"));
+    const graph = await createMemoryGraph({ backend: "sqlite", sqlitePath: path.join(dir, "m.db"), chatModel: null, limits: { summaryInterval: 2 } });
+    const started = vi.spyOn(AsyncBatchedStore.prototype, "start");
+    try {
+      const put = vi.spyOn(graph.persistence.store, "put");
+      const scope = { tenantId: "t1", userId: "u1", sessionId: "s1" };
+      for (const message of ["My sister lives in Pune", "She moved there last month", "Send her the new card", "Thanks"]) {
+        await graph.runTurn({ ...scope, message });
+      }
+      await graph.settled();
+      expect(put.mock.calls.some(([namespace]) => namespace.includes("summaries"))).toBe(true);
+      expect(put.mock.calls.filter(([namespace]) => namespace.at(-1) === "messages")).toHaveLength(8);
+      expect(started).not.toHaveBeenCalled();
+      // The public `app` keeps its compiled-in store (and LangGraph's wrapper) for callers who run it themselves.
+      await graph.app.invoke({ ...scope, message: "And one more" }, { configurable: { thread_id: "direct" } });
+      expect(started).toHaveBeenCalled();
+    } finally {
+      started.mockRestore();
+      await graph.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("lets recall hand the query to a store that ranks it (SQLite) instead of listing candidates", async () => {
