@@ -82,7 +82,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   // `app` takes a TurnInput, like the graph alone; the turn runner's twin takes the turns it planned.
   const app = compileGraph(deps, persistence, { replyFirst: true });
   // Its nodes get the store through the run config, not compiled in: see `withStore`.
-  const planned = withStore(compileGraph(deps, { checkpointer: persistence.checkpointer }, { replyFirst: true, planned: true }), persistence.store);
+  const planned = withStore(compileGraph(deps, { checkpointer: persistence.checkpointer }, { planned: true, summariesApart: true }), persistence.store);
   const sessionless = sessionlessTurns(deps, persistence.store, health);
   const checkpointKeep = options.checkpointKeep ?? DEFAULT_CHECKPOINT_KEEP;
   const api = memoryApi(persistence.store, deps);

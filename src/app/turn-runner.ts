@@ -177,7 +177,7 @@ async function replayTokens(onToken: (text: string) => void, result: Promise<Tur
   return done;
 }
 
-/** The key LangGraph streams an interrupt (here: the planned stop after build_candidate) under. */
+/** The key LangGraph streams an interrupt under (the facade's graph has none: a guard, not a path). */
 const INTERRUPT = "__interrupt__";
 
 type RunConfig = TurnConfig & { signal?: AbortSignal };
@@ -211,7 +211,6 @@ function runGraphTurn(listeners: RunListeners, limits: WindowLimits) {
     let streamed = false;
     for await (const [mode, payload] of stream as AsyncIterable<[StreamMode, unknown]>) {
       if (mode === "values") {
-        // The stop after build_candidate comes as a values chunk of its own: `{ __interrupt__: [] }`.
         if (!(INTERRUPT in (payload as object))) final = stepState = payload as MemoryState;
       } else if (mode === "updates") {
         for (const [node, update] of Object.entries(payload as Record<string, MemoryUpdate | undefined>)) {

@@ -87,10 +87,10 @@ export function upkeepOf(parts: UpkeepParts) {
   }
 
   async function finishUpkeep(threadId: string): Promise<boolean> {
-    // A run stopped after build_candidate with a summary due waits there, next: summarize.
-    const snapshot = await app.getState({ configurable: { thread_id: threadId } });
-    if (!snapshot.next.includes(NODE.summarize)) return false;
-    return (await summarizeFrom(threadId, snapshot.values as MemoryState, true)) !== null;
+    // A summary the session's last turn left due (its process stopped before making it).
+    const state = await parts.stateOf(threadId);
+    if (!state || !summaryDue(state, deps.limits.summaryInterval)) return false;
+    return (await summarizeFrom(threadId, state, true)) !== null;
   }
 
   /** After a turn's lock: the session's title (after its first answered turn), then its due summary. */

@@ -31,9 +31,12 @@ export function routeAfterIngest(state: MemoryState): typeof NODE.recall | typeo
   return state.status === "SKIP" ? END : NODE.recall;
 }
 
-/** After build_candidate: summarize when enough pairs have passed since the last summary. */
-export function routeAfterCandidate(interval: number) {
-  return (state: MemoryState): typeof NODE.summarize | typeof END => (summaryDue(state, interval) ? NODE.summarize : END);
+/**
+ * After build_candidate: summarize when enough pairs have passed since the last summary — unless
+ * summaries are made apart from the run (`summariesApart`), by whoever runs it.
+ */
+export function routeAfterCandidate(interval: number, summariesApart = false) {
+  return (state: MemoryState): typeof NODE.summarize | typeof END => (!summariesApart && summaryDue(state, interval) ? NODE.summarize : END);
 }
 
 /** The input of the facade's runs: the turn it planned and checked (see `planTurn`), one value. */
@@ -46,9 +49,11 @@ const plannedInputSchema = z.object({ plan: z.custom<PlannedTurn>((value) => typ
  * channel both write has a merging reducer, and call_model reads nothing classify_event writes.
  * A run's input is a TurnInput (`{tenantId, userId, sessionId, message}` and the optional fields):
  * checked against `turnInputSchema` before anything runs or is written. With `planned` (the
- * facade's graph), a run's input is one value instead, the turn it planned: `{ plan }`.
+ * facade's graph), a run's input is one value instead, the turn it planned: `{ plan }`. With
+ * `summariesApart` (the facade's graph again: it makes summaries off the session's lock, see
+ * app/upkeep.ts), a run ends after build_candidate and summarize is left to the caller.
  */
-export function buildGraph(deps: GraphDeps, options: { planned?: boolean } = {}) {
+export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summariesApart?: boolean } = {}) {
   const input = (options.planned ? plannedInputSchema : turnInputSchema) as typeof turnInputSchema;
   return new StateGraph(createStateAnnotation(deps.limits.window), { input })
     .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, createIngestPromptNode(deps)))
@@ -63,13 +68,13 @@ export function buildGraph(deps: GraphDeps, options: { planned?: boolean } = {})
     .addEdge(NODE.recall, NODE.callModel)
     .addEdge(NODE.recall, NODE.classifyEvent)
     .addEdge([NODE.callModel, NODE.classifyEvent], NODE.buildCandidate)
-    .addConditionalEdges(NODE.buildCandidate, routeAfterCandidate(deps.limits.summaryInterval), [NODE.summarize, END])
+    .addConditionalEdges(NODE.buildCandidate, routeAfterCandidate(deps.limits.summaryInterval, options.summariesApart), [NODE.summarize, END])
     .addEdge(NODE.summarize, END);
 }
 
 /**
  * The compiled graph with its persistence (both optional where a host, like Studio, injects them).
- * `planned` takes planned turns as input (see `buildGraph`). `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
+ * `planned` and `summariesApart` as `buildGraph` says. `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
  * there): the caller has its result before upkeep, and resuming the run (`invoke(null)`) makes the
  * summary when one is due. A run that is never resumed loses nothing: the summary stays due and
  * the session's next turn makes it.
@@ -77,7 +82,7 @@ export function buildGraph(deps: GraphDeps, options: { planned?: boolean } = {})
 export function compileGraph(
   deps: GraphDeps,
   persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {},
-  options: { replyFirst?: boolean; planned?: boolean } = {},
+  options: { replyFirst?: boolean; planned?: boolean; summariesApart?: boolean } = {},
 ) {
   return buildGraph(deps, options).compile({
     checkpointer: persistence.checkpointer,

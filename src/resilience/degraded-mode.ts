@@ -21,7 +21,7 @@ export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSinc
  */
 export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {
   const saver = new MemorySaver();
-  const sessionlessApp: MemoryGraphApp = withStore(compileGraph(deps, { checkpointer: saver }, { replyFirst: true, planned: true }), store);
+  const sessionlessApp: MemoryGraphApp = withStore(compileGraph(deps, { checkpointer: saver }, { planned: true, summariesApart: true }), store);
 
   async function finish(threadId: string, scope: MemoryScope, state: MemoryState | null): Promise<void> {
     await saver.deleteThread(threadId);
