@@ -1,0 +1,195 @@
+/**
+ * `npm run bench:otel-instructions`: what tracing and metrics cost per turn in instructions
+ * executed (valgrind's callgrind counts them, whatever else the machine runs), so the issue's target
+ * (telemetry off: CPU per turn unchanged; on, exporting to a local receiver: at most +10 %) can be
+ * shown on a shared machine where bench:otel-cost's CPU time has noise as large as the target.
+ * - The counted process is bench/lib/otel-instructions-turns.ts, bundled once by esbuild (so no
+ *   TypeScript loader runs under valgrind), run by the normal JIT `node` under
+ *   `valgrind --tool=callgrind --smc-check=all-non-file`: the graph as `npm start` builds it offline
+ *   (temp SQLite file, offline models, hashed embedder), bench:prompt-cost's seeded prompts
+ *   (--size characters, default 1000), ids from a counter.
+ * - Per turn without client requests: each arm is run as two processes, --warmup W turns (default
+ *   25) and W + --turns N (default 25); (instructions(W + N) − instructions(W)) / N is the arm's
+ *   instructions per turn, start-up, JIT warm-up and shutdown cancelling out.
+ * - Arms: `off` (the code as the service runs it with no OTLP endpoint: the hooks find no runtime,
+ *   nothing of OpenTelemetry is loaded); `on_every_K` per --export-every cadence (default 5 and 25):
+ *   OpenTelemetry started with the service's SDK settings, exporting spans and metrics over OTLP/HTTP
+ *   to a receiver in this (uncounted) process, flushed after every K turns, as bench:otel-cost
+ *   documents (every 25 turns is what a busy service's batch span processor does; every 5 is far more
+ *   often). The SDK's own timers (span batch 5 s, metrics 60 s) are set long in the counted process,
+ *   since valgrind's ~50× slowdown would otherwise add timed exports a native run does not make.
+ * - JIT tiering and GC timing make counts vary a little: each arm runs --reps times (default 2);
+ *   the spread of `off`'s reps is this run's noise, what "unchanged with telemetry off" is measured
+ *   against (a build without the hooks differs from `off` by a null check per hook call, about 30 a
+ *   turn, far below that noise). --jitless adds a cross-check of every arm under `node --jitless`.
+ * Prints JSON: each arm's instructions per turn (median and every rep), its spread, and on/off
+ * ratios (of medians, and the worst pairing of reps). Two counted processes run at a time (--jobs).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { build } from "esbuild";
+import { flagsOrExit } from "../src/cli/args.js";
+import type { TurnsJob } from "./lib/otel-instructions-turns.js";
+
+const args = flagsOrExit(
+  process.argv.slice(2),
+  {
+    warmup: { type: "string" },
+    turns: { type: "string" },
+    reps: { type: "string" },
+    size: { type: "string" },
+    "export-every": { type: "string" },
+    jobs: { type: "string" },
+    jitless: { type: "boolean" },
+    keep: { type: "string" },
+  },
+  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--keep DIR]",
+);
+const warmup = Number(args.warmup ?? 25);
+const turns = Number(args.turns ?? 25);
+const reps = Number(args.reps ?? 2);
+const size = Number(args.size ?? 1000);
+const jobs = Number(args.jobs ?? 2);
+const cadences = (args["export-every"] ?? "5,25").split(",").map(Number);
+for (const [name, value] of Object.entries({ warmup, turns, reps, size, jobs })) {
+  if (!Number.isInteger(value) || value < (name === "warmup" ? 0 : 1)) throw new Error(`--${name} takes a whole number (got ${String(value)})`);
+}
+if (cadences.some((every) => !Number.isInteger(every) || every < 1 || warmup % every !== 0 || turns % every !== 0)) {
+  throw new Error(`--export-every takes whole numbers that divide --warmup (${warmup}) and --turns (${turns})`);
+}
+
+interface Arm {
+  name: string;
+  exportEvery: number | null;
+  jitless: boolean;
+}
+interface Run {
+  arm: Arm;
+  rep: number;
+  turns: number;
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The counted program as one ES module beside a link to this tree's node_modules. */
+async function bundle(dir: string): Promise<string> {
+  const outfile = path.join(dir, "turns.mjs");
+  await build({ entryPoints: ["bench/lib/otel-instructions-turns.ts"], bundle: true, platform: "node", format: "esm", packages: "external", outfile, logLevel: "error" });
+  fs.symlinkSync(path.resolve("node_modules"), path.join(dir, "node_modules"));
+  return outfile;
+}
+
+/** An OTLP/HTTP receiver (this process, not counted): reads each export and answers 200. */
+async function startReceiver(): Promise<{ url: string; received: () => number; stop: () => Promise<void> }> {
+  let count = 0;
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      count += 1;
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, received: () => count, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Instructions of one process of `run` (callgrind's total over every thread). */
+async function count(run: Run, program: string, receiver: string, dir: string): Promise<number> {
+  const out = path.join(dir, `${run.arm.name}.rep${run.rep}.turns${run.turns}.callgrind`);
+  const job: TurnsJob = { turns: run.turns, size, exportEvery: run.arm.exportEvery, receiver };
+  const node = [process.execPath, ...(run.arm.jitless ? ["--jitless"] : []), program, JSON.stringify(job)];
+  const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all-non-file", `--callgrind-out-file=${out}`, ...node], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`${run.arm.name} (${run.turns} turns) exited ${String(code)}:\n${stderr}`);
+  const summary = /^summary: (\d+)$/m.exec(fs.readFileSync(out, "utf8"));
+  if (!summary) throw new Error(`no summary line in ${out}`);
+  return Number(summary[1]);
+}
+
+/** Runs `work` over `items`, `limit` at a time, results in the items' order. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Per arm: instructions per turn of each rep, their median and spread. */
+function perArm(arms: readonly Arm[], runs: readonly Run[], totals: readonly number[]) {
+  const total = (arm: Arm, rep: number, n: number) => totals[runs.findIndex((r) => r.arm === arm && r.rep === rep && r.turns === n)]!;
+  return Object.fromEntries(
+    arms.map((arm) => {
+      const each = Array.from({ length: reps }, (_, rep) => Math.round((total(arm, rep, warmup + turns) - total(arm, rep, warmup)) / turns));
+      const mid = median(each);
+      return [arm.name, { per_turn_median: mid, per_turn_reps: each, spread: round4((Math.max(...each) - Math.min(...each)) / mid), startup_and_warmup: total(arm, 0, warmup) }];
+    }),
+  );
+}
+
+/** Each `on_*` arm against the `off` arm of the same node flags: ratio of medians, and the worst pairing of reps. */
+function ratios(arms: readonly Arm[], figures: ReturnType<typeof perArm>) {
+  const result: Record<string, { of_medians: number; max_rep_vs_min_rep: number }> = {};
+  for (const arm of arms.filter((a) => a.exportEvery !== null)) {
+    const off = arms.find((a) => a.exportEvery === null && a.jitless === arm.jitless)!;
+    const on = figures[arm.name]!;
+    const base = figures[off.name]!;
+    result[`${arm.name}_vs_${off.name}`] = {
+      of_medians: round4(on.per_turn_median / base.per_turn_median),
+      max_rep_vs_min_rep: round4(Math.max(...on.per_turn_reps) / Math.min(...base.per_turn_reps)),
+    };
+  }
+  return result;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-bench-otel-instr-"));
+const receiver = await startReceiver();
+try {
+  const program = await bundle(dir);
+  const arms: Arm[] = [];
+  for (const jitless of args.jitless ? [false, true] : [false]) {
+    const suffix = jitless ? "_jitless" : "";
+    arms.push({ name: `off${suffix}`, exportEvery: null, jitless });
+    for (const every of cadences) arms.push({ name: `on_every_${every}${suffix}`, exportEvery: every, jitless });
+  }
+  const runs: Run[] = [];
+  for (let rep = 0; rep < reps; rep += 1) for (const arm of arms) for (const n of [warmup + turns, warmup]) runs.push({ arm, rep, turns: n });
+  const started = Date.now();
+  const totals = await pool(runs, jobs, (run) => count(run, program, receiver.url, dir));
+  const figures = perArm(arms, runs, totals);
+  const report = {
+    measure: "instructions (valgrind --tool=callgrind --smc-check=all-non-file, every thread of the node process)",
+    node: process.version,
+    prompt_chars: size,
+    warmup_turns: warmup,
+    measured_turns: turns,
+    reps,
+    export_every_turns: cadences,
+    otlp_requests_received: receiver.received(),
+    instructions_per_turn: figures,
+    ratios: ratios(arms, figures),
+    noise: Object.fromEntries(arms.filter((a) => a.exportEvery === null).map((a) => [a.name, figures[a.name]!.spread])),
+    targets: { on_vs_off_max: 1.1, off: "unchanged: a build without hooks differs by ~30 null checks a turn, far below the off reps' spread" },
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (args.keep) fs.cpSync(dir, args.keep, { recursive: true, filter: (source) => !source.endsWith("node_modules") });
+} finally {
+  await receiver.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
