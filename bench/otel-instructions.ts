@@ -8,9 +8,10 @@
  *   `valgrind --tool=callgrind --smc-check=all-non-file`: the graph as `npm start` builds it offline
  *   (temp SQLite file, offline models, hashed embedder), bench:prompt-cost's seeded prompts
  *   (--size characters, default 1000), ids from a counter.
- * - Per turn without client requests: each arm is run as two processes, --warmup W turns (default
- *   25) and W + --turns N (default 25); (instructions(W + N) − instructions(W)) / N is the arm's
- *   instructions per turn, start-up, JIT warm-up and shutdown cancelling out.
+ * - Per turn without client requests: the counted process runs --warmup W turns (default 50), then
+ *   calls os.getPriority() (callgrind `--zero-before=uv_os_getpriority` zeroes every count), runs
+ *   --turns N more (default 25), then calls os.uptime() (`--dump-before=uv_uptime` writes the counts
+ *   out): that dump / N is the arm's instructions per turn, start-up and JIT warm-up left out.
  * - Arms: `off` (the code as the service runs it with no OTLP endpoint: the hooks find no runtime,
  *   nothing of OpenTelemetry is loaded); `on_every_K` per --export-every cadence (default 5 and 25):
  *   OpenTelemetry started with the service's SDK settings, exporting spans and metrics over OTLP/HTTP
@@ -18,14 +19,16 @@
  *   documents (every 25 turns is what a busy service's batch span processor does; every 5 is far more
  *   often). The SDK's own timers (span batch 5 s, metrics 60 s) are set long in the counted process,
  *   since valgrind's ~50× slowdown would otherwise add timed exports a native run does not make.
- * - JIT tiering and GC timing make counts vary a little: each arm runs --reps times (default 2);
+ * - JIT tiering and GC timing make counts vary a little: each arm runs --reps times (default 3);
  *   the spread of `off`'s reps is this run's noise, what "unchanged with telemetry off" is measured
  *   against (a build without the hooks differs from `off` by a null check per hook call, about 30 a
  *   turn, far below that noise). --jitless adds a cross-check of every arm under `node --jitless`.
  * Prints JSON: each arm's instructions per turn (median and every rep), its spread, and on/off
- * ratios (of medians, and the worst pairing of reps). Two counted processes run at a time (--jobs).
+ * ratios (of medians, and the worst pairing of reps); beside them, from callgrind_annotate's
+ * per-function totals, what V8's optimizing compilers (still at work on a warm process, on their
+ * own threads) and its garbage collector took per turn, and the ratio of what remains. Two counted processes run at a time (--jobs).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -48,9 +51,9 @@ const args = flagsOrExit(
   },
   "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--keep DIR]",
 );
-const warmup = Number(args.warmup ?? 25);
+const warmup = Number(args.warmup ?? 50);
 const turns = Number(args.turns ?? 25);
-const reps = Number(args.reps ?? 2);
+const reps = Number(args.reps ?? 3);
 const size = Number(args.size ?? 1000);
 const jobs = Number(args.jobs ?? 2);
 const cadences = (args["export-every"] ?? "5,25").split(",").map(Number);
@@ -69,7 +72,6 @@ interface Arm {
 interface Run {
   arm: Arm;
   rep: number;
-  turns: number;
 }
 
 const median = (xs: readonly number[]) => {
@@ -101,19 +103,42 @@ async function startReceiver(): Promise<{ url: string; received: () => number; s
   return { url: `http://127.0.0.1:${port}`, received: () => count, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** Instructions of one process of `run` (callgrind's total over every thread). */
-async function count(run: Run, program: string, receiver: string, dir: string): Promise<number> {
-  const out = path.join(dir, `${run.arm.name}.rep${run.rep}.turns${run.turns}.callgrind`);
-  const job: TurnsJob = { turns: run.turns, size, exportEvery: run.arm.exportEvery, receiver };
+/** What callgrind_annotate's per-function totals put in V8's optimizing compilers and in its garbage collector. */
+const KINDS = {
+  optimizing_compiler: /v8::internal::(compiler|maglev)::|v8::internal::(OptimizingCompileDispatcher|TurbofanCompilationJob)/,
+  gc: /v8::internal::(Scavenger|Scavenge|Marking|ConcurrentMarking|MarkCompact|Sweeper|Heap|Evacuat|MemoryChunk|RememberedSet|SlotSet|MinorMarkCompact|ConcurrentMarkingVisitor|MainMarkingVisitor|PagedSpace|NewSpace|LargeObjectSpace|ArrayBufferSweeper)|heap::base::/,
+};
+type Count = { total: number } & Record<keyof typeof KINDS, number>;
+
+function kindsOf(file: string): Count {
+  const annotated = execFileSync("callgrind_annotate", ["--threshold=100", "--inclusive=no", file], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const count: Count = { total: 0, optimizing_compiler: 0, gc: 0 };
+  for (const line of annotated.split("\n")) {
+    const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
+    if (!match || match[2]!.includes("PROGRAM TOTALS")) continue;
+    const ir = Number(match[1]!.replaceAll(",", ""));
+    count.total += ir;
+    for (const [kind, pattern] of Object.entries(KINDS)) if (pattern.test(match[2]!)) count[kind as keyof typeof KINDS] += ir;
+  }
+  return count;
+}
+
+/** Instructions of the measured turns of `run` (callgrind's count over every thread, between the marks), and of them the compilers' and GC's. */
+async function count(run: Run, program: string, receiver: string, dir: string): Promise<Count> {
+  const out = path.join(dir, `${run.arm.name}.rep${run.rep}.callgrind`);
+  const job: TurnsJob = { warmup, turns, size, exportEvery: run.arm.exportEvery, receiver };
   const node = [process.execPath, ...(run.arm.jitless ? ["--jitless"] : []), program, JSON.stringify(job)];
-  const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all-non-file", `--callgrind-out-file=${out}`, ...node], { stdio: ["ignore", "ignore", "pipe"] });
+  const marks = ["--zero-before=uv_os_getpriority", "--dump-before=uv_uptime"];
+  const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all-non-file", ...marks, `--callgrind-out-file=${out}`, ...node], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0) throw new Error(`${run.arm.name} (${run.turns} turns) exited ${String(code)}:\n${stderr}`);
-  const summary = /^summary: (\d+)$/m.exec(fs.readFileSync(out, "utf8"));
-  if (!summary) throw new Error(`no summary line in ${out}`);
-  return Number(summary[1]);
+  if (code !== 0) throw new Error(`${run.arm.name} exited ${String(code)}:\n${stderr}`);
+  const dumps = fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(out)}.`) && /^Trigger: --dump-before=uv_uptime/m.test(fs.readFileSync(path.join(dir, name), "utf8")));
+  if (dumps.length !== 1) throw new Error(`${run.arm.name}: ${dumps.length} dumps at the end mark (expected one)`);
+  const summary = /^summary: (\d+)$/m.exec(fs.readFileSync(path.join(dir, dumps[0]!), "utf8"));
+  if (!summary) throw new Error(`no summary line in ${dumps[0]!}`);
+  return { ...kindsOf(path.join(dir, dumps[0]!)), total: Number(summary[1]) };
 }
 
 /** Runs `work` over `items`, `limit` at a time, results in the items' order. */
@@ -131,20 +156,22 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) =>
 }
 
 /** Per arm: instructions per turn of each rep, their median and spread. */
-function perArm(arms: readonly Arm[], runs: readonly Run[], totals: readonly number[]) {
-  const total = (arm: Arm, rep: number, n: number) => totals[runs.findIndex((r) => r.arm === arm && r.rep === rep && r.turns === n)]!;
+function perArm(arms: readonly Arm[], runs: readonly Run[], counts: readonly Count[]) {
+  const of = (arm: Arm) => counts.filter((_, i) => runs[i]!.arm === arm);
   return Object.fromEntries(
     arms.map((arm) => {
-      const each = Array.from({ length: reps }, (_, rep) => Math.round((total(arm, rep, warmup + turns) - total(arm, rep, warmup)) / turns));
+      const each = of(arm).map((c) => Math.round(c.total / turns));
       const mid = median(each);
-      return [arm.name, { per_turn_median: mid, per_turn_reps: each, spread: round4((Math.max(...each) - Math.min(...each)) / mid), startup_and_warmup: total(arm, 0, warmup) }];
+      const kinds = Object.fromEntries(Object.keys(KINDS).map((kind) => [`${kind}_median`, Math.round(median(of(arm).map((c) => c[kind as keyof typeof KINDS] / turns)))]));
+      const rest = of(arm).map((c) => Math.round((c.total - c.optimizing_compiler - c.gc) / turns));
+      return [arm.name, { per_turn_median: mid, per_turn_reps: each, spread: round4((Math.max(...each) - Math.min(...each)) / mid), ...kinds, rest_median: median(rest), rest_reps: rest }];
     }),
   );
 }
 
 /** Each `on_*` arm against the `off` arm of the same node flags: ratio of medians, and the worst pairing of reps. */
 function ratios(arms: readonly Arm[], figures: ReturnType<typeof perArm>) {
-  const result: Record<string, { of_medians: number; max_rep_vs_min_rep: number }> = {};
+  const result: Record<string, { of_medians: number; max_rep_vs_min_rep: number; without_compiler_and_gc: number }> = {};
   for (const arm of arms.filter((a) => a.exportEvery !== null)) {
     const off = arms.find((a) => a.exportEvery === null && a.jitless === arm.jitless)!;
     const on = figures[arm.name]!;
@@ -152,6 +179,7 @@ function ratios(arms: readonly Arm[], figures: ReturnType<typeof perArm>) {
     result[`${arm.name}_vs_${off.name}`] = {
       of_medians: round4(on.per_turn_median / base.per_turn_median),
       max_rep_vs_min_rep: round4(Math.max(...on.per_turn_reps) / Math.min(...base.per_turn_reps)),
+      without_compiler_and_gc: round4(on.rest_median / base.rest_median),
     };
   }
   return result;
@@ -168,12 +196,12 @@ try {
     for (const every of cadences) arms.push({ name: `on_every_${every}${suffix}`, exportEvery: every, jitless });
   }
   const runs: Run[] = [];
-  for (let rep = 0; rep < reps; rep += 1) for (const arm of arms) for (const n of [warmup + turns, warmup]) runs.push({ arm, rep, turns: n });
+  for (let rep = 0; rep < reps; rep += 1) for (const arm of arms) runs.push({ arm, rep });
   const started = Date.now();
-  const totals = await pool(runs, jobs, (run) => count(run, program, receiver.url, dir));
-  const figures = perArm(arms, runs, totals);
+  const counts = await pool(runs, jobs, (run) => count(run, program, receiver.url, dir));
+  const figures = perArm(arms, runs, counts);
   const report = {
-    measure: "instructions (valgrind --tool=callgrind --smc-check=all-non-file, every thread of the node process)",
+    measure: "instructions of the measured turns (valgrind --tool=callgrind --smc-check=all-non-file, every thread of the node process)",
     node: process.version,
     prompt_chars: size,
     warmup_turns: warmup,

@@ -1,7 +1,10 @@
 /**
  * The process bench/otel-instructions.ts counts under callgrind: the graph as `npm start` builds it
- * offline (temp SQLite file, offline models, hashed embedder), then `turns` turns of `size`-character
- * prompts (bench:prompt-cost's, seeded), then close. Arguments: one JSON object (`TurnsJob`).
+ * offline (temp SQLite file, offline models, hashed embedder), then `warmup` + `turns` turns of
+ * `size`-character prompts (bench:prompt-cost's, seeded), then close. The counted segment is marked
+ * by two libuv calls nothing else in the process makes: `os.getPriority()` (uv_os_getpriority: the
+ * counter zeroes) after the warm-up turns, `os.uptime()` (uv_uptime: the counts are dumped) after
+ * the measured ones. Arguments: one JSON object (`TurnsJob`).
  * With `exportEvery`, OpenTelemetry is started first (the service's SDK settings) exporting over
  * OTLP/HTTP to `receiver`, and flushed after every `exportEvery` turns and at the end; without it,
  * telemetry is off: the code as the service runs it with no OTLP endpoint. Ids come from a counter
@@ -17,6 +20,7 @@ import { setLogLevel } from "../../src/logger.js";
 import { longPrompt } from "./long-prompts.js";
 
 export interface TurnsJob {
+  warmup: number;
   turns: number;
   size: number;
   /** Turns between exports; null: telemetry off. */
@@ -43,10 +47,12 @@ try {
     : null;
   const env = loadEnv({ ...process.env, MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "bench.db"), OPENAI_API_KEY: "", OPENAI_BASE_URL: "" });
   const graph = await createMemoryGraph({ ...optionsFromEnv(env), logger: false, newId });
-  for (let i = 0; i < job.turns; i += 1) {
+  for (let i = 0; i < job.warmup + job.turns; i += 1) {
+    if (i === job.warmup) os.getPriority();
     await graph.runTurn({ tenantId: "bench", userId: "u-bench", sessionId: "s-bench", message: longPrompt(job.size, i + 1) });
     if (telemetry && job.exportEvery && (i + 1) % job.exportEvery === 0) await telemetry.flush();
   }
+  os.uptime();
   await graph.close();
   await telemetry?.shutdown();
 } finally {
