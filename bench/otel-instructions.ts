@@ -134,7 +134,7 @@ async function count(run: Run, program: string, receiver: string, dir: string): 
   child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   if (code !== 0) throw new Error(`${run.arm.name} exited ${String(code)}:\n${stderr}`);
-  const dumps = fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(out)}.`) && /^Trigger: --dump-before=uv_uptime/m.test(fs.readFileSync(path.join(dir, name), "utf8")));
+  const dumps = fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(out)}.`) && /^desc: Trigger: --dump-before=/m.test(fs.readFileSync(path.join(dir, name), "utf8")));
   if (dumps.length !== 1) throw new Error(`${run.arm.name}: ${dumps.length} dumps at the end mark (expected one)`);
   const summary = /^summary: (\d+)$/m.exec(fs.readFileSync(path.join(dir, dumps[0]!), "utf8"));
   if (!summary) throw new Error(`no summary line in ${dumps[0]!}`);
