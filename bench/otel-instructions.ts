@@ -26,9 +26,10 @@
  * Prints JSON: each arm's instructions per turn (median and every rep), its spread, and on/off
  * ratios (of medians, and the worst pairing of reps); beside them, from callgrind_annotate's
  * per-function totals, what V8's optimizing compilers (still at work on a warm process, on their
- * own threads) and its garbage collector took per turn, and the ratio of what remains. Two counted processes run at a time (--jobs).
+ * own threads) and its garbage collector took per turn, and the ratio of what remains. --keep DIR
+ * keeps the callgrind files (for callgrind_annotate); --from DIR reads a kept run again (same flags). Two counted processes run at a time (--jobs).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -48,8 +49,9 @@ const args = flagsOrExit(
     jobs: { type: "string" },
     jitless: { type: "boolean" },
     keep: { type: "string" },
+    from: { type: "string" },
   },
-  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--keep DIR]",
+  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--keep DIR] [--from DIR]",
 );
 const warmup = Number(args.warmup ?? 50);
 const turns = Number(args.turns ?? 25);
@@ -103,27 +105,53 @@ async function startReceiver(): Promise<{ url: string; received: () => number; s
   return { url: `http://127.0.0.1:${port}`, received: () => count, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** What callgrind_annotate's per-function totals put in V8's optimizing compilers and in its garbage collector. */
+/** Functions of V8's optimizing compilers and of its garbage collector, by name. */
 const KINDS = {
   optimizing_compiler: /v8::internal::(compiler|maglev)::|v8::internal::(OptimizingCompileDispatcher|TurbofanCompilationJob)/,
-  gc: /v8::internal::(Scavenger|Scavenge|Marking|ConcurrentMarking|MarkCompact|Sweeper|Heap|Evacuat|MemoryChunk|RememberedSet|SlotSet|MinorMarkCompact|ConcurrentMarkingVisitor|MainMarkingVisitor|PagedSpace|NewSpace|LargeObjectSpace|ArrayBufferSweeper)|heap::base::/,
+  gc: /v8::internal::(Scavenger|Scavenge|Marking|ConcurrentMarking|MarkCompact|Sweeper|Heap|Evacuat|MemoryChunk|RememberedSet|SlotSet|MinorMarkCompact|MainMarkingVisitor|PagedSpace|NewSpace|LargeObjectSpace|ArrayBufferSweeper)|heap::base::/,
 };
 type Count = { total: number } & Record<keyof typeof KINDS, number>;
 
-function kindsOf(file: string): Count {
-  const annotated = execFileSync("callgrind_annotate", ["--threshold=100", "--inclusive=no", file], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+/**
+ * The instructions of one callgrind dump, from its self-cost lines (the `summary:` line and a
+ * call's inclusive cost are wrong after `--zero-before`: a call still running, such as a thread's
+ * start, keeps what it had counted before the zero), and of them the compilers' and the GC's.
+ */
+function countOf(file: string): Count {
+  const names = new Map<string, string>();
   const count: Count = { total: 0, optimizing_compiler: 0, gc: 0 };
-  for (const line of annotated.split("\n")) {
-    const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
-    if (!match || match[2]!.includes("PROGRAM TOTALS")) continue;
-    const ir = Number(match[1]!.replaceAll(",", ""));
-    count.total += ir;
-    for (const [kind, pattern] of Object.entries(KINDS)) if (pattern.test(match[2]!)) count[kind as keyof typeof KINDS] += ir;
+  let kind: keyof typeof KINDS | null = null;
+  let afterCalls = false;
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const fn = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
+    if (fn) {
+      if (fn[2] !== undefined) names.set(fn[1]!, fn[2]);
+      const name = names.get(fn[1]!) ?? "";
+      kind = (Object.keys(KINDS) as (keyof typeof KINDS)[]).find((k) => KINDS[k].test(name)) ?? null;
+    } else if (line.startsWith("calls=")) {
+      afterCalls = true;
+    } else if (/^[0-9+*-]/.test(line)) {
+      // A cost line: position then the Ir count; the one after `calls=` is that call's inclusive cost.
+      if (!afterCalls) {
+        const ir = Number(line.slice(line.lastIndexOf(" ") + 1));
+        count.total += ir;
+        if (kind) count[kind] += ir;
+      }
+      afterCalls = false;
+    }
   }
   return count;
 }
 
-/** Instructions of the measured turns of `run` (callgrind's count over every thread, between the marks), and of them the compilers' and GC's. */
+/** The one dump `run` wrote at the end mark, in `dir`. */
+function dumpOf(run: Run, dir: string): string {
+  const out = `${run.arm.name}.rep${run.rep}.callgrind`;
+  const dumps = fs.readdirSync(dir).filter((name) => name.startsWith(`${out}.`) && /^desc: Trigger: --dump-before=/m.test(fs.readFileSync(path.join(dir, name), "utf8")));
+  if (dumps.length !== 1) throw new Error(`${run.arm.name}: ${dumps.length} dumps at the end mark (expected one)`);
+  return path.join(dir, dumps[0]!);
+}
+
+/** Instructions of the measured turns of `run` (every thread, between the marks), and of them the compilers' and GC's. */
 async function count(run: Run, program: string, receiver: string, dir: string): Promise<Count> {
   const out = path.join(dir, `${run.arm.name}.rep${run.rep}.callgrind`);
   const job: TurnsJob = { warmup, turns, size, exportEvery: run.arm.exportEvery, receiver };
@@ -134,11 +162,7 @@ async function count(run: Run, program: string, receiver: string, dir: string): 
   child.stderr.on("data", (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   if (code !== 0) throw new Error(`${run.arm.name} exited ${String(code)}:\n${stderr}`);
-  const dumps = fs.readdirSync(dir).filter((name) => name.startsWith(`${path.basename(out)}.`) && /^desc: Trigger: --dump-before=/m.test(fs.readFileSync(path.join(dir, name), "utf8")));
-  if (dumps.length !== 1) throw new Error(`${run.arm.name}: ${dumps.length} dumps at the end mark (expected one)`);
-  const summary = /^summary: (\d+)$/m.exec(fs.readFileSync(path.join(dir, dumps[0]!), "utf8"));
-  if (!summary) throw new Error(`no summary line in ${dumps[0]!}`);
-  return { ...kindsOf(path.join(dir, dumps[0]!)), total: Number(summary[1]) };
+  return countOf(dumpOf(run, dir));
 }
 
 /** Runs `work` over `items`, `limit` at a time, results in the items' order. */
@@ -198,7 +222,8 @@ try {
   const runs: Run[] = [];
   for (let rep = 0; rep < reps; rep += 1) for (const arm of arms) runs.push({ arm, rep });
   const started = Date.now();
-  const counts = await pool(runs, jobs, (run) => count(run, program, receiver.url, dir));
+  const from = args.from;
+  const counts = from ? runs.map((run) => countOf(dumpOf(run, from))) : await pool(runs, jobs, (run) => count(run, program, receiver.url, dir));
   const figures = perArm(arms, runs, counts);
   const report = {
     measure: "instructions of the measured turns (valgrind --tool=callgrind --smc-check=all-non-file, every thread of the node process)",
