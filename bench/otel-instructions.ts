@@ -123,11 +123,12 @@ function countOf(file: string): Count {
   let kind: keyof typeof KINDS | null = null;
   let afterCalls = false;
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const fn = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
+    // Names are compressed: `(id) name` the first time, in a fn= or cfn= line, then `(id)`.
+    const fn = /^(c?)fn=\((\d+)\)(?: (.*))?$/.exec(line);
     if (fn) {
-      if (fn[2] !== undefined) names.set(fn[1]!, fn[2]);
-      const name = names.get(fn[1]!) ?? "";
-      kind = (Object.keys(KINDS) as (keyof typeof KINDS)[]).find((k) => KINDS[k].test(name)) ?? null;
+      if (fn[3] !== undefined) names.set(fn[2]!, fn[3]);
+      const name = names.get(fn[2]!) ?? "";
+      if (!fn[1]) kind = (Object.keys(KINDS) as (keyof typeof KINDS)[]).find((k) => KINDS[k].test(name)) ?? null;
     } else if (line.startsWith("calls=")) {
       afterCalls = true;
     } else if (/^[0-9+*-]/.test(line)) {
