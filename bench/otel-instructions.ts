@@ -19,15 +19,19 @@
  *   documents (every 25 turns is what a busy service's batch span processor does; every 5 is far more
  *   often). The SDK's own timers (span batch 5 s, metrics 60 s) are set long in the counted process,
  *   since valgrind's ~50× slowdown would otherwise add timed exports a native run does not make.
- * - JIT tiering and GC timing make counts vary a little: each arm runs --reps times (default 3);
+ * - JIT tiering and GC timing make counts vary (6–10 % between identical runs of 25 turns: a major
+ *   GC or a batch of optimizing compiles falls in one window and not another): each arm runs --reps
+ *   times (default 3);
  *   the spread of `off`'s reps is this run's noise, what "unchanged with telemetry off" is measured
  *   against (a build without the hooks differs from `off` by a null check per hook call, about 30 a
  *   turn, far below that noise). --jitless adds a cross-check of every arm under `node --jitless`.
  * Prints JSON: each arm's instructions per turn (median and every rep), its spread, and on/off
- * ratios (of medians, and the worst pairing of reps); beside them, from callgrind_annotate's
- * per-function totals, what V8's optimizing compilers (still at work on a warm process, on their
- * own threads) and its garbage collector took per turn, and the ratio of what remains. --keep DIR
- * keeps the callgrind files (for callgrind_annotate); --from DIR reads a kept run again (same flags). Two counted processes run at a time (--jobs).
+ * ratios (of medians, and the worst pairing of reps); beside them, from the dump's per-function
+ * self costs, what V8's optimizing compilers (still at work on a warm process, on their own
+ * threads) and its garbage collector took per turn, and the ratio of what remains. --keep DIR keeps
+ * the callgrind files (callgrind_annotate reads them; after the zero its inclusive figures and
+ * `summary` are off, its self costs right); --from DIR reads a kept run again (same flags). Two
+ * counted processes run at a time (--jobs).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
