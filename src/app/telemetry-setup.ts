@@ -30,8 +30,10 @@ export const METRIC = {
  * OTLP/HTTP (JSON) to the configured endpoints, and installs the runtime our hooks (src/telemetry.ts)
  * report to. The SDK's modules are loaded here, on first start only. A context manager is
  * registered globally unless the host registered one (a host with its own SDK keeps it).
+ * `spanExportDelayMs` is the batch span processor's timer (the SDK's 5 s by default); a benchmark
+ * that runs under valgrind sets it long, so exports happen at its flushes only.
  */
-export async function startTelemetry(options: TelemetryOptions): Promise<TelemetryHandle> {
+export async function startTelemetry(options: TelemetryOptions, { spanExportDelayMs }: { spanExportDelayMs?: number } = {}): Promise<TelemetryHandle> {
   const [api, { AsyncLocalStorageContextManager }, { TracerProvider, BatchSpanProcessor }, metricsSdk, { resourceFromAttributes }, traceExporter, metricExporter] =
     await Promise.all([
       import("@opentelemetry/api"),
@@ -47,7 +49,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   const { headers } = options;
   const tracerProvider = new TracerProvider({
     resource,
-    spanProcessors: options.tracesUrl ? [new BatchSpanProcessor({ exporter: new traceExporter.OTLPTraceExporter({ url: options.tracesUrl, headers }) })] : [],
+    spanProcessors: options.tracesUrl ? [new BatchSpanProcessor({ exporter: new traceExporter.OTLPTraceExporter({ url: options.tracesUrl, headers }), scheduledDelayMillis: spanExportDelayMs })] : [],
   });
   const meterProvider = new metricsSdk.MeterProvider({
     resource,
