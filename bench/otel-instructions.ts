@@ -52,16 +52,20 @@ const args = flagsOrExit(
     "export-every": { type: "string" },
     jobs: { type: "string" },
     jitless: { type: "boolean" },
+    "v8-flags": { type: "string" },
     keep: { type: "string" },
     from: { type: "string" },
   },
-  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--keep DIR] [--from DIR]",
+  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--v8-flags '--predictable --single-threaded'] [--keep DIR] [--from DIR]",
 );
 const warmup = Number(args.warmup ?? 50);
 const turns = Number(args.turns ?? 25);
 const reps = Number(args.reps ?? 3);
 const size = Number(args.size ?? 1000);
 const jobs = Number(args.jobs ?? 2);
+// V8 flags for every counted process: `--predictable --single-threaded` makes V8's compiling and
+// garbage collection run on the main thread at fixed points, so that the same turns count the same.
+const v8Flags = (args["v8-flags"] ?? "").split(" ").filter((flag) => flag.startsWith("--"));
 const cadences = (args["export-every"] ?? "5,25").split(",").map(Number);
 for (const [name, value] of Object.entries({ warmup, turns, reps, size, jobs })) {
   if (!Number.isInteger(value) || value < (name === "warmup" ? 0 : 1)) throw new Error(`--${name} takes a whole number (got ${String(value)})`);
@@ -160,7 +164,7 @@ function dumpOf(run: Run, dir: string): string {
 async function count(run: Run, program: string, receiver: string, dir: string): Promise<Count> {
   const out = path.join(dir, `${run.arm.name}.rep${run.rep}.callgrind`);
   const job: TurnsJob = { warmup, turns, size, exportEvery: run.arm.exportEvery, receiver };
-  const node = [process.execPath, ...(run.arm.jitless ? ["--jitless"] : []), program, JSON.stringify(job)];
+  const node = [process.execPath, ...v8Flags, ...(run.arm.jitless ? ["--jitless"] : []), program, JSON.stringify(job)];
   const marks = ["--zero-before=uv_os_getpriority", "--dump-before=uv_uptime"];
   const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all-non-file", ...marks, `--callgrind-out-file=${out}`, ...node], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -232,6 +236,7 @@ try {
   const figures = perArm(arms, runs, counts);
   const report = {
     measure: "instructions of the measured turns (valgrind --tool=callgrind --smc-check=all-non-file, every thread of the node process)",
+    v8_flags: v8Flags,
     node: process.version,
     prompt_chars: size,
     warmup_turns: warmup,
