@@ -56,7 +56,7 @@ const args = flagsOrExit(
     keep: { type: "string" },
     from: { type: "string" },
   },
-  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--v8-flags '--predictable --single-threaded'] [--keep DIR] [--from DIR]",
+  "usage: npm run bench:otel-instructions -- [--warmup W] [--turns N] [--reps R] [--size CHARS] [--export-every K,L] [--jobs J] [--jitless] [--v8-flags='--predictable --single-threaded'] [--keep DIR] [--from DIR]",
 );
 const warmup = Number(args.warmup ?? 50);
 const turns = Number(args.turns ?? 25);
