@@ -58,7 +58,7 @@ export function upkeepOf(parts: UpkeepParts) {
       if (!current || current.session.summarizedThroughId !== snapshot.session.summarizedThroughId) return null;
       if (made.summary) await saveSummary(store, scope, made.summary);
       const session = summarizedSession(current.session, made, snapshot.session.pairsSinceSummary);
-      // As the summarize node's own update: the run stopped before it is done with, nothing left next.
+      // Written as the summarize node's own update, what a run of the graph alone would write.
       await app.updateState({ configurable: { thread_id: threadId } }, { errors: made.errors, session }, NODE.summarize);
       return { ...current.session, ...session };
     };
