@@ -51,17 +51,41 @@ export function sqliteOpenFailed(file: string, cause: unknown): MemoryGraphError
   return sqliteUnusable(file, `${messageOf(cause)} (${hint})`, cause);
 }
 
+/** How long opening a file waits for other processes opening it at the same moment. */
+const OPEN_BUSY_MS = 30_000;
+
+/**
+ * `open()`, again while it fails with SQLITE_BUSY, for up to 30 s. Several processes (workers,
+ * instances) opening one file at once meet there: switching a new file to WAL, or creating the
+ * schema, upgrades a read lock to a write lock, which SQLite refuses at once rather than wait (the
+ * busy timeout cannot help where waiting could deadlock). Any other error is thrown at once.
+ */
+export async function openWhenFree<T>(open: () => T): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return open();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() - started > OPEN_BUSY_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(25 * attempt, 250)));
+    }
+  }
+}
+
 /** Fails with SQLITE_PATH_UNUSABLE unless `file` opens as a writable SQLite database. */
 export async function probeSqlite(file: string): Promise<void> {
   prepareSqliteDirectory(file);
   const { default: Database } = await import("better-sqlite3");
-  let db: InstanceType<typeof Database> | undefined;
   try {
-    db = new Database(file);
-    db.pragma("journal_mode = WAL");
+    await openWhenFree(() => {
+      const db = new Database(file);
+      try {
+        db.pragma("journal_mode = WAL");
+      } finally {
+        db.close();
+      }
+    });
   } catch (cause) {
     throw sqliteOpenFailed(file, cause);
-  } finally {
-    db?.close();
   }
 }

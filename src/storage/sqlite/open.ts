@@ -3,7 +3,7 @@ import { log } from "../../logger.js";
 import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
 import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { SqliteCheckpointer } from "./checkpointer.js";
-import { DEFAULT_SQLITE_PATH, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
+import { DEFAULT_SQLITE_PATH, openWhenFree, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
 import type { SqliteStore } from "./store.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
 
@@ -33,20 +33,24 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
     import("./turn-lock.js"),
   ]);
   prepareSqliteDirectory(file);
-  let db: InstanceType<typeof Database> | undefined;
-  let checkpointer: InstanceType<typeof SqliteCheckpointer>;
-  let store: InstanceType<typeof SqliteStore>;
+  let opened: { db: InstanceType<typeof Database>; checkpointer: InstanceType<typeof SqliteCheckpointer>; store: InstanceType<typeof SqliteStore> };
   try {
-    db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 5000");
-    db.pragma("synchronous = NORMAL");
-    checkpointer = new SqliteCheckpointer(db);
-    store = new SqliteStore(db, { embeddings, ttl: options.ttl });
+    opened = await openWhenFree(() => {
+      const db = new Database(file);
+      try {
+        db.pragma("journal_mode = WAL");
+        db.pragma("busy_timeout = 5000");
+        db.pragma("synchronous = NORMAL");
+        return { db, checkpointer: new SqliteCheckpointer(db), store: new SqliteStore(db, { embeddings, ttl: options.ttl }) };
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    });
   } catch (cause) {
-    db?.close();
     throw sqliteOpenFailed(file, cause);
   }
+  const { db, checkpointer, store } = opened;
   const turnLock = sqliteTurnLock(db);
   const gc = sqliteGcTarget(checkpointer, store, turnLock);
   log.info("persistence_opened", { backend: "sqlite", path: file, vectors: embeddings ? "on" : "off" });
