@@ -21,6 +21,8 @@ describe("GET /v1/users/:id/memory", () => {
     server = await testServer({ limits: { summaryInterval: 1 } });
     await turn("s1", "My email is anong@example.com");
     await turn("s1", "Actually my email is anong@work.example");
+    // Summaries are made after the reply, off the session's lock: they show once committed.
+    await server.memory.settled();
     const memory = await get("/v1/users/u1/memory");
     expect(Object.keys(memory).sort()).toEqual(["attributes", "events", "facts", "summaries", "user_id"]);
     expect(memory.attributes.email).toBe("anong@work.example");
