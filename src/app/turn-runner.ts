@@ -79,7 +79,7 @@ export function createTurnRunner(parts: TurnRunnerParts) {
   const upkeepParts = upkeepOf({ app, store: persistence.store, turnLock: persistence.turnLock, deps, stateOf, titleModel: parts.titleModel });
   const lockedParts = { ...parts, stateOf };
   // With a model classifying, the reply does not wait for it (a local classification costs nothing to wait for).
-  const replyFirst = classifierOf(deps) !== null;
+  const answerOnReply = classifierOf(deps) !== null;
 
   /** One turn: the result once it is answered; the rest of its run and its upkeep go on after that. */
   async function turn(raw: unknown, options: TurnOptions, runGraph: RunGraph): Promise<TurnResult> {
@@ -110,7 +110,10 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     });
   }
 
-  const run = (onToken?: (text: string) => void): RunGraph => (graph, input, config, onReply) => runGraphTurn({ onToken, onReply: replyFirst ? onReply : undefined }, deps.limits.window)(graph, input, config);
+  const run =
+    (onToken?: (text: string) => void): RunGraph =>
+    (graph, input, config, onReply) =>
+      runGraphTurn(graph, input, config, { onToken, onReply: answerOnReply ? onReply : undefined }, deps.limits.window);
   return {
     stateOf,
     settled,
@@ -177,9 +180,6 @@ async function replayTokens(onToken: (text: string) => void, result: Promise<Tur
   return done;
 }
 
-/** The key LangGraph streams an interrupt under (the facade's graph has none: a guard, not a path). */
-const INTERRUPT = "__interrupt__";
-
 type RunConfig = TurnConfig & { signal?: AbortSignal };
 
 /**
@@ -199,37 +199,35 @@ interface RunListeners {
   onReply?: (state: MemoryState) => void;
 }
 
-/** Runs the planned turn to its stop like `graph.invoke`, returning the state it ended in, and tells `listeners` on the way. */
-function runGraphTurn(listeners: RunListeners, limits: WindowLimits) {
+/** Runs the planned turn to its end like `graph.invoke`, returning the state it ended in, and tells `listeners` on the way. */
+async function runGraphTurn(graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig, listeners: RunListeners, limits: WindowLimits): Promise<MemoryState> {
   const { onToken, onReply } = listeners;
   const modes: StreamMode[] = ["values", ...(onReply ? (["updates"] as const) : []), ...(onToken ? (["messages"] as const) : [])];
-  return async (graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig): Promise<MemoryState> => {
-    const stream = await graph.stream(asGraphInput(input), { ...config, streamMode: modes });
-    let final: MemoryState | null = null;
-    // The last step's state with the updates of this step's finished nodes applied.
-    let stepState: MemoryState | null = null;
-    let streamed = false;
-    for await (const [mode, payload] of stream as AsyncIterable<[StreamMode, unknown]>) {
-      if (mode === "values") {
-        if (!(INTERRUPT in (payload as object))) final = stepState = payload as MemoryState;
-      } else if (mode === "updates") {
-        for (const [node, update] of Object.entries(payload as Record<string, MemoryUpdate | undefined>)) {
-          if (node === INTERRUPT || !update || !stepState) continue;
-          stepState = withUpdate(stepState, update, limits);
-          if (node === NODE.callModel) onReply?.(stepState);
-        }
-      } else {
-        const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
-        if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
-        // A streaming model sends chunks, then the node's finished reply: forward one or the other.
-        const chunk = AIMessageChunk.isInstance(message);
-        if (!chunk && streamed) continue;
-        streamed ||= chunk;
-        const text = message.text;
-        if (text) onToken?.(text);
+  const stream = await graph.stream(asGraphInput(input), { ...config, streamMode: modes });
+  let final: MemoryState | null = null;
+  // The last step's state with the updates of this step's finished nodes applied.
+  let stepState: MemoryState | null = null;
+  let streamed = false;
+  for await (const [mode, payload] of stream as AsyncIterable<[StreamMode, unknown]>) {
+    if (mode === "values") {
+      final = stepState = payload as MemoryState;
+    } else if (mode === "updates") {
+      for (const [node, update] of Object.entries(payload as Record<string, MemoryUpdate | undefined>)) {
+        if (!update || !stepState) continue;
+        stepState = withUpdate(stepState, update, limits);
+        if (node === NODE.callModel) onReply?.(stepState);
       }
+    } else {
+      const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
+      if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
+      // A streaming model sends chunks, then the node's finished reply: forward one or the other.
+      const chunk = AIMessageChunk.isInstance(message);
+      if (!chunk && streamed) continue;
+      streamed ||= chunk;
+      const text = message.text;
+      if (text) onToken?.(text);
     }
-    if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
-    return final;
-  };
+  }
+  if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });
+  return final;
 }

@@ -28,8 +28,7 @@ export function tracedTurn(
   return inSpan("turn", { "memory_graph.tenant": tenant, "memory_graph.streamed": streamed }, async (span) => {
     const result = await run(timed);
     instruments.turnLatency.record(performance.now() - started, { status: result.status, streamed, replayed: result.replayed });
-    instruments.tokens.add(result.usage.inputTokens, { tenant, kind: "input" });
-    instruments.tokens.add(result.usage.outputTokens, { tenant, kind: "output" });
+    countTokens(instruments, tenant, result.usage.inputTokens, result.usage.outputTokens);
     span?.setAttributes({
       "memory_graph.status": result.status,
       "memory_graph.replayed": result.replayed,
@@ -53,6 +52,11 @@ function tenantOf(raw: unknown): string {
 export function countLateTokens(tenant: string, early: TurnResult, final: TurnResult): void {
   const instruments = metrics();
   if (!instruments) return;
-  instruments.tokens.add(final.usage.inputTokens - early.usage.inputTokens, { tenant, kind: "input" });
-  instruments.tokens.add(final.usage.outputTokens - early.usage.outputTokens, { tenant, kind: "output" });
+  countTokens(instruments, tenant, final.usage.inputTokens - early.usage.inputTokens, final.usage.outputTokens - early.usage.outputTokens);
+}
+
+/** Adds a turn's tokens to the token metric, by tenant and kind. */
+function countTokens(instruments: NonNullable<ReturnType<typeof metrics>>, tenant: string, input: number, output: number): void {
+  instruments.tokens.add(input, { tenant, kind: "input" });
+  instruments.tokens.add(output, { tenant, kind: "output" });
 }

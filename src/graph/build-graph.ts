@@ -33,7 +33,9 @@ export function routeAfterIngest(state: MemoryState): typeof NODE.recall | typeo
 
 /**
  * After build_candidate: summarize when enough pairs have passed since the last summary — unless
- * summaries are made apart from the run (`summariesApart`), by whoever runs it.
+ * summaries are made apart from the run (`summariesApart`), by whoever runs it. (Even then the
+ * edge stays a branch: LangGraph refuses a graph with a node no edge reaches, and summarize must
+ * stay, as the node a summary made apart commits as.)
  */
 export function routeAfterCandidate(interval: number, summariesApart = false) {
   return (state: MemoryState): typeof NODE.summarize | typeof END => (!summariesApart && summaryDue(state, interval) ? NODE.summarize : END);
