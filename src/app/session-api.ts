@@ -28,6 +28,8 @@ export interface SessionApiParts {
   settled: () => Promise<void>;
   scoped: <T>(work: () => T) => T;
   refuseWhenClosed: () => void;
+  /** How many messages past its checkpoint a session's thread is looked for (as a turn's catch-up does). */
+  aheadMax: number;
 }
 
 /** The API object's reads and forgetting of sessions and users (each refused once the graph is closed). */
@@ -43,12 +45,12 @@ export function sessionApi(parts: SessionApiParts): SessionApi {
       scoped(async () => {
         refuseWhenClosed();
         const valid = validateScope(scope);
-        // Turns answered without the session store are on the thread too (their mark names its end).
+        // Turns answered ahead of the checkpoint are on the thread too (their mark names its end).
         const state = await stateOf(threadIdOf(valid)).catch((error: unknown) => {
           if (isSessionStoreDown(error)) return null;
           throw error;
         });
-        const leaf = await currentLeaf(persistence.store, valid, state?.session ?? null);
+        const leaf = await currentLeaf(persistence.store, valid, state?.session ?? null, parts.aheadMax);
         return leaf ? sessionThread(persistence.store, valid, leaf) : null;
       }),
     userMemory: (user) =>

@@ -5,51 +5,70 @@ import type { MemoryScope } from "./scope.js";
 import { newestMessage, walkThread } from "./transcript.js";
 
 /**
- * Session continuity across a session-store outage. A turn that ran without its checkpoint (the
- * session store did not answer) leaves a mark in long-term memory naming the newest message it
- * wrote; the session's next turn that finds its checkpoint older than the mark (a stale one that
- * came back, or none at all) takes the messages after its checkpoint from the transcript, so no
- * turn answered during the outage is missing from the window.
+ * Session continuity when a session's messages get ahead of its checkpoint. Two kinds of turn write
+ * messages its checkpoint does not hold yet, and leave a mark in long-term memory naming the newest
+ * of them:
+ * - a turn that ran without its checkpoint (the session store did not answer);
+ * - a turn whose result went out before its checkpoint was written (the reply is answered while
+ *   the classification still runs): a process that dies in between leaves the checkpoint one turn
+ *   behind a turn it answered.
+ * The session's next turn that finds its checkpoint behind the mark takes the messages after its
+ * checkpoint from the transcript, so no answered turn is missing from the thread.
  */
 
-/** The newest message written by turns that ran without the session store, and when. */
-export interface DegradedMark {
+/** The newest message written ahead of the session's checkpoint, and when. */
+export interface ContinuityMark {
   throughId: string;
   at: string;
+  /**
+   * "answer": written by a turn answered before its checkpoint; that turn went on from the
+   * checkpoint's last message, so the mark is ahead of a checkpoint whose thread its message
+   * continues. Absent: written by turns that ran without the session store; ahead of a checkpoint
+   * written before it.
+   */
+  by?: "answer";
 }
 
 /** Kept beside the session's idempotency records; a message id cannot contain "/", so no record has this key. */
 const MARK_KEY = "continuity/degraded";
 
-/** Records that turns of `scope` up to `throughId` ran without the session store (an upsert: the newest mark wins). */
-export async function markDegraded(store: BaseStore, scope: MemoryScope, mark: DegradedMark): Promise<void> {
+/** Records that the messages of `scope` up to `throughId` were written ahead of its checkpoint (an upsert: the newest mark wins). */
+export async function markAhead(store: BaseStore, scope: MemoryScope, mark: ContinuityMark): Promise<void> {
   await store.put(namespaces.turns(scope), MARK_KEY, { ...mark }, false);
 }
 
-/** The session's degraded mark, or null when no turn of it ever ran without the session store. */
-export async function readDegradedMark(store: BaseStore, scope: MemoryScope): Promise<DegradedMark | null> {
+/** The session's mark, or null when none of its turns ever wrote ahead of its checkpoint. */
+export async function readMark(store: BaseStore, scope: MemoryScope): Promise<ContinuityMark | null> {
   const item = await store.get(namespaces.turns(scope), MARK_KEY);
-  return item ? (item.value as DegradedMark) : null;
+  return item ? (item.value as ContinuityMark) : null;
 }
 
-/** The messages after `sinceId` on the thread ending at `throughId`, oldest first (at most `max`). Only reads. */
-export async function messagesSince(store: BaseStore, scope: MemoryScope, throughId: string, sinceId: string | null, max: number): Promise<TranscriptRecord[]> {
-  return walkThread(store, scope, throughId, { max, stopAfterId: sinceId });
+type CheckpointEnd = { lastMessageId: string | null; lastActiveAt: string | null } | null;
+
+/**
+ * The messages of the session written ahead of its checkpoint (its thread's last message, and
+ * when it was last active), oldest first and at most `max`; null when the checkpoint holds them
+ * all. An answered turn's mark counts only when its message continues the checkpoint's thread
+ * within `max` messages: a deleted message, or one on another branch, leaves the thread where the
+ * checkpoint says. Only reads.
+ */
+export async function messagesAhead(store: BaseStore, scope: MemoryScope, checkpoint: CheckpointEnd, max: number): Promise<TranscriptRecord[] | null> {
+  const mark = await readMark(store, scope);
+  const lastId = checkpoint?.lastMessageId ?? null;
+  if (!mark || mark.throughId === lastId) return null;
+  if (mark.by !== "answer" && lastId && Date.parse(mark.at) <= (checkpoint?.lastActiveAt ? Date.parse(checkpoint.lastActiveAt) : 0)) return null;
+  const since = await walkThread(store, scope, mark.throughId, { max, stopAfterId: lastId });
+  if (since.length === 0) return null;
+  return mark.by !== "answer" || since[0]?.parentId === lastId ? since : null;
 }
 
 /**
- * The newest message of a session's current thread: the checkpoint's, unless turns that ran
- * without the session store wrote after it (or there is no checkpoint), then the mark's. With
- * neither (no turn ran here: the session was imported, or its checkpoint is gone), the newest
- * message its transcript holds. Null for a session with no messages. Only reads.
+ * The newest message of a session's current thread: the checkpoint's, unless turns wrote ahead of
+ * it (`messagesAhead`), then the newest of those. With neither (no turn ran here: the session was
+ * imported, or its checkpoint is gone), the newest message its transcript holds. Null for a
+ * session with no messages. Only reads.
  */
-export async function currentLeaf(
-  store: BaseStore,
-  scope: MemoryScope,
-  checkpoint: { lastMessageId: string | null; lastActiveAt: string | null } | null,
-): Promise<string | null> {
-  const mark = await readDegradedMark(store, scope);
-  const checkpointAt = checkpoint?.lastActiveAt ? Date.parse(checkpoint.lastActiveAt) : 0;
-  if (mark && (!checkpoint?.lastMessageId || Date.parse(mark.at) > checkpointAt)) return mark.throughId;
-  return checkpoint?.lastMessageId ?? (await newestMessage(store, scope))?.id ?? null;
+export async function currentLeaf(store: BaseStore, scope: MemoryScope, checkpoint: CheckpointEnd, max: number): Promise<string | null> {
+  const ahead = await messagesAhead(store, scope, checkpoint, max);
+  return ahead?.at(-1)?.id ?? checkpoint?.lastMessageId ?? (await newestMessage(store, scope))?.id ?? null;
 }

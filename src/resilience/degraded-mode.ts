@@ -2,7 +2,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError, type StorageDependency } from "../errors.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
-import { markDegraded } from "../memory/session-continuity.js";
+import { markAhead } from "../memory/session-continuity.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { withStore } from "../memory/store-io.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
@@ -10,14 +10,14 @@ import type { MemoryState } from "../graph/state/state.js";
 import type { DependencyHealth } from "./dependency-health.js";
 import { flushHeld, type TurnOutcome } from "./guarded-storage.js";
 
-/** The run config of a turn: its thread, and what ingest_prompt's carry-over (`carryOver`, nodes/ingest-prompt.ts) reads of the session store. */
-export type TurnConfig = { configurable: { thread_id: string; sessionStoreUpSince?: number }; durability: "exit" };
+/** The run config of a turn: its thread; its checkpoint is written once, when the run ends. */
+export type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process
  * alone, each run starting from no checkpoint (ingest_prompt then rebuilds the session from
  * long-term memory, see `carryOver` in nodes/ingest-prompt.ts) and forgotten when it ends; the session is then left a
- * degraded mark, so that its next turn on the session store catches up with these.
+ * continuity mark, so that its next turn on the session store catches up with these.
  */
 export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: DependencyHealth) {
   const saver = new MemorySaver();
@@ -27,7 +27,7 @@ export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: Depe
     await saver.deleteThread(threadId);
     if (!state) return;
     const throughId = state.session.lastMessageId;
-    if (throughId) await markDegraded(store, scope, { throughId, at: deps.now().toISOString() });
+    if (throughId) await markAhead(store, scope, { throughId, at: deps.now().toISOString() });
     health.countDegraded("session_store", { sessionId: scope.sessionId });
   }
 
@@ -39,10 +39,9 @@ export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: Depe
    */
   function begin(threadId: string, scope: MemoryScope, outcome: TurnOutcome, readState: () => Promise<MemoryState | null>) {
     let down = !health.admits("session_store");
-    const base: TurnConfig = { configurable: { thread_id: threadId, sessionStoreUpSince: health.upSince("session_store") }, durability: "exit" };
-    const without: TurnConfig = { configurable: { thread_id: threadId }, durability: "exit" };
+    const config: TurnConfig = { configurable: { thread_id: threadId }, durability: "exit" };
     return {
-      config: base,
+      config,
       degraded: (): StorageDependency[] => (down || outcome.sessionWriteSkipped ? ["session_store"] : []),
       lastState: async (): Promise<MemoryState | null> => {
         if (down) return null;
@@ -59,7 +58,7 @@ export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: Depe
         try {
           if (!down) {
             try {
-              state = await run(app, base);
+              state = await run(app, config);
             } catch (error) {
               await flushHeld(outcome, false);
               // The checkpoint read failed before anything ran: the same turn, without it.
@@ -68,7 +67,7 @@ export function sessionlessTurns(deps: GraphDeps, store: BaseStore, health: Depe
             }
             await flushHeld(outcome, true);
           }
-          if (down) state = await run(sessionlessApp, without);
+          if (down) state = await run(sessionlessApp, config);
           return state as MemoryState;
         } finally {
           if (down || outcome.sessionWriteSkipped) await finish(threadId, scope, state);

@@ -96,11 +96,6 @@ export class DependencyHealth {
     return true;
   }
 
-  /** Since when (epoch ms) this process has seen `name` answer without a break: its start, or its last recovery. */
-  upSince(name: StorageDependency): number {
-    return this.entries.get(name)?.sinceMs ?? 0;
-  }
-
   reportFailure(name: StorageDependency, error: unknown): void {
     const entry = this.entries.get(name);
     if (!entry) return;

@@ -71,8 +71,8 @@ describe("an imported session's current thread", () => {
     const user = { tenantId: "t", userId: "u" };
     const messages = Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), text: `message ${i}` }));
     await applyImport(store, await planImport(store, user, parseImport([{ sessionId: "s", startedAt: "2024-01-01T00:00:00Z", messages }]), ""));
-    // No checkpoint and no degraded mark: the transcript names the leaf.
-    expect(await currentLeaf(store, { ...user, sessionId: "s" }, null)).toBe("x29");
-    expect(await currentLeaf(store, { ...user, sessionId: "other" }, null)).toBeNull();
+    // No checkpoint and no continuity mark: the transcript names the leaf.
+    expect(await currentLeaf(store, { ...user, sessionId: "s" }, null, 40)).toBe("x29");
+    expect(await currentLeaf(store, { ...user, sessionId: "other" }, null, 40)).toBeNull();
   });
 });

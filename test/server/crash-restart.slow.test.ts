@@ -7,12 +7,16 @@ import { pathOf } from "../../src/storage/shared/namespace.js";
 import { SqliteStore } from "../../src/storage/sqlite/store.js";
 import { namespaces } from "../../src/memory/namespaces.js";
 import { loadTranscript } from "../../src/memory/transcript.js";
+import { startProvider, type Provider } from "../support/openai-provider.js";
 import { freePort, startService, waitFor } from "../support/service-process.js";
 
 /**
- * [slow] The service (`npm start`, SQLite on a file, offline) is killed with SIGKILL while a few
+ * [slow] The service (`npm start`, SQLite on a file, its model a local OpenAI-compatible stand-in
+ * that takes its time: replies 40 ms, classifications 120 ms) is killed with SIGKILL while a few
  * clients keep sending turns to a few sessions, then started again on the same file. What it
- * answered 200 must be there; what it did not finish must leave no trace in any session's thread.
+ * answered 200 must be there — a turn is answered once its reply is stored, before its
+ * classification and checkpoint — and what it did not finish must leave no trace in any
+ * session's thread.
  */
 
 const USER = "crash-user";
@@ -36,10 +40,13 @@ interface Answered {
 
 type Service = ReturnType<typeof startService> & { base: string };
 const started: Service["child"][] = [];
+let provider: Provider;
+/** A model slow enough that a kill finds turns half done, and some answered but not yet classified. */
+const modelTime = (body: Record<string, unknown>) => (Array.isArray(body.tools) && body.tools.length > 0 ? 120 : 40);
 
 async function start(file: string): Promise<Service> {
   const port = await freePort();
-  const service = startService({ PORT: String(port), SQLITE_PATH: file, SHUTDOWN_GRACE_MS: "1000" });
+  const service = startService({ PORT: String(port), SQLITE_PATH: file, SHUTDOWN_GRACE_MS: "1000", OPENAI_API_KEY: "test", OPENAI_BASE_URL: provider.baseUrl });
   started.push(service.child);
   await waitFor(() => service.output().includes("server.listening") || service.child.exitCode !== null, 30_000);
   if (service.child.exitCode !== null) throw new Error(`the service did not start:\n${service.output()}`);
@@ -101,6 +108,8 @@ describe("[slow] a SIGKILL under load, then a restart on the same SQLite file", 
   const before = new Map<string, Message[]>();
 
   beforeAll(async () => {
+    provider = await startProvider();
+    provider.delay = modelTime;
     let unanswered = 0;
     let left: Awaited<ReturnType<typeof leftovers>>;
     // The kill is aimed at a half-done turn, but the turn may finish between the look and the
@@ -134,6 +143,7 @@ describe("[slow] a SIGKILL under load, then a restart on the same SQLite file", 
     const running = started.filter((child) => child.exitCode === null && child.signalCode === null);
     for (const child of running) child.kill("SIGKILL");
     await Promise.all(running.map((child) => new Promise((resolve) => child.once("exit", resolve))));
+    await provider.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -184,8 +194,8 @@ describe("[slow] a SIGKILL under load, then a restart on the same SQLite file", 
 });
 
 /**
- * SIGKILL as soon as some turn has stored its user message and not yet its reply (ingest_prompt
- * writes the message before the model answers), so that a turn dies half done. Reads the store's
+ * SIGKILL as soon as some turn has stored its user message and not yet its reply (the message is
+ * written before the model answers), so that a turn dies half done. Reads the store's
  * table directly: a row of the session's transcript namespace with no assistant row under it.
  */
 async function killHalfwayThroughATurn(service: Service, file: string, beforeKill: () => void): Promise<void> {

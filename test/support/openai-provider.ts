@@ -14,6 +14,8 @@ export interface Provider {
   requests: { path: string; body: Record<string, unknown>; at: number }[];
   /** Requests this matches are recorded and never answered (a call that hangs), whatever the mode. */
   hold: ((body: Record<string, unknown>) => boolean) | null;
+  /** How long (ms) the answer to a request takes, when set: a model that takes its time. */
+  delay: ((body: Record<string, unknown>) => number) | null;
   close(): Promise<void>;
 }
 
@@ -60,11 +62,13 @@ function answer(res: ServerResponse, body: Record<string, unknown>): void {
 }
 
 export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider> {
-  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, close: async () => undefined };
+  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, delay: null, close: async () => undefined };
   const server = createServer((req, res) => {
-    void readBody(req).then((body) => {
+    void readBody(req).then(async (body) => {
       const path = req.url ?? "";
       provider.requests.push({ path, body, at: performance.now() });
+      const wait = provider.delay?.(body) ?? 0;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (provider.mode === "timeout" || provider.hold?.(body)) return; // never answers; the client's timeout fires
       if (provider.mode === "error500") {
         res.writeHead(500, { "content-type": "application/json" });

@@ -4,7 +4,7 @@ import { log } from "../../logger.js";
 import { metaOf, withMeta } from "../../messages/message-meta.js";
 import { threadCycle } from "../../messages/thread.js";
 import { seedWindow } from "../../memory/session-seed.js";
-import { messagesSince, readDegradedMark } from "../../memory/session-continuity.js";
+import { messagesAhead } from "../../memory/session-continuity.js";
 import { requireStore } from "../../memory/store-io.js";
 import { messageToRecord, newestMessage, recordToMessage, saveTranscriptMessage, walkThread } from "../../memory/transcript.js";
 import type { TranscriptRecord } from "../../memory/records.js";
@@ -39,7 +39,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const expired = idleMs > deps.limits.sessionTtlSeconds * 1000;
     const fresh = expired || state.messages.length === 0;
     // A checkpoint missing or behind the transcript (the session store was down) is caught up from it.
-    const carried = expired || parent ? null : await carryOver(store, scope, state, config, deps);
+    const carried = expired || parent ? null : await carryOver(store, scope, state, deps);
     const seed = fresh && !carried ? await seedWindow(store, scope, now, deps.newId()) : null;
 
     // The window and node memories hold at most maxMessages each: twice that much thread is plenty.
@@ -132,14 +132,6 @@ export function sourceIdOf(id: string): string {
   return hash === -1 ? id : id.slice(0, hash);
 }
 
-/**
- * What a run's config says about its session store (set by the facade): `sessionStoreUpSince` —
- * since when (epoch ms) the session store answered without a break in this process.
- */
-interface ContinuityConfig {
-  sessionStoreUpSince?: number;
-}
-
 /** Messages to add to the window from long-term memory, and the message the new one follows. */
 export interface CarriedOver {
   messages: BaseMessage[];
@@ -153,13 +145,13 @@ export interface CarriedOver {
  *   expired): the seed of a new window (summary, facts) and the newest messages of the session's
  *   thread, unless its newest message is older than the TTL; either way the new message follows
  *   that newest one. Null for a session with no messages yet.
- * - a checkpoint older than the session's degraded mark (one written before an outage, come back):
- *   the messages written since it.
- * Null when the checkpoint is current. Reads the mark only when the checkpoint may be behind: one
- * last written before the session store's latest unbroken run in this process.
+ * - a checkpoint behind the session's continuity mark (one written before an outage, come back; or
+ *   one a process did not get to write after answering a turn, as it died): the messages written
+ *   since it.
+ * Null when the checkpoint is current. Reads the mark each turn, on whichever instance: the
+ * process that wrote ahead of the checkpoint may have been another one.
  */
-export async function carryOver(store: BaseStore, scope: MemoryScope, state: MemoryState, config: LangGraphRunnableConfig, deps: GraphDeps): Promise<CarriedOver | null> {
-  const settings = (config.configurable ?? {}) as ContinuityConfig;
+export async function carryOver(store: BaseStore, scope: MemoryScope, state: MemoryState, deps: GraphDeps): Promise<CarriedOver | null> {
   const now = deps.now();
   const max = deps.limits.window.maxMessages;
   if (state.messages.length === 0) {
@@ -171,12 +163,8 @@ export async function carryOver(store: BaseStore, scope: MemoryScope, state: Mem
     log.debug("session_window_carried", { sessionId: scope.sessionId, from: "transcript", messages: thread.length });
     return { messages: [...(seed ? [seed] : []), ...thread.map(recordToMessage)], lastMessageId: leaf.id };
   }
-  const lastActive = state.session.lastActiveAt ? Date.parse(state.session.lastActiveAt) : 0;
-  if (settings.sessionStoreUpSince === undefined || lastActive >= settings.sessionStoreUpSince) return null;
-  const mark = await readDegradedMark(store, scope);
-  if (!mark || Date.parse(mark.at) <= lastActive || mark.throughId === state.session.lastMessageId) return null;
-  const since = await messagesSince(store, scope, mark.throughId, state.session.lastMessageId, 2 * max);
-  if (since.length === 0) return null;
+  const since = await messagesAhead(store, scope, state.session, 2 * max);
+  if (!since) return null;
   log.info("session_window_caught_up", { sessionId: scope.sessionId, messages: since.length });
-  return { messages: since.map(recordToMessage), lastMessageId: mark.throughId };
+  return { messages: since.map(recordToMessage), lastMessageId: since[since.length - 1]?.id ?? "" };
 }
