@@ -13,9 +13,9 @@ export { buildGraph, compileGraph, type MemoryGraphApp } from "./graph/build-gra
 export { createStateAnnotation, StateAnnotation, type MemoryState, type MemoryUpdate, type Candidate, type TurnStatus } from "./graph/state/state.js";
 export { NODE, type NodeId } from "./graph/state/node-names.js";
 export { parseTurnInput, turnInputSchema, type TurnInput } from "./graph/state/turn-input.js";
-export type { TurnResult } from "./graph/state/turn-result.js";
+export type { TurnResult } from "./graph/nodes/build-candidate.js";
 export type { GraphDeps, MemoryMode } from "./graph/nodes/deps.js";
-export * from "./graph/reducers/index.js";
+export * from "./graph/reducers.js";
 export { DEFAULT_LIMITS, resolveLimits, type MemoryLimits, type LimitsInput } from "./memory/limits.js";
 export type { MemoryContext } from "./memory/recall.js";
 export type { MemoryScope } from "./memory/scope.js";

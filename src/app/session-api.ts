@@ -5,7 +5,7 @@ import { currentLeaf } from "../memory/session-continuity.js";
 import type { MemoryState } from "../graph/state/state.js";
 import type { Persistence } from "./backends.js";
 import { sessionThread, userMemory, type UserMemory } from "./memory-reads.js";
-import { isSessionStoreDown } from "../resilience/degraded-mode.js";
+import { isSessionStoreDown } from "../resilience/guarded-storage.js";
 
 /** The memory graph's reads and forgetting of sessions and users. */
 export interface SessionApi {

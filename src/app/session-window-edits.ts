@@ -1,7 +1,7 @@
 import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
 import { copyMessage, metaOf, withMeta } from "../messages/message-meta.js";
-import type { NodeMemoryUpdate } from "../graph/reducers/window.js";
+import type { NodeMemoryUpdate } from "../graph/reducers.js";
 import { sourceIdOf } from "../graph/nodes/ingest-prompt.js";
 import type { MemoryState } from "../graph/state/state.js";
 

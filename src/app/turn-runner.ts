@@ -8,17 +8,15 @@ import { threadIdOf } from "../memory/scope.js";
 import { markAhead } from "../memory/session-continuity.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
 import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
-import { buildCandidate } from "../graph/nodes/build-candidate.js";
 import { planTurn } from "../graph/nodes/turn.js";
-import type { WindowLimits } from "../graph/reducers/window.js";
+import type { WindowLimits } from "../graph/reducers.js";
 import { NODE } from "../graph/state/node-names.js";
 import { withUpdate, type MemoryState, type MemoryUpdate } from "../graph/state/state.js";
 import { ValidTurn, type TurnInput } from "../graph/state/turn-input.js";
-import { skippedTurn, turnResultOf, type TurnResult } from "../graph/state/turn-result.js";
+import { buildCandidate, skippedTurn, turnResultOf, type TurnResult } from "../graph/nodes/build-candidate.js";
 import type { Persistence } from "./backends.js";
 import type { DependencyHealth } from "../resilience/dependency-health.js";
-import { newTurnOutcome, withTurnOutcome } from "../resilience/guarded-storage.js";
-import type { sessionlessTurns, TurnConfig } from "../resilience/degraded-mode.js";
+import { newTurnOutcome, withTurnOutcome, type sessionlessTurns, type TurnConfig } from "../resilience/guarded-storage.js";
 import { countLateTokens, tracedTurn } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
@@ -87,7 +85,7 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     parts.refuseWhenClosed();
     const valid = raw instanceof ValidTurn ? raw : ValidTurn.parse(raw, deps.limits.maxPromptChars);
     if (!valid.text && !valid.input.parentMessageId) return skippedTurn();
-    const threadId = options.threadId ?? threadIdOf(valid.input);
+    const threadId = options.threadId ?? threadIdOf(valid.scope);
     return await new Promise<TurnResult>((resolve, reject) => {
       let answered = false;
       const answer = (result: TurnResult) => {
@@ -119,9 +117,9 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     stateOf,
     settled,
     finishUpkeep: upkeepParts.finishUpkeep,
-    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(raw, undefined, () => turn(raw, options, run())),
+    runTurn: (raw: unknown, options: TurnOptions = {}) => tracedTurn(tenantOf(raw), undefined, () => turn(raw, options, run())),
     streamTurn: (raw: unknown, tokenHandler: (text: string) => void, options: TurnOptions = {}) =>
-      tracedTurn(raw, tokenHandler, (timed) => replayTokens(timed ?? tokenHandler, turn(raw, options, run(timed ?? tokenHandler)))),
+      tracedTurn(tenantOf(raw), tokenHandler, (timed) => replayTokens(timed ?? tokenHandler, turn(raw, options, run(timed ?? tokenHandler)))),
   };
 }
 
@@ -145,7 +143,7 @@ async function lockedTurn(
   return await withTurnOutcome(outcome, async () => {
     // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
     // Without the session store it runs on a session rebuilt from long-term memory.
-    const session = sessionless.begin(threadId, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId }, outcome, () => parts.stateOf(threadId));
+    const session = sessionless.begin(threadId, turn.scope, outcome, () => parts.stateOf(threadId));
     const planned = await planTurn(persistence.store, turn, session.lastState);
     options.onStart?.({ replayed: planned.kind === "replay" });
     if (planned.kind === "replay") {
@@ -200,6 +198,12 @@ async function answerAhead(store: BaseStore, state: MemoryState, now: Date): Pro
   const replyId = state.turn?.replyId;
   if (!replyId || !state.scope || state.session.lastMessageId !== replyId) return;
   await markAhead(store, state.scope, { throughId: replyId, at: now.toISOString(), by: "answer" });
+}
+
+/** The tenant a turn is for, as far as its input says before it is validated (for its span and metrics). */
+function tenantOf(raw: unknown): string {
+  const tenant = (raw instanceof ValidTurn ? raw.scope : (raw as { tenantId?: unknown } | null))?.tenantId;
+  return typeof tenant === "string" ? tenant : "";
 }
 
 /** A replayed turn ran no model: its caller's token handler gets the stored reply in one piece. */

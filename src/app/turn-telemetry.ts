@@ -1,20 +1,18 @@
 import { inSpan, metrics } from "../telemetry.js";
-import type { TurnResult } from "../graph/state/turn-result.js";
-import { ValidTurn } from "../graph/state/turn-input.js";
+import type { TurnResult } from "../graph/nodes/build-candidate.js";
 
 /**
- * One turn as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
+ * One turn of `tenant` as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
  * time to first token when streamed, tokens by tenant and kind. Off, `run` is called as it is
  * (and `onToken` passed on untouched).
  */
 export function tracedTurn(
-  raw: unknown,
+  tenant: string,
   onToken: ((text: string) => void) | undefined,
   run: (onToken: ((text: string) => void) | undefined) => Promise<TurnResult>,
 ): Promise<TurnResult> {
   const instruments = metrics();
   if (!instruments) return run(onToken);
-  const tenant = tenantOf(raw);
   const streamed = onToken !== undefined;
   const started = performance.now();
   let first = true;
@@ -38,11 +36,6 @@ export function tracedTurn(
     });
     return result;
   });
-}
-
-function tenantOf(raw: unknown): string {
-  const tenant = (raw instanceof ValidTurn ? raw.input : (raw as { tenantId?: unknown } | null))?.tenantId;
-  return typeof tenant === "string" ? tenant : "";
 }
 
 /**

@@ -7,7 +7,7 @@ import { makeSummary, summarizedSession, summaryDue } from "../graph/nodes/summa
 import { scopeOfState } from "../graph/nodes/turn.js";
 import { NODE } from "../graph/state/node-names.js";
 import type { MemoryState, SessionInfo } from "../graph/state/state.js";
-import { usageOf } from "../graph/state/turn-result.js";
+import { usageOf } from "../graph/nodes/build-candidate.js";
 import { saveSummary } from "../memory/summaries.js";
 import type { TurnLock } from "../memory/ports/persistence.js";
 import type { TurnInput } from "../graph/state/turn-input.js";

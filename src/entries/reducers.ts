@@ -3,7 +3,7 @@
  * retention, errors, regeneration threads) for an annotation of your own. Pure and synchronous;
  * importing them loads no storage engine.
  */
-export * from "../graph/reducers/index.js";
+export * from "../graph/reducers.js";
 export * from "../messages/message-meta.js";
 export * from "../messages/thread.js";
 export * from "../memory/retention-policy.js";

@@ -3,7 +3,7 @@ import { idSchema } from "../memory/scope.js";
 
 /**
  * The path and query schemas the memory routes share (snake_case, strict: an unknown parameter is
- * a 400). The turn's request is in turn-schemas.ts.
+ * a 400). The turn's request is in turn-routes.ts.
  */
 
 /** `?user_id=` of the session routes (nothing else is accepted). */

@@ -3,7 +3,7 @@ import type { FactRecord, SummaryRecord, EventRecord, TranscriptRecord } from ".
 import { snakeKeys } from "./case.js";
 import { errorBodySchema } from "./http-error.js";
 
-/** The response schemas of the memory and health routes (snake_case), and the mapping from memory's records. The turn's are in turn-schemas.ts. */
+/** The response schemas of the memory and health routes (snake_case), and the mapping from memory's records. The turn's are in turn-routes.ts. */
 
 const record = z.record(z.string(), z.unknown());
 

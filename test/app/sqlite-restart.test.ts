@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { TurnResult } from "../../src/graph/state/turn-result.js";
+import type { TurnResult } from "../../src/graph/nodes/build-candidate.js";
 
 const tsx = path.resolve("node_modules/.bin/tsx");
 const script = path.resolve("test/support/sqlite-turn.ts");

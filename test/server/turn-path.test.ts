@@ -1,7 +1,7 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { saveTranscriptMessages } from "../../src/memory/transcript.js";
-import { turnRequestSchema } from "../../src/server/turn-schemas.js";
+import { turnRequestSchema } from "../../src/server/turn-routes.js";
 import { turnInputSchema } from "../../src/graph/state/turn-input.js";
 import { CountingStore } from "../support/counting-store.js";
 import { testServer, type TestServer } from "./helpers.js";

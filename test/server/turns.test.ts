@@ -1,7 +1,7 @@
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TurnResponse } from "../../src/server/turn-schemas.js";
+import type { TurnResponse } from "../../src/server/turn-routes.js";
 import { parseSse, streamingModel, testServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;

@@ -11,7 +11,7 @@ import { summarizeWithModel } from "../../models/structured.js";
 import { isTransientError, withRetry } from "../../models/chat-model.js";
 import { inModelSpan, modelNameOf } from "../../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../../models/usage.js";
-import type { NodeError } from "../reducers/errors.js";
+import type { NodeError } from "../reducers.js";
 import { NODE } from "../state/node-names.js";
 import type { MemoryState, MemoryUpdate, SessionInfo } from "../state/state.js";
 import { retryOptions, summarizerOf, type GraphDeps } from "./deps.js";

@@ -7,10 +7,10 @@ import type { MemoryScope } from "../../memory/scope.js";
 import { getTranscriptMessage } from "../../memory/transcript.js";
 import { getTurnRecord, sameRequest } from "../../memory/turn-records.js";
 import { isPinned } from "../../messages/message-meta.js";
-import { trimWindowWithReport, type TrimReport, type WindowLimits } from "../reducers/window.js";
+import { trimWindowWithReport, type TrimReport, type WindowLimits } from "../reducers.js";
 import type { MemoryState, PlannedTurn, TurnInfo } from "../state/state.js";
 import { turnInputSchema, type ValidTurn } from "../state/turn-input.js";
-import { turnResultOf, withMemoryFields, type TurnResult } from "../state/turn-result.js";
+import { turnResultOf, withMemoryFields, type TurnResult } from "./build-candidate.js";
 import type { MemoryMode } from "./deps.js";
 
 /**

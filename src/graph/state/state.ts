@@ -1,9 +1,21 @@
 import { Annotation, type OverwriteValue } from "@langchain/langgraph";
 import { EphemeralValue } from "@langchain/langgraph/channels";
 import type { BaseMessage } from "@langchain/core/messages";
-import { appendErrors, type NodeError } from "../reducers/errors.js";
-import { addUsage, lastValueReducer, mergeFields } from "../reducers/values.js";
-import { appendAndTrim, DEFAULT_WINDOW_LIMITS, mergeNodeMemory, type MessageUpdate, type NodeMemory, type NodeMemoryUpdate, type TrimReport, type WindowLimits } from "../reducers/window.js";
+import {
+  addUsage,
+  appendAndTrim,
+  appendErrors,
+  DEFAULT_WINDOW_LIMITS,
+  lastValueReducer,
+  mergeFields,
+  mergeNodeMemory,
+  type MessageUpdate,
+  type NodeError,
+  type NodeMemory,
+  type NodeMemoryUpdate,
+  type TrimReport,
+  type WindowLimits,
+} from "../reducers.js";
 import type { RenderedContext } from "../../memory/context.js";
 import type { MemoryNeedReason } from "../../memory/memory-plan.js";
 import type { MemoryContext } from "../../memory/recall.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fileRefSchema } from "../../messages/message-meta.js";
-import { ID_RULES, idSchema, MAX_ID_LENGTH } from "../../memory/scope.js";
+import { ID_RULES, idSchema, MAX_ID_LENGTH, type MemoryScope } from "../../memory/scope.js";
 import { MemoryGraphError } from "../../errors.js";
 import { assertJsonBounds, JSON_BOUNDS } from "../../json-bounds.js";
 import { MAX_TOP_K, MEMORY_SECTIONS } from "../../memory/memory-plan.js";
@@ -54,11 +54,16 @@ export function parseTurnInput(raw: unknown, maxPromptChars: number): TurnInput 
  *   graph's input schema): the structure bound, the text rule and the prompt length.
  */
 export class ValidTurn {
+  /** Whose turn it is: the tenant, user and session of `input`. */
+  readonly scope: MemoryScope;
+
   private constructor(
     readonly input: TurnInput,
     /** The prompt text: the message, or the prompt annotations joined by blank lines. */
     readonly text: string,
-  ) {}
+  ) {
+    this.scope = { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId };
+  }
 
   static parse(raw: unknown, maxPromptChars: number): ValidTurn {
     // The structure bound and the text rule first: nothing else walks a hostile value.

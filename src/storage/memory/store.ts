@@ -1,7 +1,6 @@
 import { InMemoryStore, type Item, type Operation, type OperationResults, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { PLAIN_STORE_SUPPORTS, type StoreSupports } from "../../memory/ports/store.js";
-import { ttlMinutesOf } from "../shared/prepare-writes.js";
-import { validateTtlFields } from "../shared/tenant-store.js";
+import { ttlMinutesOf, validateTtlFields } from "../shared/store-common.js";
 import { expiresAtOf, refreshesOnRead, TtlSweeper, validateTtlConfig, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** When one item expires, and by how much a refreshing read pushes that back. */

@@ -4,7 +4,7 @@ import { listScanRange, pathOf, pickNamespaces, prefixRange } from "../shared/na
 import { vectorLiteral } from "./sql.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits } from "../../memory/ranking/index-source.js";
-import { ttlMinutesOf, type PreparedPut } from "../shared/prepare-writes.js";
+import { ttlMinutesOf, type PreparedPut } from "../shared/store-common.js";
 import type { ReadTime, StoreTtlConfig } from "../shared/ttl.js";
 
 

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { log } from "../../logger.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { tokenize } from "../../memory/ranking/tokenize.js";
-import { indexTextOf } from "../shared/prepare-writes.js";
+import { indexTextOf } from "../shared/store-common.js";
 
 /**
  * The Postgres store's tables, in the store's own schema (`s` below):

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import type { Operation } from "@langchain/langgraph-checkpoint";
-import type { PreparedPut } from "../shared/prepare-writes.js";
+import type { PreparedPut } from "../shared/store-common.js";
 import { writeItem } from "./writes.js";
 import { writeWhenFree } from "./write-when-free.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";

@@ -24,8 +24,7 @@ import { statement } from "./statements.js";
 import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, writeItem } from "./writes.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
-import { embedQueries, preparePuts } from "../shared/prepare-writes.js";
-import { TenantStore, validateOperation } from "../shared/tenant-store.js";
+import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({

@@ -9,7 +9,7 @@ import { statement } from "./statements.js";
 import { writeWhenFree } from "./write-when-free.js";
 
 /** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
-import { ttlMinutesOf, type PreparedPut } from "../shared/prepare-writes.js";
+import { ttlMinutesOf, type PreparedPut } from "../shared/store-common.js";
 
 /**
  * Applies one put inside the caller's transaction: replaces the item's full-text row and vector,

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { appendErrors, MAX_KEPT_ERRORS, type NodeError } from "../../../src/graph/reducers/errors.js";
+import { appendErrors, MAX_KEPT_ERRORS, type NodeError } from "../../../src/graph/reducers.js";
 
 const err = (n: number): NodeError => Object.freeze({ node: "call_model", code: `E${n}`, message: `failure ${n}` });
 

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { isPinned } from "../../../src/messages/message-meta.js";
-import { mergeNodeMemory, type NodeMemory } from "../../../src/graph/reducers/window.js";
+import { mergeNodeMemory, type NodeMemory } from "../../../src/graph/reducers.js";
 import { conversation, limitsArb, messagesArb } from "./fixtures.js";
 
 const ids = (messages: readonly BaseMessage[] | undefined) => (messages ?? []).map((m) => m.id);

@@ -10,7 +10,7 @@ import {
   trimWindow,
   trimWindowWithReport,
   type WindowLimits,
-} from "../../../src/graph/reducers/window.js";
+} from "../../../src/graph/reducers.js";
 import { conversation, limitsArb, messagesArb, pinned, toolExchange } from "./fixtures.js";
 
 const ids = (messages: readonly BaseMessage[]): (string | undefined)[] => messages.map((m) => m.id);

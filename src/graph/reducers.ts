@@ -1,12 +1,13 @@
 import { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messagesStateReducer, type Messages } from "@langchain/langgraph";
-import { MemoryGraphError } from "../../errors.js";
-import { copyMessage, isPinned, textOf } from "../../messages/message-meta.js";
-import { estimateTokens } from "../../messages/tokens.js";
-import type { WindowLimits } from "../../messages/window-limits.js";
+import { MemoryGraphError } from "../errors.js";
+import { copyMessage, isPinned, textOf } from "../messages/message-meta.js";
+import { estimateTokens } from "../messages/tokens.js";
+import type { WindowLimits } from "../messages/window-limits.js";
+import type { ModelUsage } from "../models/usage.js";
 
-export { estimateTokens } from "../../messages/tokens.js";
-export { DEFAULT_WINDOW_LIMITS, type WindowLimits } from "../../messages/window-limits.js";
+export { estimateTokens } from "../messages/tokens.js";
+export { DEFAULT_WINDOW_LIMITS, type WindowLimits } from "../messages/window-limits.js";
 
 /**
  * What a trim did. `beforeCount - afterCount === trimmedByCount + trimmedByChars +
@@ -170,4 +171,42 @@ export function mergeNodeMemory(limits: WindowLimits): (current: NodeMemory, upd
     }
     return Object.fromEntries(merged);
   };
+}
+
+/** An error a node recorded in state instead of failing the turn. `code` is UPPER_SNAKE. */
+export interface NodeError {
+  node: string;
+  code: string;
+  message: string;
+  /** The turn that recorded it, so a caller can be given the errors of its own turn. */
+  turnId?: string;
+}
+
+/** How many recorded errors a session keeps; older ones fall off so the state stays bounded. */
+export const MAX_KEPT_ERRORS = 100;
+
+/**
+ * Append-only reducer for recorded node errors: `current` followed by `update` (one error or
+ * several), in order — entries are never changed or reordered; past `MAX_KEPT_ERRORS` only the
+ * oldest fall off. Returns a new array; neither argument is mutated.
+ */
+export function appendErrors(current: NodeError[], update: NodeError | NodeError[]): NodeError[] {
+  const added = Array.isArray(update) ? update : [update];
+  const all = [...(current ?? []), ...added];
+  return all.length > MAX_KEPT_ERRORS ? all.slice(all.length - MAX_KEPT_ERRORS) : all;
+}
+
+/** A channel that holds its last value: an update replaces what was there. */
+export function lastValueReducer<T>(_current: T, update: T): T {
+  return update;
+}
+
+/** A record channel updated field by field: an update overwrites the fields it names. */
+export function mergeFields<T extends object>(current: T, update: Partial<T>): T {
+  return { ...current, ...update };
+}
+
+/** This turn's model calls: `null` (ingest_prompt) starts a new turn's list, a list appends. */
+export function addUsage(current: ModelUsage[], update: ModelUsage[] | null): ModelUsage[] {
+  return update === null ? [] : [...current, ...update];
 }

@@ -1,3 +1,0 @@
-export * from "./window.js";
-export * from "./errors.js";
-export * from "./values.js";
