@@ -1,11 +1,10 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
-import type { BaseStore, StreamMode } from "@langchain/langgraph";
+import type { StreamMode } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
 import { threadIdOf } from "../memory/scope.js";
-import { markAhead } from "../memory/session-continuity.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
 import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
 import { planTurn } from "../graph/nodes/turn.js";
@@ -112,7 +111,10 @@ export function createTurnRunner(parts: TurnRunnerParts) {
   const run =
     (onToken?: (text: string) => void): RunGraph =>
     (graph, input, config, onReply) =>
-      runGraphTurn(graph, input, config, { onToken, onReply: answerOnReply ? onReply : undefined }, deps.limits.window);
+      answerOnReply
+        ? // call_model then stores the reply with a mark that keeps the answered turn on the thread (`saveAnswer`).
+          runGraphTurn(graph, input, { ...config, configurable: { ...config.configurable, answerOnReply } }, { onToken, onReply }, deps.limits.window)
+        : runGraphTurn(graph, input, config, { onToken }, deps.limits.window);
   return {
     stateOf,
     settled,
@@ -150,28 +152,12 @@ async function lockedTurn(
       answer(planned.result);
       return null;
     }
-    let finished = false;
-    let early: Promise<TurnResult | null> | null = null;
+    let early: TurnResult | null = null;
     const onReply = (state: MemoryState) => {
       // A reply that failed (status ERROR) is answered with everything the turn recorded, at the end.
-      if (state.status !== "OK") return;
-      const reply = { ...turnResultOf(withUpdate(state, buildCandidate(state))), degraded: session.degraded() };
-      early = answerAhead(persistence.store, state, deps.now()).then(
-        () => {
-          if (finished) return null;
-          answer(reply);
-          return reply;
-        },
-        (error: unknown) => {
-          // Unmarked, the result waits for the checkpoint.
-          log.warn("turn.answer_mark_failed", { error: messageOf(error) });
-          return null;
-        },
-      );
+      if (state.status === "OK") answer((early = { ...turnResultOf(withUpdate(state, buildCandidate(state))), degraded: session.degraded() }));
     };
     const state = await session.run(parts.app, (graph, config) => options.runGraph(graph, { plan: planned.plan }, { ...config, signal: options.signal }, onReply));
-    finished = true;
-    const answeredEarly = await (early as Promise<TurnResult | null> | null);
     const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
     // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
     // An incognito turn leaves nothing in long-term memory, not even its result.
@@ -179,25 +165,13 @@ async function lockedTurn(
       const request = { text: turn.text, parentMessageId: input.parentMessageId ?? null };
       await saveTurnRecord(persistence.store, input, { key: planned.key, ...request, result, createdAt: deps.now().toISOString() });
     }
-    if (answeredEarly) countLateTokens(input.tenantId, answeredEarly, result);
+    if (early) countLateTokens(input.tenantId, early, result);
     answer(result);
     // Upkeep works on the checkpoint: a turn that ran without one leaves it to a later turn.
     if (result.degraded.length > 0) return null;
     if (persistence.gc) await persistence.gc.pruneThread(threadId, parts.checkpointKeep, PRUNE_SLACK);
     return state;
   });
-}
-
-/**
- * Before a turn's result goes out ahead of its checkpoint, the session's continuity mark names its
- * reply: a process that dies before the checkpoint is written leaves it behind a turn it answered,
- * and the session's next turn, on any instance, catches up from the transcript (`carryOver`). Only
- * a stored reply that continues the thread is marked (an incognito turn stores none).
- */
-async function answerAhead(store: BaseStore, state: MemoryState, now: Date): Promise<void> {
-  const replyId = state.turn?.replyId;
-  if (!replyId || !state.scope || state.session.lastMessageId !== replyId) return;
-  await markAhead(store, state.scope, { throughId: replyId, at: now.toISOString(), by: "answer" });
 }
 
 /** The tenant a turn is for, as far as its input says before it is validated (for its span and metrics). */

@@ -2,16 +2,18 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
+import { warmSearch } from "./store-io.js";
 import { newestMessage, walkThread } from "./transcript.js";
+import type { TurnContextRecord } from "./turn-contexts.js";
 
 /**
  * Session continuity when a session's messages get ahead of its checkpoint. Two kinds of turn write
  * messages its checkpoint does not hold yet, and leave a mark in long-term memory naming the newest
  * of them:
  * - a turn that ran without its checkpoint (the session store did not answer);
- * - a turn whose result went out before its checkpoint was written (the reply is answered while
- *   the classification still runs): a process that dies in between leaves the checkpoint one turn
- *   behind a turn it answered.
+ * - a turn whose result goes out with its reply (`saveAnswer`), before its checkpoint is written
+ *   (while the classification still runs): a process that dies in between leaves the checkpoint
+ *   one turn behind a turn it answered.
  * The session's next turn that finds its checkpoint behind the mark takes the messages after its
  * checkpoint from the transcript, so no answered turn is missing from the thread.
  */
@@ -21,7 +23,7 @@ export interface ContinuityMark {
   throughId: string;
   at: string;
   /**
-   * "answer": written by a turn answered before its checkpoint; that turn went on from the
+   * "answer": written with a turn's reply, before its checkpoint; that turn went on from the
    * checkpoint's last message, so the mark is ahead of a checkpoint whose thread its message
    * continues. Absent: written by turns that ran without the session store; ahead of a checkpoint
    * written before it.
@@ -41,6 +43,25 @@ export async function markAhead(store: BaseStore, scope: MemoryScope, mark: Cont
 export async function readMark(store: BaseStore, scope: MemoryScope): Promise<ContinuityMark | null> {
   const item = await store.get(namespaces.turns(scope), MARK_KEY);
   return item ? (item.value as ContinuityMark) : null;
+}
+
+/**
+ * A turn's answer, stored in one write: its reply and what its memory context showed
+ * (`TurnContextRecord`); with `markAnswer` (the turn's result goes out with the reply, before its
+ * checkpoint is written), the session's continuity mark naming the reply too, so that a process
+ * that dies before that checkpoint leaves the answered turn on the thread. (A turn answered at its
+ * end is not marked: one refused after its reply was stored stays off the thread.)
+ */
+export async function saveAnswer(store: BaseStore, scope: MemoryScope, reply: TranscriptRecord, context: TurnContextRecord, markAnswer: boolean): Promise<void> {
+  const indexed = reply.recall !== false;
+  const mark: ContinuityMark = { throughId: reply.id, at: reply.createdAt, by: "answer" };
+  await store.batch([
+    { namespace: namespaces.transcript(scope), key: reply.id, value: { ...reply }, ...(indexed ? {} : { index: false as const }) },
+    { namespace: namespaces.turnContexts(scope), key: context.messageId, value: { ...context }, index: false },
+    ...(markAnswer ? [{ namespace: namespaces.turns(scope), key: MARK_KEY, value: { ...mark }, index: false as const }] : []),
+  ]);
+  // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
+  if (indexed) await warmSearch(store, namespaces.sessions(scope));
 }
 
 type CheckpointEnd = { lastMessageId: string | null; lastActiveAt: string | null } | null;

@@ -21,11 +21,6 @@ export interface TurnContextRecord {
   shown: ShownItems;
 }
 
-/** Keeps what a turn's memory context showed (an upsert by user message id: a regeneration's answer replaces it). */
-export async function saveTurnContext(store: BaseStore, scope: MemoryScope, record: TurnContextRecord): Promise<void> {
-  await store.put(namespaces.turnContexts(scope), record.messageId, { ...record }, false);
-}
-
 /** What the turn of user message `messageId` showed; TURN_CONTEXT_NOT_FOUND when no answered turn of it is recorded. */
 export function getTurnContext(store: BaseStore, scope: MemoryScope, messageId: string): Promise<TurnContextRecord> {
   return getRecord<TurnContextRecord>(store, namespaces.turnContexts(scope), messageId, "TURN_CONTEXT_NOT_FOUND");

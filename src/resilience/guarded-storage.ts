@@ -174,8 +174,11 @@ async function* guardedList(guard: Guard, open: () => AsyncGenerator<unknown>): 
 
 // Degraded mode: turns that run without the session store.
 
-/** The run config of a turn: its thread; its checkpoint is written once, when the run ends. */
-export type TurnConfig = { configurable: { thread_id: string }; durability: "exit" };
+/**
+ * The run config of a turn: its thread (its checkpoint written once, when the run ends), and
+ * whether its result goes out as soon as the reply is stored (`answerOnReply`, read by call_model).
+ */
+export type TurnConfig = { configurable: { thread_id: string; answerOnReply?: boolean }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process

@@ -6,9 +6,9 @@ import { textOf, withMeta } from "../../messages/message-meta.js";
 import { assemblePrompt } from "../../memory/context.js";
 import { memoryPlanOf } from "../../memory/memory-plan.js";
 import { EMPTY_CONTEXT, type MemoryContext } from "../../memory/recall.js";
+import { saveAnswer } from "../../memory/session-continuity.js";
 import { requireStore } from "../../memory/store-io.js";
 import { messageToRecord, saveTranscriptMessage } from "../../memory/transcript.js";
-import { saveTurnContext } from "../../memory/turn-contexts.js";
 import { isTransientError, withRetry } from "../../models/chat-model.js";
 import { offlineReply } from "../../rules/offline-responder.js";
 import { inModelSpan, modelNameOf } from "../../models/model-span.js";
@@ -85,11 +85,9 @@ export function createCallModelNode(deps: GraphDeps) {
     if (remember) {
       const memory = state.memoryText;
       const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
-      await Promise.all([
-        saveTranscriptMessage(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall })),
-        // What this answer's memory context held, readable per message ("why did the model see this?").
-        saveTurnContext(store, scope, { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown }),
-      ]);
+      // With what this answer's memory context held, readable per message ("why did the model see this?").
+      const context = { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown };
+      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, answersOnReply(config));
     }
     return {
       usage,
@@ -99,6 +97,11 @@ export function createCallModelNode(deps: GraphDeps) {
       session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
     };
   };
+}
+
+/** Whether the run's caller hands the turn's result over as soon as the reply is stored (the facade's turn runner says so). */
+function answersOnReply(config: LangGraphRunnableConfig): boolean {
+  return (config.configurable as { answerOnReply?: boolean } | undefined)?.answerOnReply === true;
 }
 
 /** The offline responder's answer to `message`, from what recall found. */

@@ -1,4 +1,4 @@
-import { InMemoryStore } from "@langchain/langgraph";
+import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
 import { describe, expect, it, vi } from "vitest";
 import { createCallModelNode } from "../../../src/graph/nodes/call-model.js";
 import { namespaces } from "../../../src/memory/namespaces.js";
@@ -49,10 +49,13 @@ describe("call_model", () => {
   it("with embeddings, stores the turn's new user message once, indexed, before the reply; an incognito turn stores neither", async () => {
     const store = new InMemoryStore();
     const state = await midTurnState(new InMemoryStore(), "Where is my order 1005?");
-    const puts = vi.spyOn(store, "put");
+    // Every write of an InMemoryStore, `put` included, is a `batch` of put operations.
+    const batches = vi.spyOn(store, "batch");
     const deps = testDeps({ chatModel: new RecordingChatModel(["On its way."]), embeddings: new HashedNgramEmbeddings() });
     const update = await createCallModelNode(deps)(state, { store });
-    const keys = puts.mock.calls.filter(([namespace]) => namespace.join("/") === namespaces.transcript(scope).join("/")).map(([, key, , index]) => [key, index]);
+    const keys = batches.mock.calls
+      .flatMap(([operations]) => operations.filter((op) => "value" in op && op.namespace.join("/") === namespaces.transcript(scope).join("/")))
+      .map((op) => [(op as PutOperation).key, (op as PutOperation).index]);
     expect(keys).toEqual([
       ["h1", undefined],
       [update.turn!.replyId!, undefined],
