@@ -31,7 +31,10 @@ export interface ContinuityMark {
   by?: "answer";
 }
 
-/** Kept beside the session's idempotency records; a message id cannot contain "/", so no record has this key. */
+/**
+ * Kept beside the session's idempotency records; a message id cannot contain "/", so no record has
+ * this key. (Named when only outages left marks; kept, so that marks stored before stay readable.)
+ */
 const MARK_KEY = "continuity/degraded";
 
 /** Records that the messages of `scope` up to `throughId` were written ahead of its checkpoint (an upsert: the newest mark wins). */
