@@ -3,7 +3,7 @@ import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { warmSearch } from "./store-io.js";
-import { newestMessage, walkThread } from "./transcript.js";
+import { getTranscriptMessage, newestMessage, walkThread } from "./transcript.js";
 import type { TurnContextRecord } from "./turn-contexts.js";
 
 /**
@@ -65,6 +65,18 @@ export async function saveAnswer(store: BaseStore, scope: MemoryScope, reply: Tr
   ]);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   if (indexed) await warmSearch(store, namespaces.sessions(scope));
+}
+
+/**
+ * The stored reply to user message `messageId` that the session's mark names: a turn answered
+ * before its checkpoint, whose process died before its result was recorded. Null when the mark is
+ * another turn's (or none). Only reads.
+ */
+export async function answeredReplyTo(store: BaseStore, scope: MemoryScope, messageId: string): Promise<TranscriptRecord | null> {
+  const mark = await readMark(store, scope);
+  if (mark?.by !== "answer") return null;
+  const reply = await getTranscriptMessage(store, scope, mark.throughId);
+  return reply?.role === "assistant" && reply.parentId === messageId ? reply : null;
 }
 
 type CheckpointEnd = { lastMessageId: string | null; lastActiveAt: string | null } | null;

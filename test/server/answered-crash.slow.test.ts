@@ -44,17 +44,19 @@ async function start(env: Record<string, string>) {
   return { ...service, base: `http://127.0.0.1:${port}` };
 }
 
-async function turn(base: string, session: string, message: string): Promise<{ user: string; assistant: string }> {
+async function postTurn(base: string, session: string, message: string, messageId?: string) {
   const res = await fetch(`${base}/v1/turns`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ user_id: USER, session_id: session, message }),
+    body: JSON.stringify({ user_id: USER, session_id: session, message, ...(messageId ? { message_id: messageId } : {}) }),
     signal: AbortSignal.timeout(20_000),
   });
-  const body = (await res.json()) as { status: string; message_ids: { user: string; assistant: string } };
+  const body = (await res.json()) as { status: string; replayed: boolean; candidate: { id: string; text: string } | null; message_ids: { user: string; assistant: string } };
   expect([res.status, body.status]).toEqual([200, "OK"]);
-  return body.message_ids;
+  return body;
 }
+
+const turn = async (base: string, session: string, message: string, messageId?: string) => (await postTurn(base, session, message, messageId)).message_ids;
 
 async function thread(base: string, session: string): Promise<Message[]> {
   const res = await fetch(`${base}/v1/sessions/${session}/messages?user_id=${USER}`);
@@ -69,7 +71,7 @@ async function answeredThenKilled(service: Awaited<ReturnType<typeof start>>, se
   // The first turn's checkpoint is written once its classification is in; the next turn waits for it.
   provider.hold = isClassifyCall;
   provider.requests.length = 0;
-  const second = await turn(service.base, session, "Please send it by express instead");
+  const second = await turn(service.base, session, "Please send it by express instead", `${session}-express`);
   expect(provider.requests.filter((r) => isClassifyCall(r.body))).toHaveLength(1); // held: never answered
   service.child.kill("SIGKILL");
   await service.exited;
@@ -92,6 +94,13 @@ describe("[slow] a turn answered 200 before its checkpoint, then SIGKILL", () =>
       const env = { SQLITE_PATH: path.join(dir, "memory.db") };
       const answered = await answeredThenKilled(await start(env), "s1");
       const again = await start(env);
+      expect((await thread(again.base, "s1")).map((m) => m.id)).toEqual(answered);
+      // Its client, retrying with the same message_id, gets that reply again: nothing is written.
+      const retried = await postTurn(again.base, "s1", "Please send it by express instead", "s1-express");
+      expect(retried.replayed).toBe(true);
+      expect(retried.message_ids).toEqual({ user: answered[2], assistant: answered[3] });
+      expect(retried.candidate?.text).toContain("Please send it by express instead");
+      expect(retried.candidate?.id).toBe(answered[3]);
       expect((await thread(again.base, "s1")).map((m) => m.id)).toEqual(answered);
       const third = await turn(again.base, "s1", "And what does express cost?");
       const after = await thread(again.base, "s1");

@@ -2,6 +2,7 @@ import { metaOf, textOf } from "../../messages/message-meta.js";
 import type { StorageDependency } from "../../errors.js";
 import type { NodeError, TrimReport } from "../reducers.js";
 import type { MemoryContext } from "../../memory/recall.js";
+import type { TranscriptRecord } from "../../memory/records.js";
 import type { ModelUsage } from "../../models/usage.js";
 import type { Candidate, MemoryState, MemoryUpdate, TurnEvent, TurnStatus } from "../state/state.js";
 
@@ -117,6 +118,16 @@ export function skippedTurn(): TurnResult {
     replayed: false,
     degraded: [],
   };
+}
+
+/**
+ * The result of a turn whose reply is stored but whose result was not recorded (its process died
+ * after answering): the reply, replayed. What else that result held (its memory context, event,
+ * usage) was not kept.
+ */
+export function replayedReply(reply: TranscriptRecord): TurnResult {
+  const candidate: Candidate = { id: reply.id, kind: "text", status: "proposed", text: reply.text, model: reply.model ?? "unknown", createdAt: reply.createdAt };
+  return { ...skippedTurn(), status: "OK", candidate, llmText: reply.text, messageIds: { user: reply.parentId, assistant: reply.id }, memoryReason: "", replayed: true };
 }
 
 /** Totals of a turn's model calls. */

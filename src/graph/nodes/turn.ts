@@ -4,13 +4,14 @@ import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { TranscriptRecord } from "../../memory/records.js";
 import type { MemoryScope } from "../../memory/scope.js";
+import { answeredReplyTo } from "../../memory/session-continuity.js";
 import { getTranscriptMessage } from "../../memory/transcript.js";
 import { getTurnRecord, sameRequest } from "../../memory/turn-records.js";
 import { isPinned } from "../../messages/message-meta.js";
 import { trimWindowWithReport, type TrimReport, type WindowLimits } from "../reducers.js";
 import type { MemoryState, PlannedTurn, TurnInfo } from "../state/state.js";
 import { turnInputSchema, type ValidTurn } from "../state/turn-input.js";
-import { turnResultOf, withMemoryFields, type TurnResult } from "./build-candidate.js";
+import { replayedReply, turnResultOf, withMemoryFields, type TurnResult } from "./build-candidate.js";
 import type { MemoryMode } from "./deps.js";
 
 /**
@@ -34,8 +35,10 @@ export type TurnPlan = { kind: "run"; plan: PlannedTurn; key: string | null } | 
  * idempotency key, scoped to tenant + user + session:
  * - first use: the turn runs and its new user message takes that id;
  * - the same id with the same text and parent after the turn finished: the stored result, replayed;
+ * - the same id whose turn was answered but whose process died before recording its result (the
+ *   session's continuity mark names its reply): that reply, replayed;
  * - the same id whose message is stored but whose turn did not finish (the model failed, or the
- *   process died): the stored message is answered again;
+ *   process died before answering): the stored message is answered again;
  * - the same id with another text or parent, or the id of an assistant message:
  *   `MESSAGE_ID_CONFLICT`, and nothing is written.
  * Regeneration has one way in, `parentMessageId`, checked here too (`UNKNOWN_PARENT`, …).
@@ -60,6 +63,9 @@ export async function planTurn(store: BaseStore, turn: ValidTurn, lastState: () 
   if (state?.turn?.messageId === key && state.status === "OK" && state.candidate) {
     return { kind: "replay", result: { ...turnResultOf(state), replayed: true } };
   }
+  // Or it was answered before its checkpoint, and the process died before either was written.
+  const answered = await answeredReplyTo(store, input, key);
+  if (answered) return { kind: "replay", result: replayedReply(answered) };
   const { messageId: _key, ...rest } = input;
   return { kind: "run", plan: { input: { ...rest, parentMessageId: key }, text, parent: stored }, key };
 }
