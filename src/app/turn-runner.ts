@@ -1,5 +1,4 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { StreamMode } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
@@ -12,6 +11,7 @@ import type { WindowLimits } from "../graph/reducers.js";
 import { NODE } from "../graph/state/node-names.js";
 import { withUpdate, type MemoryState, type MemoryUpdate } from "../graph/state/state.js";
 import { ValidTurn, type TurnInput } from "../graph/state/turn-input.js";
+import { REPLY_TOKEN } from "../graph/nodes/call-model.js";
 import { buildCandidate, skippedTurn, turnResultOf, type TurnResult } from "../graph/nodes/build-candidate.js";
 import type { Persistence } from "./backends.js";
 import type { DependencyHealth } from "../resilience/dependency-health.js";
@@ -110,11 +110,12 @@ export function createTurnRunner(parts: TurnRunnerParts) {
 
   const run =
     (onToken?: (text: string) => void): RunGraph =>
-    (graph, input, config, onReply) =>
-      answerOnReply
-        ? // call_model then stores the reply with a mark that keeps the answered turn on the thread (`saveAnswer`).
-          runGraphTurn(graph, input, { ...config, configurable: { ...config.configurable, answerOnReply } }, { onToken, onReply }, deps.limits.window)
-        : runGraphTurn(graph, input, config, { onToken }, deps.limits.window);
+    (graph, input, config, onReply) => {
+      // What call_model is told: to stream the reply's tokens, and whether its reply is the turn's answer
+      // (it then stores the reply with a mark that keeps the answered turn on the thread: `saveAnswer`).
+      const configurable = { ...config.configurable, ...(onToken ? { streamReply: true } : {}), ...(answerOnReply ? { answerOnReply } : {}) };
+      return runGraphTurn(graph, input, { ...config, configurable }, { onToken, onReply: answerOnReply ? onReply : undefined }, deps.limits.window);
+    };
   return {
     stateOf,
     settled,
@@ -209,12 +210,11 @@ interface RunListeners {
 /** Runs the planned turn to its end like `graph.invoke`, returning the state it ended in, and tells `listeners` on the way. */
 async function runGraphTurn(graph: MemoryGraphApp, input: { plan: unknown }, config: RunConfig, listeners: RunListeners, limits: WindowLimits): Promise<MemoryState> {
   const { onToken, onReply } = listeners;
-  const modes: StreamMode[] = ["values", ...(onReply ? (["updates"] as const) : []), ...(onToken ? (["messages"] as const) : [])];
+  const modes: StreamMode[] = ["values", ...(onReply ? (["updates"] as const) : []), ...(onToken ? (["custom"] as const) : [])];
   const stream = await graph.stream(asGraphInput(input), { ...config, streamMode: modes });
   let final: MemoryState | null = null;
   // The last step's state with the updates of this step's finished nodes applied.
   let stepState: MemoryState | null = null;
-  let streamed = false;
   for await (const [mode, payload] of stream as AsyncIterable<[StreamMode, unknown]>) {
     if (mode === "values") {
       final = stepState = payload as MemoryState;
@@ -225,14 +225,9 @@ async function runGraphTurn(graph: MemoryGraphApp, input: { plan: unknown }, con
         if (node === NODE.callModel) onReply?.(stepState);
       }
     } else {
-      const [message, metadata] = payload as [BaseMessage, { langgraph_node?: string }];
-      if (metadata.langgraph_node !== NODE.callModel || message.getType() !== "ai") continue;
-      // A streaming model sends chunks, then the node's finished reply: forward one or the other.
-      const chunk = AIMessageChunk.isInstance(message);
-      if (!chunk && streamed) continue;
-      streamed ||= chunk;
-      const text = message.text;
-      if (text) onToken?.(text);
+      // call_model's reply, piece by piece (`streamReply`); nothing else of the graph writes to this stream.
+      const piece = (payload as Record<string, unknown> | null)?.[REPLY_TOKEN];
+      if (typeof piece === "string" && piece) onToken?.(piece);
     }
   }
   if (!final) throw new MemoryGraphError("STREAM_EMPTY", "the graph produced no state", { kind: "system" });

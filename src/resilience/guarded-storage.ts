@@ -175,10 +175,11 @@ async function* guardedList(guard: Guard, open: () => AsyncGenerator<unknown>): 
 // Degraded mode: turns that run without the session store.
 
 /**
- * The run config of a turn: its thread (its checkpoint written once, when the run ends), and
- * whether its result goes out as soon as the reply is stored (`answerOnReply`, read by call_model).
+ * The run config of a turn: its thread (its checkpoint written once, when the run ends); what the
+ * turn runner tells call_model: whether the turn's result goes out as soon as the reply is stored
+ * (`answerOnReply`), and whether to stream the reply's tokens (`streamReply`).
  */
-export type TurnConfig = { configurable: { thread_id: string; answerOnReply?: boolean }; durability: "exit" };
+export type TurnConfig = { configurable: { thread_id: string; answerOnReply?: boolean; streamReply?: boolean }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process

@@ -1,4 +1,5 @@
-import { AIMessage } from "@langchain/core/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../../errors.js";
 import { log } from "../../logger.js";
@@ -50,13 +51,7 @@ export function createCallModelNode(deps: GraphDeps) {
         limits: deps.limits.context,
       });
       try {
-        // The run's config carries LangGraph's callbacks, so a streaming caller gets the tokens.
-        const invoke = () =>
-          withRetry(() => chatModel.invoke(prompt, config), {
-            ...retryOptions(deps),
-            isRetryable: isTransientError,
-            onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
-          });
+        const invoke = () => askModel(chatModel, prompt, config, deps);
         const reply = await inModelSpan(NODE.callModel, modelNameOf(chatModel, deps.modelName), invoke, (answer) => usageOfReply(NODE.callModel, answer));
         text = textOf(reply);
         model = deps.modelName;
@@ -74,6 +69,7 @@ export function createCallModelNode(deps: GraphDeps) {
     } else {
       text = offlineAnswer(turn.text, recalled, deps.now());
       model = OFFLINE_MODEL;
+      if (streamsReply(config)) config.writer?.({ [REPLY_TOKEN]: text });
     }
 
     const now = deps.now().toISOString();
@@ -97,6 +93,44 @@ export function createCallModelNode(deps: GraphDeps) {
       session: remember ? { lastMessageId: reply.id ?? null, pairsSinceSummary: state.session.pairsSinceSummary + 1 } : {},
     };
   };
+}
+
+/** The key of the custom stream chunks that carry call_model's reply, token by token (`{ [REPLY_TOKEN]: text }`). */
+export const REPLY_TOKEN = "replyToken";
+
+/**
+ * The model's reply to `prompt`, retrying transient errors. The run's config carries LangGraph's
+ * callbacks (a run streamed in "messages" mode, as Studio's, gets the tokens from them). When the
+ * run's caller asks for the reply's tokens (`streamReply`), the model streams and each piece goes
+ * to LangGraph's "custom" stream as it comes, which costs nothing per runnable of the turn (the
+ * "messages" mode watches every one); once a piece is out, an error is not retried (the caller
+ * would get the reply's start twice).
+ */
+async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config: LangGraphRunnableConfig, deps: GraphDeps): Promise<AIMessage | AIMessageChunk> {
+  let sent = false;
+  const ask = async (): Promise<AIMessage | AIMessageChunk> => {
+    if (!streamsReply(config)) return chatModel.invoke(prompt, config);
+    let reply: AIMessageChunk | undefined;
+    for await (const chunk of await chatModel.stream(prompt, config)) {
+      const piece = chunk.text;
+      if (piece) {
+        sent = true;
+        config.writer?.({ [REPLY_TOKEN]: piece });
+      }
+      reply = reply ? reply.concat(chunk) : chunk;
+    }
+    return reply ?? new AIMessageChunk({ content: "" });
+  };
+  return withRetry(ask, {
+    ...retryOptions(deps),
+    isRetryable: (error) => !sent && isTransientError(error),
+    onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
+  });
+}
+
+/** Whether the run's caller takes the reply token by token from the "custom" stream (the facade's turn runner, when streaming). */
+function streamsReply(config: LangGraphRunnableConfig): boolean {
+  return (config.configurable as { streamReply?: boolean } | undefined)?.streamReply === true;
 }
 
 /** Whether the run's caller hands the turn's result over as soon as the reply is stored (the facade's turn runner says so). */
