@@ -1,5 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../../errors.js";
 import { log } from "../../logger.js";
@@ -101,31 +103,50 @@ export const REPLY_TOKEN = "replyToken";
 /**
  * The model's reply to `prompt`, retrying transient errors. The run's config carries LangGraph's
  * callbacks (a run streamed in "messages" mode, as Studio's, gets the tokens from them). When the
- * run's caller asks for the reply's tokens (`streamReply`), the model streams and each piece goes
- * to LangGraph's "custom" stream as it comes, which costs nothing per runnable of the turn (the
- * "messages" mode watches every one); once a piece is out, an error is not retried (the caller
- * would get the reply's start twice).
+ * run's caller asks for the reply's tokens (`streamReply`), a handler on this one model call makes
+ * it stream and writes each piece to LangGraph's "custom" stream as it comes: the "messages" mode
+ * would watch every runnable of the turn for it. Once a piece is out, an error is not retried (the
+ * caller would get the reply's start twice).
  */
-async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config: LangGraphRunnableConfig, deps: GraphDeps): Promise<AIMessage | AIMessageChunk> {
+async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config: LangGraphRunnableConfig, deps: GraphDeps): Promise<AIMessage> {
   let sent = false;
-  const ask = async (): Promise<AIMessage | AIMessageChunk> => {
-    if (!streamsReply(config)) return chatModel.invoke(prompt, config);
-    let reply: AIMessageChunk | undefined;
-    for await (const chunk of await chatModel.stream(prompt, config)) {
-      const piece = chunk.text;
-      if (piece) {
-        sent = true;
-        config.writer?.({ [REPLY_TOKEN]: piece });
-      }
-      reply = reply ? reply.concat(chunk) : chunk;
-    }
-    return reply ?? new AIMessageChunk({ content: "" });
-  };
-  return withRetry(ask, {
+  const pieces = new ReplyPieces((piece) => {
+    sent = true;
+    config.writer?.({ [REPLY_TOKEN]: piece });
+  });
+  const callConfig = streamsReply(config) ? { ...config, callbacks: withHandler(config.callbacks, pieces) } : config;
+  return withRetry(() => chatModel.invoke(prompt, callConfig), {
     ...retryOptions(deps),
     isRetryable: (error) => !sent && isTransientError(error),
     onRetry: (attempt, error) => log.warn("model_retry", { attempt, error: messageOf(error) }),
   });
+}
+
+/** Makes the model call it is handed to stream (`lc_prefer_streaming`), and passes each piece of text on; sees no other run. */
+class ReplyPieces extends BaseCallbackHandler {
+  name = "reply_pieces";
+  lc_prefer_streaming = true;
+  override ignoreChain = true;
+  override ignoreAgent = true;
+  override ignoreRetriever = true;
+  override ignoreCustomEvent = true;
+
+  constructor(private readonly onPiece: (piece: string) => void) {
+    super();
+  }
+
+  override handleLLMNewToken(token: string): void {
+    if (token) this.onPiece(token);
+  }
+}
+
+/** `callbacks` with `handler` added for this call alone (not inherited by runs inside it). */
+function withHandler(callbacks: Callbacks | undefined, handler: BaseCallbackHandler): Callbacks {
+  if (!callbacks) return [handler];
+  if (Array.isArray(callbacks)) return [...callbacks, handler];
+  const manager = callbacks.copy();
+  manager.addHandler(handler, false);
+  return manager;
 }
 
 /** Whether the run's caller takes the reply token by token from the "custom" stream (the facade's turn runner, when streaming). */
