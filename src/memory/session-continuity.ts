@@ -1,4 +1,4 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -39,7 +39,12 @@ const MARK_KEY = "continuity/degraded";
 
 /** Records that the messages of `scope` up to `throughId` were written ahead of its checkpoint (an upsert: the newest mark wins). */
 export async function markAhead(store: BaseStore, scope: MemoryScope, mark: ContinuityMark): Promise<void> {
-  await store.put(namespaces.turns(scope), MARK_KEY, { ...mark }, false);
+  await store.batch([markWrite(scope, mark)]);
+}
+
+/** The write of the session's mark (unindexed), alone (`markAhead`) or in a batch with others (`saveAnswer`). */
+function markWrite(scope: MemoryScope, mark: ContinuityMark): PutOperation {
+  return { namespace: namespaces.turns(scope), key: MARK_KEY, value: { ...mark }, index: false };
 }
 
 /** The session's mark, or null when none of its turns ever wrote ahead of its checkpoint. */
@@ -57,11 +62,10 @@ export async function readMark(store: BaseStore, scope: MemoryScope): Promise<Co
  */
 export async function saveAnswer(store: BaseStore, scope: MemoryScope, reply: TranscriptRecord, context: TurnContextRecord, markAnswer: boolean): Promise<void> {
   const indexed = reply.recall !== false;
-  const mark: ContinuityMark = { throughId: reply.id, at: reply.createdAt, by: "answer" };
   await store.batch([
     { namespace: namespaces.transcript(scope), key: reply.id, value: { ...reply }, ...(indexed ? {} : { index: false as const }) },
     { namespace: namespaces.turnContexts(scope), key: context.messageId, value: { ...context }, index: false },
-    ...(markAnswer ? [{ namespace: namespaces.turns(scope), key: MARK_KEY, value: { ...mark }, index: false as const }] : []),
+    ...(markAnswer ? [markWrite(scope, { throughId: reply.id, at: reply.createdAt, by: "answer" })] : []),
   ]);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   if (indexed) await warmSearch(store, namespaces.sessions(scope));

@@ -71,7 +71,7 @@ export function createCallModelNode(deps: GraphDeps) {
     } else {
       text = offlineAnswer(turn.text, recalled, deps.now());
       model = OFFLINE_MODEL;
-      if (streamsReply(config)) config.writer?.({ [REPLY_TOKEN]: text });
+      if (runnerFlags(config).streamReply) config.writer?.({ [REPLY_TOKEN]: text });
     }
 
     const now = deps.now().toISOString();
@@ -85,7 +85,7 @@ export function createCallModelNode(deps: GraphDeps) {
       const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
       // With what this answer's memory context held, readable per message ("why did the model see this?").
       const context = { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown };
-      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, answersOnReply(config));
+      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, runnerFlags(config).answerOnReply);
     }
     return {
       usage,
@@ -114,7 +114,7 @@ async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config:
     sent = true;
     config.writer?.({ [REPLY_TOKEN]: piece });
   });
-  const callConfig = streamsReply(config) ? { ...config, callbacks: withHandler(config.callbacks, pieces) } : config;
+  const callConfig = runnerFlags(config).streamReply ? { ...config, callbacks: withHandler(config.callbacks, pieces) } : config;
   return withRetry(() => chatModel.invoke(prompt, callConfig), {
     ...retryOptions(deps),
     isRetryable: (error) => !sent && isTransientError(error),
@@ -149,14 +149,14 @@ function withHandler(callbacks: Callbacks | undefined, handler: BaseCallbackHand
   return manager;
 }
 
-/** Whether the run's caller takes the reply token by token from the "custom" stream (the facade's turn runner, when streaming). */
-function streamsReply(config: LangGraphRunnableConfig): boolean {
-  return (config.configurable as { streamReply?: boolean } | undefined)?.streamReply === true;
-}
-
-/** Whether the run's caller hands the turn's result over as soon as the reply is stored (the facade's turn runner says so). */
-function answersOnReply(config: LangGraphRunnableConfig): boolean {
-  return (config.configurable as { answerOnReply?: boolean } | undefined)?.answerOnReply === true;
+/**
+ * What the facade's turn runner tells call_model in the run's config (a run of the graph alone sets
+ * neither): `streamReply`, it takes the reply token by token from the "custom" stream;
+ * `answerOnReply`, it hands the turn's result over as soon as the reply is stored.
+ */
+function runnerFlags(config: LangGraphRunnableConfig): { streamReply: boolean; answerOnReply: boolean } {
+  const flags = (config.configurable ?? {}) as { streamReply?: boolean; answerOnReply?: boolean };
+  return { streamReply: flags.streamReply === true, answerOnReply: flags.answerOnReply === true };
 }
 
 /** The offline responder's answer to `message`, from what recall found. */
