@@ -1,6 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { ChatOpenAI } from "@langchain/openai";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
@@ -29,7 +30,7 @@ Write in the language the conversation uses. Output only the bullet points.`;
 const SUMMARY_TEMPERATURE = 0.2;
 const TRANSCRIPT_CHARS = 12_000;
 
-type StructuredRunnable = Runnable<BaseMessage[], Record<string, unknown>>;
+type ToolCaller = Runnable<BaseMessage[], AIMessage>;
 
 /**
  * Side calls (classification, summaries) never reach a caller's token stream: LangGraph's
@@ -37,7 +38,7 @@ type StructuredRunnable = Runnable<BaseMessage[], Record<string, unknown>>;
  */
 const SIDE_CALL = { tags: ["langsmith:nostream"] };
 
-const structuredRunnables = new WeakMap<BaseChatModel, StructuredRunnable | null>();
+const toolCallers = new WeakMap<BaseChatModel, ToolCaller | null>();
 const sideCallModels = new WeakMap<BaseChatModel, Runnable<BaseMessage[], AIMessage>>();
 
 /** The model as a side call (not streamed), made once per model. */
@@ -50,26 +51,31 @@ function sideCall(model: BaseChatModel): Runnable<BaseMessage[], AIMessage> {
   return runnable;
 }
 
-/** The classifier's structured-output runnable, made once per model (null: the model has none). */
-function structuredRunnable(model: BaseChatModel): StructuredRunnable | null {
-  const known = structuredRunnables.get(model);
+/** The classification as an OpenAI-format tool, which every tool-calling chat model of LangChain accepts. */
+const CLASSIFIED_EVENT_TOOL = {
+  type: "function" as const,
+  function: { name: "classified_event", description: "The classification of the user's message.", parameters: toJsonSchema(modelEventSchema) },
+};
+
+/**
+ * The model bound to the classification tool, which it must call; made once per model (null: the
+ * model binds no tools). Function calling works on every OpenAI-compatible server and, unlike
+ * strict JSON schema, accepts the free-form `payload` record. The tool call's arguments are read
+ * and checked here (`candidateOf`, then the schema), so no output-parser chain runs: that chain
+ * (`withStructuredOutput` with its raw answer) started seven runnables a classification and cost
+ * more CPU than the call's HTTP (see docs/cost.md).
+ */
+function toolCaller(model: BaseChatModel): ToolCaller | null {
+  const known = toolCallers.get(model);
   if (known !== undefined) return known;
-  let runnable: StructuredRunnable | null = null;
+  let caller: ToolCaller | null = null;
   try {
-    // Function calling works on every OpenAI-compatible server and, unlike strict JSON
-    // schema, accepts the free-form `payload` record.
-    runnable = model
-      .withStructuredOutput(modelEventSchema, {
-        name: "classified_event",
-        includeRaw: true,
-        ...(model instanceof ChatOpenAI ? { method: "functionCalling" as const } : {}),
-      })
-      .withConfig(SIDE_CALL);
+    if (typeof model.bindTools === "function") caller = model.bindTools([CLASSIFIED_EVENT_TOOL], { tool_choice: CLASSIFIED_EVENT_TOOL.function.name }).withConfig(SIDE_CALL) as ToolCaller;
   } catch (error) {
-    log.debug("structured_output_unavailable", { error: messageOf(error) });
+    log.debug("tool_calling_unavailable", { error: messageOf(error) });
   }
-  structuredRunnables.set(model, runnable);
-  return runnable;
+  toolCallers.set(model, caller);
+  return caller;
 }
 
 /** What a provider reported a call used, handed to the caller's `onUsage`. */
@@ -92,13 +98,9 @@ function badOutput(detail: string, cause?: unknown): MemoryGraphError {
   });
 }
 
-/** Whatever the structured runnable returned, reduced to the object that should be the event. */
-function candidateOf(result: Record<string, unknown>): unknown {
-  if (!("raw" in result) || !AIMessage.isInstance(result.raw)) return result;
-  if (result.parsed !== null && result.parsed !== undefined) return result.parsed;
-  const raw = result.raw;
-  // The library parser rejected it; read the tool call or the text ourselves before giving up.
-  return raw.tool_calls?.[0]?.args ?? parseJsonObject(raw.text);
+/** The object that should be the event: the tool call's arguments, else a JSON object in the text. */
+function candidateOf(reply: AIMessage): unknown {
+  return reply.tool_calls?.[0]?.args ?? parseJsonObject(reply.text);
 }
 
 /**
@@ -130,11 +132,11 @@ export async function classifyWithModel(
   ];
   let candidate: unknown;
   try {
-    const runnable = structuredRunnable(model);
-    if (runnable) {
-      const result = await runnable.invoke(messages);
-      onUsage?.(AIMessage.isInstance(result.raw) ? result.raw : undefined);
-      candidate = candidateOf(result);
+    const caller = toolCaller(model);
+    if (caller) {
+      const reply = await caller.invoke(messages);
+      onUsage?.(reply);
+      candidate = candidateOf(reply);
     } else {
       const json = "Answer with one JSON object only, with those fields.";
       const reply = await sideCall(model).invoke([new SystemMessage(`${CLASSIFY_PROMPT}\n${json}`), messages[1] as BaseMessage]);

@@ -3,8 +3,19 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 
+/**
+ * LangChain's fake chat model, keeping itself when tools are bound: the library's fake binds them
+ * on a new plain FakeListChatModel, which would leave out what the subclasses below do (count, fail,
+ * wait). These answer text with or without tools, as a model that calls none would.
+ */
+class TestChatModel extends FakeListChatModel {
+  override bindTools(): this {
+    return this;
+  }
+}
+
 /** A fake chat model that records every prompt it is given and answers from a list. */
-export class RecordingChatModel extends FakeListChatModel {
+export class RecordingChatModel extends TestChatModel {
   readonly prompts: BaseMessage[][] = [];
 
   constructor(responses: string[] = ["ok"]) {
@@ -18,7 +29,7 @@ export class RecordingChatModel extends FakeListChatModel {
 }
 
 /** A fake chat model whose every call fails, as a provider outage would. */
-export class FailingChatModel extends FakeListChatModel {
+export class FailingChatModel extends TestChatModel {
   calls = 0;
 
   constructor(private readonly error = new Error("model unavailable")) {
@@ -32,7 +43,7 @@ export class FailingChatModel extends FakeListChatModel {
 }
 
 /** A fake chat model that fails its first `failures` calls, then answers from a list. */
-export class FlakyChatModel extends FakeListChatModel {
+export class FlakyChatModel extends TestChatModel {
   calls = 0;
 
   constructor(
@@ -56,7 +67,7 @@ export class FlakyChatModel extends FakeListChatModel {
  * A fake chat model that waits (`waitToAnswer`) before each answer, streamed or not, counting the
  * calls made and the ones answered.
  */
-abstract class WaitingChatModel extends FakeListChatModel {
+abstract class WaitingChatModel extends TestChatModel {
   calls = 0;
   answered = 0;
 
