@@ -57,7 +57,7 @@ const plannedInputSchema = z.object({ plan: z.custom<PlannedTurn>((value) => typ
  */
 export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summariesApart?: boolean } = {}) {
   const input = (options.planned ? plannedInputSchema : turnInputSchema) as typeof turnInputSchema;
-  return new StateGraph(createStateAnnotation(deps.limits.window), { input })
+  return new StateGraph(createStateAnnotation(deps.limits.window, { planned: options.planned }), { input })
     .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, createIngestPromptNode(deps)))
     .addNode(NODE.recall, yielding(NODE.recall, createRecallNode(deps)))
     .addNode(NODE.classifyEvent, yielding(NODE.classifyEvent, createClassifyEventNode(deps)))

@@ -126,12 +126,14 @@ function stateReducers(limits: WindowLimits) {
 /**
  * The graph state. `messages` and `nodeMessages` are kept within `limits` by pure trimming
  * reducers; `errors` only grows; the run's input fields last one step; everything else holds its
- * last value.
+ * last value. A graph whose runs take a planned turn (`planned`: the facade's) has no run-input
+ * channels: its input is `plan`. Every node reads every channel, and each empty one is an error
+ * thrown and caught by LangGraph, so channels that are always empty cost each step of a turn.
  */
-export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS) {
+export function createStateAnnotation(limits: WindowLimits = DEFAULT_WINDOW_LIMITS, options: { planned?: boolean } = {}) {
   const reducers = stateReducers(limits);
   return Annotation.Root({
-    ...runInputChannels(),
+    ...(options.planned ? ({} as RunInputChannels) : runInputChannels()),
     /** The planned turn of a facade run (`plannedInputSchema`), for the first step only. */
     plan: () => new EphemeralValue<PlannedTurn | undefined>(false),
     /** This turn's input, as planned (or validated by ingest_prompt from the run's input fields). */
