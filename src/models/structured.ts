@@ -61,9 +61,9 @@ const CLASSIFIED_EVENT_TOOL = {
  * The model bound to the classification tool, which it must call; made once per model (null: the
  * model binds no tools). Function calling works on every OpenAI-compatible server and, unlike
  * strict JSON schema, accepts the free-form `payload` record. The tool call's arguments are read
- * and checked here (`candidateOf`, then the schema), so no output-parser chain runs: that chain
- * (`withStructuredOutput` with its raw answer) started seven runnables a classification and cost
- * more CPU than the call's HTTP (see docs/cost.md).
+ * and checked here (`candidateOf`, then the schema), so no output-parser chain runs around the
+ * call (`withStructuredOutput` with its raw answer ran a sequence, a map, an assign with a fallback
+ * and their lambdas, each a run of its own: `npm run bench:classify-call` compares the two).
  */
 function toolCaller(model: BaseChatModel): ToolCaller | null {
   const known = toolCallers.get(model);
@@ -104,8 +104,8 @@ function candidateOf(reply: AIMessage): unknown {
 }
 
 /**
- * Classifies `text` with the model's structured output in the compact {@link modelEventSchema}
- * (falling back to a JSON prompt when the model has none), validated with
+ * Classifies `text` with the model's call of the classification tool, in the compact
+ * {@link modelEventSchema} (a JSON prompt instead when the model binds no tools), validated with
  * {@link classifiedEventSchema} after light clean-up (upper-cased type, importance clamped to
  * 0..1, "kind:value" strings made objects, missing lists made empty, the language detected
  * locally when the model names none). Order numbers are found in `text` locally, shown to the model as found, and added to
