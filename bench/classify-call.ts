@@ -16,6 +16,7 @@ import { flagsOrExit } from "../src/cli/args.js";
 import { createChatModel } from "../src/models/chat-model.js";
 import { classifyWithModel } from "../src/models/structured.js";
 import { modelEventSchema } from "../src/rules/event-schema.js";
+import { percentile, round } from "./lib/metrics.js";
 import { startPacedProvider } from "./lib/paced-provider.js";
 
 const args = flagsOrExit(process.argv.slice(2), { calls: { type: "string" }, rounds: { type: "string" } }, "usage: npm run bench:classify-call -- [--calls N] [--rounds N]");
@@ -42,8 +43,8 @@ async function msPerCall(call: () => Promise<unknown>, calls: number): Promise<n
   return (used.user + used.system) / 1000 / calls;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-const round2 = (value: number) => Math.round(value * 1000) / 1000;
+const median = (values: readonly number[]) => percentile(values, 50);
+const ms = (value: number) => round(value, 3);
 
 // Warm-up: the first few hundred calls of each still get faster as V8 compiles them.
 for (const call of Object.values(ways)) await msPerCall(call, 300);
@@ -57,9 +58,9 @@ console.log(
   JSON.stringify(
     {
       calls_per_round: CALLS,
-      ms_per_call: { bound_tool: runs.bound_tool!.map(round2), structured_chain: runs.structured_chain!.map(round2) },
-      median_ms: { bound_tool: round2(median(runs.bound_tool!)), structured_chain: round2(median(runs.structured_chain!)) },
-      bound_over_chain: round2(median(ratios)),
+      ms_per_call: { bound_tool: runs.bound_tool!.map(ms), structured_chain: runs.structured_chain!.map(ms) },
+      median_ms: { bound_tool: ms(median(runs.bound_tool!)), structured_chain: ms(median(runs.structured_chain!)) },
+      bound_over_chain: round(median(ratios), 3),
     },
     null,
     2,

@@ -38,6 +38,7 @@ export function createCallModelNode(deps: GraphDeps) {
     const human = humanForNode(state);
     const recalled = state.recalled ?? EMPTY_CONTEXT;
     const remember = state.input?.remember !== false;
+    const flags = runnerFlags(config);
     // With embeddings, the user's new message is written here, once, while the model answers (see `userRowWriter`).
     const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId)) : null);
     let text: string;
@@ -53,7 +54,7 @@ export function createCallModelNode(deps: GraphDeps) {
         limits: deps.limits.context,
       });
       try {
-        const invoke = () => askModel(chatModel, prompt, config, deps);
+        const invoke = () => askModel(chatModel, prompt, config, flags.streamReply, deps);
         const reply = await inModelSpan(NODE.callModel, modelNameOf(chatModel, deps.modelName), invoke, (answer) => usageOfReply(NODE.callModel, answer));
         text = textOf(reply);
         model = deps.modelName;
@@ -71,7 +72,7 @@ export function createCallModelNode(deps: GraphDeps) {
     } else {
       text = offlineAnswer(turn.text, recalled, deps.now());
       model = OFFLINE_MODEL;
-      if (runnerFlags(config).streamReply) config.writer?.({ [REPLY_TOKEN]: text });
+      if (flags.streamReply) config.writer?.({ [REPLY_TOKEN]: text });
     }
 
     const now = deps.now().toISOString();
@@ -85,7 +86,7 @@ export function createCallModelNode(deps: GraphDeps) {
       const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
       // With what this answer's memory context held, readable per message ("why did the model see this?").
       const context = { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown };
-      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, runnerFlags(config).answerOnReply);
+      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, flags.answerOnReply);
     }
     return {
       usage,
@@ -108,13 +109,13 @@ export const REPLY_TOKEN = "replyToken";
  * would watch every runnable of the turn for it. Once a piece is out, an error is not retried (the
  * caller would get the reply's start twice).
  */
-async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config: LangGraphRunnableConfig, deps: GraphDeps): Promise<AIMessage> {
+async function askModel(chatModel: BaseChatModel, prompt: BaseMessage[], config: LangGraphRunnableConfig, streamReply: boolean, deps: GraphDeps): Promise<AIMessage> {
   let sent = false;
-  const pieces = new ReplyPieces((piece) => {
+  const send = (piece: string) => {
     sent = true;
     config.writer?.({ [REPLY_TOKEN]: piece });
-  });
-  const callConfig = runnerFlags(config).streamReply ? { ...config, callbacks: withHandler(config.callbacks, pieces) } : config;
+  };
+  const callConfig = streamReply ? { ...config, callbacks: withHandler(config.callbacks, new ReplyPieces(send)) } : config;
   return withRetry(() => chatModel.invoke(prompt, callConfig), {
     ...retryOptions(deps),
     isRetryable: (error) => !sent && isTransientError(error),
