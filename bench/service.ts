@@ -7,14 +7,17 @@
  * are one process on a SQLite file and answer through one instant OpenAI-compatible stand-in
  * (20-token replies, no pacing) run by this process. Phases run in turn — ours JSON, bare JSON,
  * ours stream, bare stream — each after a --warmup of its own on other sessions. Ours runs
- * compiled (`dist/cli/start.js`, built first) unless --tsx. Prints JSON: turns/s, latency
- * p50/p95/p99, errors, turns per session, and the ratios ours / bare.
+ * compiled (`dist/cli/start.js`, built first) unless --tsx. A third service takes the same load:
+ * the bare chatbot in our graph's shape (six nodes, the classification's model call each turn,
+ * nothing stored or recalled: `startFloor`), the floor of a turn of our design. Prints JSON:
+ * turns/s, latency p50/p95/p99, errors, turns per session, and the ratios ours / bare and
+ * floor / bare.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { flagsOrExit } from "../src/cli/args.js";
 import { startPacedProvider } from "./lib/paced-provider.js";
-import { jsonTurn, ratio, startBare, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { jsonTurn, ratio, startBare, startFloor, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
@@ -73,11 +76,14 @@ const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0
 const temp = tempDir("mg-bench-service-");
 const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, !viaTsx);
 const bare = await startBare(temp.dir, provider.baseUrl);
+const floor = await startFloor(temp.dir, provider.baseUrl);
 try {
   const oursJson = await measure(ours, "json");
   const bareJson = await measure(bare, "json");
+  const floorJson = await measure(floor, "json");
   const oursStream = await measure(ours, "stream");
   const bareStream = await measure(bare, "stream");
+  const floorStream = await measure(floor, "stream");
   const report = {
     connections,
     seconds,
@@ -85,18 +91,27 @@ try {
     runtime: viaTsx ? "tsx" : "node dist",
     model: "instant OpenAI-compatible stand-in, 20-token replies",
     targets: TARGETS,
-    json: { ours: oursJson, bare: bareJson, turns_per_s_ratio: ratio(oursJson.turns_per_s, bareJson.turns_per_s), p95_ratio: ratio(oursJson.latency_ms.p95, bareJson.latency_ms.p95) },
+    json: {
+      ours: oursJson,
+      bare: bareJson,
+      six_node_floor: floorJson,
+      turns_per_s_ratio: ratio(oursJson.turns_per_s, bareJson.turns_per_s),
+      p95_ratio: ratio(oursJson.latency_ms.p95, bareJson.latency_ms.p95),
+      floor_turns_per_s_ratio: ratio(floorJson.turns_per_s, bareJson.turns_per_s),
+    },
     stream: {
       ours: oursStream,
       bare: bareStream,
+      six_node_floor: floorStream,
       turns_per_s_ratio: ratio(oursStream.turns_per_s, bareStream.turns_per_s),
       p95_ratio: ratio(oursStream.latency_ms.p95, bareStream.latency_ms.p95),
+      floor_turns_per_s_ratio: ratio(floorStream.turns_per_s, bareStream.turns_per_s),
     },
     ours_stream_vs_json: ratio(oursStream.turns_per_s, oursJson.turns_per_s),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
-  await Promise.all([ours.stop(), bare.stop()]);
+  await Promise.all([ours.stop(), bare.stop(), floor.stop()]);
   await provider.close();
   temp.remove();
 }

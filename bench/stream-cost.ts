@@ -12,10 +12,14 @@
  * Messages rotate through entity-rich English and romanised Hindi. Prints JSON with the ratios
  * (ours / bare: CPU per turn, first token and full turn p95, the turn ending at the `result` event)
  * beside the issue's targets.
+ * A third service runs in the same rounds: the bare chatbot in our graph's shape (six nodes, the
+ * classification's model call each turn, nothing stored: `startFloor`), so each phase also prints
+ * what that shape alone costs over the bare chatbot (`floor_over_bare`) and what the memory itself
+ * adds on top of it (`ours_over_floor`).
  */
 import { flagsOrExit } from "../src/cli/args.js";
 import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
-import { ratio, startBare, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { ratio, startBare, startFloor, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
@@ -77,13 +81,16 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     ttft_ms: stats(side.timings.map((t) => t.ttft)),
     turn_ms: stats(side.timings.map((t) => t.turn)),
   });
-  const [ours, bare] = sides.map(of) as [ReturnType<typeof of>, ReturnType<typeof of>];
+  const [ours, bare, floor] = sides.map(of) as [ReturnType<typeof of>, ReturnType<typeof of>, ReturnType<typeof of>];
   return {
     phase: name,
     pacing,
     ours,
     bare,
+    six_node_floor: floor,
     cpu_per_turn_ratio: ratio(ours.cpu_ms_per_turn, bare.cpu_ms_per_turn),
+    floor_over_bare: ratio(floor.cpu_ms_per_turn, bare.cpu_ms_per_turn),
+    ours_over_floor: ratio(ours.cpu_ms_per_turn, floor.cpu_ms_per_turn),
     ttft_p95_ratio: ratio(ours.ttft_ms.p95, bare.ttft_ms.p95),
     turn_p95_ratio: ratio(ours.turn_ms.p95, bare.turn_ms.p95),
     // Where the phase starts and ends on the monotonic clock (for scripts/profile-summary.ts --from/--to).
@@ -95,23 +102,24 @@ const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0
 const temp = tempDir("mg-bench-stream-cost-");
 const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true);
 const bare = await startBare(temp.dir, provider.baseUrl);
+const floor = await startFloor(temp.dir, provider.baseUrl);
 try {
-  const sides: Side[] = [ours, bare].map((service) => ({ service, cpuMs: 0, timings: [] }));
+  const sides: Side[] = [ours, bare, floor].map((service) => ({ service, cpuMs: 0, timings: [] }));
   for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
   const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
   const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);
   const long = await phase("paced_150", { ttftMs: TTFT, tokens: 150, tokenGapMs: GAP }, sides, provider, 1 + 2 * TURNS);
-  const perToken = (side: "ours" | "bare") => Math.round(((long[side].cpu_ms_per_turn - short[side].cpu_ms_per_turn) / (long[side].tokens_per_turn - short[side].tokens_per_turn)) * 1000) / 1000;
+  const perToken = (side: "ours" | "bare" | "six_node_floor") => Math.round(((long[side].cpu_ms_per_turn - short[side].cpu_ms_per_turn) / (long[side].tokens_per_turn - short[side].tokens_per_turn)) * 1000) / 1000;
   const report = {
     sessions: SESSIONS,
     turns_per_phase: TURNS,
     targets: TARGETS,
     phases: [instant, short, long],
-    cpu_ms_per_streamed_token: { ours: perToken("ours"), bare: perToken("bare"), ratio: ratio(perToken("ours"), perToken("bare")) },
+    cpu_ms_per_streamed_token: { ours: perToken("ours"), bare: perToken("bare"), six_node_floor: perToken("six_node_floor"), ratio: ratio(perToken("ours"), perToken("bare")) },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
-  await Promise.all([ours.stop(), bare.stop()]);
+  await Promise.all([ours.stop(), bare.stop(), floor.stop()]);
   await provider.close();
   temp.remove();
 }

@@ -4,21 +4,56 @@
  * same HTTP surface as the memory-graph service (Hono, POST /v1/turns and /v1/turns/stream with
  * `token` and `result` SSE events, GET /healthz), so that both pay the same HTTP and SSE costs.
  * Run as a child process: PORT, SQLITE_PATH, OPENAI_BASE_URL (an OpenAI-compatible stand-in).
+ *
+ * With BARE_SHAPE=six_nodes it is the floor of what a memory graph of our shape costs: the same
+ * official parts, but six nodes wired as ours are (ingest_prompt → recall → [call_model ‖
+ * classify_event] → build_candidate → summarize when due, with both conditional edges) and the
+ * classification's model call on every turn (`classifyWithModel`, the tool call the memory graph
+ * makes); every other node does nothing, and nothing is recalled, stored or summarised.
  */
 import { serve } from "@hono/node-server";
 import { AIMessageChunk, HumanMessage } from "@langchain/core/messages";
-import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { ChatOpenAI } from "@langchain/openai";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { classifyWithModel } from "../../src/models/structured.js";
 
 // Not `streaming: true`: under streamMode "messages" it streams anyway, and the JSON route takes one answer.
 const model = new ChatOpenAI({ apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0 });
-const graph = new StateGraph(MessagesAnnotation)
-  .addNode("model", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-  .addEdge("__start__", "model")
-  .compile({ checkpointer: SqliteSaver.fromConnString(process.env.SQLITE_PATH ?? ":memory:") });
+const checkpointer = SqliteSaver.fromConnString(process.env.SQLITE_PATH ?? ":memory:");
+
+const oneNode = () =>
+  new StateGraph(MessagesAnnotation)
+    .addNode("model", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addEdge(START, "model")
+    .compile({ checkpointer });
+
+/** Our graph's shape and its two model calls a turn, nothing else (see the header). */
+function sixNodes() {
+  // The classification is one answer, as the memory graph asks for it: not streamed under the "messages" mode.
+  const classifier = new ChatOpenAI({ apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0, disableStreaming: true });
+  const State = Annotation.Root({ ...MessagesAnnotation.spec, event: Annotation<unknown>() });
+  const nothing = async () => ({});
+  return new StateGraph(State)
+    .addNode("ingest_prompt", nothing)
+    .addNode("recall", nothing)
+    .addNode("call_model", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addNode("classify_event", async (state) => ({ event: await classifyWithModel(classifier, state.messages.at(-1)?.text ?? "") }))
+    .addNode("build_candidate", nothing)
+    .addNode("summarize", nothing)
+    .addEdge(START, "ingest_prompt")
+    .addConditionalEdges("ingest_prompt", (state) => (state.messages.length > 0 ? "recall" : END), ["recall", END])
+    .addEdge("recall", "call_model")
+    .addEdge("recall", "classify_event")
+    .addEdge(["call_model", "classify_event"], "build_candidate")
+    .addConditionalEdges("build_candidate", (state) => (state.messages.length % 40 === 0 ? "summarize" : END), ["summarize", END])
+    .addEdge("summarize", END)
+    .compile({ checkpointer });
+}
+
+const graph = process.env.BARE_SHAPE === "six_nodes" ? sixNodes() : oneNode();
 
 interface Body {
   user_id: string;

@@ -71,6 +71,15 @@ export function startBare(dir: string, baseUrl: string): Promise<Service> {
   return startService("bare_langgraph", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "bare.db"), OPENAI_BASE_URL: baseUrl });
 }
 
+/**
+ * The bare chatbot in the memory graph's shape (BARE_SHAPE=six_nodes: six nodes, both conditional
+ * edges, the classification's model call each turn, nothing stored or recalled): the floor of a
+ * turn of our design built from the official parts.
+ */
+export function startFloor(dir: string, baseUrl: string): Promise<Service> {
+  return startService("six_node_floor", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "floor.db"), OPENAI_BASE_URL: baseUrl, BARE_SHAPE: "six_nodes" });
+}
+
 /** A temporary directory, removed by the returned function. */
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
