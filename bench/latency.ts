@@ -63,7 +63,8 @@ async function startService(baseUrl: string, dir: string): Promise<{ child: Chil
       LOG_LEVEL: "error",
       WEB_CONCURRENCY: "1",
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    // Its log lines (errors only) go to this process's stderr, beside the report on stdout.
+    stdio: ["ignore", 2, "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;

@@ -12,10 +12,14 @@
  * Messages rotate through entity-rich English and romanised Hindi. Prints JSON with the ratios
  * (ours / bare: CPU per turn, first token and full turn p95, the turn ending at the `result` event)
  * beside the issue's targets.
- * A third service runs in the same rounds: the bare chatbot in our graph's shape (six nodes, the
- * classification's model call each turn, nothing stored: `startFloor`), so each phase also prints
- * what that shape alone costs over the bare chatbot (`floor_over_bare`) and what the memory itself
- * adds on top of it (`ours_over_floor`).
+ * Two more services run in the same rounds, so that the gap can be read part by part:
+ * - `six_node_floor`: the bare chatbot in our graph's shape (six nodes, the classification's model
+ *   call each turn, one checkpoint a turn, nothing stored: `startFloor`);
+ * - `ours_memory_off`: a second memory-graph service whose turns say `use_memory: false` and
+ *   `remember: false` (no recall, nothing written to long-term memory): our service without its
+ *   memory work.
+ * Each phase prints `floor_over_bare` (what the shape costs), `memory_off_over_floor` (what our
+ * service adds around the shape) and `ours_over_memory_off` (what recall and memory writes add).
  */
 import { flagsOrExit } from "../src/cli/args.js";
 import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
@@ -45,8 +49,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The monotonic clock in µs: the clock of V8's CPU profiles, so a profile can be cut at a phase's bounds. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/** What a phase measured of one service. */
+interface Measured {
+  cpu_ms_per_turn: number;
+  tokens_per_turn: number;
+  ttft_ms: ReturnType<typeof stats>;
+  turn_ms: ReturnType<typeof stats>;
+}
+
 interface Side {
   service: Service;
+  /** Fields every turn sent to this service carries. */
+  fields?: Record<string, unknown>;
   cpuMs: number;
   timings: TurnTiming[];
 }
@@ -54,7 +68,7 @@ interface Side {
 /** One round: every session sends its next turn at once; resolves when all are answered. */
 async function round(side: Side, prefix: string, turn: number): Promise<void> {
   const before = side.service.cpuMs();
-  const timings = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => streamTurn(side.service.url, `${prefix}${s}`, message(turn))));
+  const timings = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => streamTurn(side.service.url, `${prefix}${s}`, message(turn), side.fields)));
   side.timings.push(...timings);
   side.cpuMs += side.service.cpuMs() - before;
 }
@@ -75,22 +89,24 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
   sides.forEach((side, i) => (side.cpuMs += side.service.cpuMs() - settle[i]!));
   const window_us = { from: startedUs, to: monotonicUs() };
   const turns = SESSIONS * TURNS;
-  const of = (side: Side) => ({
+  const of = (side: Side): Measured => ({
     cpu_ms_per_turn: Math.round((side.cpuMs / turns) * 10) / 10,
     tokens_per_turn: Math.round(side.timings.reduce((sum, t) => sum + t.tokens, 0) / turns),
     ttft_ms: stats(side.timings.map((t) => t.ttft)),
     turn_ms: stats(side.timings.map((t) => t.turn)),
   });
-  const [ours, bare, floor] = sides.map(of) as [ReturnType<typeof of>, ReturnType<typeof of>, ReturnType<typeof of>];
+  const [ours, bare, floor, memoryOff] = sides.map(of) as [Measured, Measured, Measured, Measured];
   return {
     phase: name,
     pacing,
     ours,
     bare,
     six_node_floor: floor,
+    ours_memory_off: memoryOff,
     cpu_per_turn_ratio: ratio(ours.cpu_ms_per_turn, bare.cpu_ms_per_turn),
     floor_over_bare: ratio(floor.cpu_ms_per_turn, bare.cpu_ms_per_turn),
-    ours_over_floor: ratio(ours.cpu_ms_per_turn, floor.cpu_ms_per_turn),
+    memory_off_over_floor: ratio(memoryOff.cpu_ms_per_turn, floor.cpu_ms_per_turn),
+    ours_over_memory_off: ratio(ours.cpu_ms_per_turn, memoryOff.cpu_ms_per_turn),
     ttft_p95_ratio: ratio(ours.ttft_ms.p95, bare.ttft_ms.p95),
     turn_p95_ratio: ratio(ours.turn_ms.p95, bare.turn_ms.p95),
     // Where the phase starts and ends on the monotonic clock (for scripts/profile-summary.ts --from/--to).
@@ -103,23 +119,25 @@ const temp = tempDir("mg-bench-stream-cost-");
 const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true);
 const bare = await startBare(temp.dir, provider.baseUrl);
 const floor = await startFloor(temp.dir, provider.baseUrl);
+const memoryOff = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true, "ours_memory_off");
 try {
-  const sides: Side[] = [ours, bare, floor].map((service) => ({ service, cpuMs: 0, timings: [] }));
+  const sides: Side[] = [ours, bare, floor, memoryOff].map((service) => ({ service, cpuMs: 0, timings: [] }));
+  sides[3]!.fields = { use_memory: false, remember: false };
   for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
   const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
   const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);
   const long = await phase("paced_150", { ttftMs: TTFT, tokens: 150, tokenGapMs: GAP }, sides, provider, 1 + 2 * TURNS);
-  const perToken = (side: "ours" | "bare" | "six_node_floor") => Math.round(((long[side].cpu_ms_per_turn - short[side].cpu_ms_per_turn) / (long[side].tokens_per_turn - short[side].tokens_per_turn)) * 1000) / 1000;
+  const perToken = (side: "ours" | "bare" | "six_node_floor" | "ours_memory_off") => Math.round(((long[side].cpu_ms_per_turn - short[side].cpu_ms_per_turn) / (long[side].tokens_per_turn - short[side].tokens_per_turn)) * 1000) / 1000;
   const report = {
     sessions: SESSIONS,
     turns_per_phase: TURNS,
     targets: TARGETS,
     phases: [instant, short, long],
-    cpu_ms_per_streamed_token: { ours: perToken("ours"), bare: perToken("bare"), six_node_floor: perToken("six_node_floor"), ratio: ratio(perToken("ours"), perToken("bare")) },
+    cpu_ms_per_streamed_token: { ours: perToken("ours"), bare: perToken("bare"), six_node_floor: perToken("six_node_floor"), ours_memory_off: perToken("ours_memory_off"), ratio: ratio(perToken("ours"), perToken("bare")) },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
-  await Promise.all([ours.stop(), bare.stop(), floor.stop()]);
+  await Promise.all([ours.stop(), bare.stop(), floor.stop(), memoryOff.stop()]);
   await provider.close();
   temp.remove();
 }

@@ -9,7 +9,8 @@
  * official parts, but six nodes wired as ours are (ingest_prompt → recall → [call_model ‖
  * classify_event] → build_candidate → summarize when due, with both conditional edges) and the
  * classification's model call on every turn (`classifyWithModel`, the tool call the memory graph
- * makes); every other node does nothing, and nothing is recalled, stored or summarised.
+ * makes), checkpointed once a turn as ours is (durability "exit"); every other node does nothing,
+ * and nothing is recalled, stored or summarised.
  */
 import { serve } from "@hono/node-server";
 import { AIMessageChunk, HumanMessage } from "@langchain/core/messages";
@@ -53,15 +54,17 @@ function sixNodes() {
     .compile({ checkpointer });
 }
 
-const graph = process.env.BARE_SHAPE === "six_nodes" ? sixNodes() : oneNode();
-
 interface Body {
   user_id: string;
   session_id: string;
   message: string;
 }
 
-const config = (body: Body) => ({ configurable: { thread_id: `${body.user_id}:${body.session_id}` } });
+const sixNodeShape = process.env.BARE_SHAPE === "six_nodes";
+const graph = sixNodeShape ? sixNodes() : oneNode();
+
+// The floor checkpoints once a turn, as the memory graph does; the bare chatbot keeps LangGraph's default.
+const config = (body: Body) => ({ configurable: { thread_id: `${body.user_id}:${body.session_id}` }, ...(sixNodeShape ? { durability: "exit" as const } : {}) });
 
 const app = new Hono();
 app.get("/healthz", (c) => c.json({ status: "ok" }));

@@ -33,7 +33,8 @@ async function started(child: ChildProcess, url: string, name: string): Promise<
 
 /**
  * Starts `entry` (a TypeScript file, through tsx, or a compiled .js file) with `env` on a free
- * port of 127.0.0.1, one process (no workers), logging errors only; resolves once /healthz answers.
+ * port of 127.0.0.1, one process (no workers), logging errors only, to this process's stderr;
+ * resolves once /healthz answers.
  * With BENCH_CPU_PROF=<dir> each service writes V8 CPU profiles (one per thread) under <dir>/<name> when it stops.
  */
 export async function startService(name: string, entry: string, env: Record<string, string>): Promise<Service> {
@@ -43,7 +44,8 @@ export async function startService(name: string, entry: string, env: Record<stri
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
   const child = spawn(process.execPath, [...profile, ...loader, entry], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    // The service's log lines (errors only, unless `env` says otherwise) go to this process's stderr: stdout holds the report.
+    stdio: ["ignore", 2, "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
   await started(child, url, name);
@@ -60,10 +62,10 @@ export async function startService(name: string, entry: string, env: Record<stri
   };
 }
 
-/** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file in `dir`. */
-export function startOurs(dir: string, env: Record<string, string>, compiled = false): Promise<Service> {
+/** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file `<name>.db` in `dir`. */
+export function startOurs(dir: string, env: Record<string, string>, compiled = false, name = "memory_graph"): Promise<Service> {
   const entry = compiled ? "dist/cli/start.js" : "src/cli/start.ts";
-  return startService("memory_graph", entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, "ours.db"), ...env });
+  return startService(name, entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${name}.db`), ...env });
 }
 
 /** The bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts) on a SQLite file in `dir`, its model at `baseUrl`. */
@@ -93,12 +95,12 @@ export interface TurnTiming {
   tokens: number;
 }
 
-const bodyOf = (session: string, message: string) => JSON.stringify({ user_id: `user-${session}`, session_id: session, message });
+const bodyOf = (session: string, message: string, fields: Record<string, unknown> = {}) => JSON.stringify({ user_id: `user-${session}`, session_id: session, message, ...fields });
 
-/** One turn over POST /v1/turns/stream: timed to the first `token` event and to the `result` event. */
-export async function streamTurn(url: string, session: string, message: string): Promise<TurnTiming> {
+/** One turn over POST /v1/turns/stream (with `fields` added to its body): timed to the first `token` event and to the `result` event. */
+export async function streamTurn(url: string, session: string, message: string, fields?: Record<string, unknown>): Promise<TurnTiming> {
   const started = performance.now();
-  const response = await fetch(`${url}/v1/turns/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(session, message) });
+  const response = await fetch(`${url}/v1/turns/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyOf(session, message, fields) });
   if (!response.ok || !response.body) throw new Error(`turn answered ${response.status}`);
   const decoder = new TextDecoder();
   let text = "";
