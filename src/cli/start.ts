@@ -81,17 +81,19 @@ const STREAM_END_MS = 500;
 
 /** One server process: the graph, the HTTP service and its graceful shutdown. */
 async function serveHere(): Promise<void> {
-  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }, { OpenStreams }] = await Promise.all([
+  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }, { OpenStreams }, { warmDateParsing }] = await Promise.all([
     import("@hono/node-server"),
     import("../app/create-memory-graph.js"),
     import("../app/options-from-env.js"),
     import("../server/create-server.js"),
     import("../server/open-streams.js"),
+    import("../memory/relative-dates.js"),
   ]);
   // Tracing and metrics only when an OTLP endpoint is configured: otherwise OpenTelemetry is never loaded.
   const telemetryOptions = telemetryOptionsOf(env);
   const telemetry = telemetryOptions ? await (await import("../app/telemetry-setup.js")).startTelemetry(telemetryOptions) : null;
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+  log.info("server.warmed", { date_parser_ms: warmDateParsing() }); // the date parser's one-off set-up, here rather than in a turn
   if (keys.length === 0) {
     log.warn("server.open_mode", {
       message: `no API_KEYS configured: listening on 127.0.0.1 only, serving one tenant "${OPEN_TENANT}" without a key`,

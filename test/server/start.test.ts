@@ -12,6 +12,12 @@ describe("npm start (src/cli/start.ts)", () => {
     try {
       await waitFor(() => server.output().includes("server.listening"), 20_000);
       expect(server.output()).toContain("server.open_mode");
+      // The date parser is set up before the service listens, so that no turn pays for it.
+      const events = server.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warmed = events.findIndex((line) => line.event === "server.warmed");
+      expect(warmed).toBeGreaterThanOrEqual(0);
+      expect(warmed).toBeLessThan(events.findIndex((line) => line.event === "server.listening"));
+      expect(typeof events[warmed]?.date_parser_ms).toBe("number");
       const res = await fetch(`http://127.0.0.1:${port}/v1/turns`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-request-id": "start-test-1" },
