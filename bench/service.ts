@@ -5,8 +5,8 @@
  * chatbot (one model node, the official SqliteSaver, streamMode "messages", behind the same
  * Hono/SSE surface: bench/lib/bare-chatbot-server.ts) under the same load in the same run. Both
  * are one process on a SQLite file and answer through one instant OpenAI-compatible stand-in
- * (20-token replies, no pacing) run by this process. Phases run in turn — ours JSON, bare JSON,
- * ours stream, bare stream — each after a --warmup of its own on other sessions. Ours runs
+ * (20-token replies, no pacing) run by this process. Phases run in turn — the JSON route of each
+ * service, then the streaming route of each — each after a --warmup of its own on other sessions. Ours runs
  * compiled (`dist/cli/start.js`, built first) unless --tsx. A third service takes the same load:
  * the bare chatbot in our graph's shape (six nodes, the classification's model call each turn,
  * nothing stored or recalled: `startFloor`), the floor of a turn of our design. Prints JSON:

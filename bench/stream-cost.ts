@@ -4,7 +4,7 @@
  * surface: bench/lib/bare-chatbot-server.ts). Both run as child processes on SQLite files and talk
  * to one local OpenAI-compatible stand-in (bench/lib/paced-provider.ts) run by this process, whose
  * CPU is not counted. Three phases, on the same sessions (--sessions in parallel, --turns each per
- * phase, interleaved by round: ours, bare, ours, …, so summaries happen as in real sessions):
+ * phase, interleaved by round: each service in turn, round after round, so summaries happen as in real sessions):
  * - instant: 20-token replies with no pacing;
  * - paced 20 / paced 150: 300 ms to the first token, then 20 or 150 tokens 15 ms apart.
  * CPU comes from /proc (utime + stime of each service process) over each phase. Per streamed
@@ -121,8 +121,8 @@ const bare = await startBare(temp.dir, provider.baseUrl);
 const floor = await startFloor(temp.dir, provider.baseUrl);
 const memoryOff = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true, "ours_memory_off");
 try {
-  const sides: Side[] = [ours, bare, floor, memoryOff].map((service) => ({ service, cpuMs: 0, timings: [] }));
-  sides[3]!.fields = { use_memory: false, remember: false };
+  const sideOf = (service: Service, fields?: Side["fields"]): Side => ({ service, fields, cpuMs: 0, timings: [] });
+  const sides = [sideOf(ours), sideOf(bare), sideOf(floor), sideOf(memoryOff, { use_memory: false, remember: false })];
   for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
   const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
   const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);
