@@ -197,8 +197,7 @@ describe("npm start on Cloud Run (K_SERVICE set)", () => {
     const service = startService({ PORT: String(port), K_SERVICE: "memory-graph", API_KEYS: "acme:k-123", SQLITE_PATH: path.join(dir, "cloud-run.db") });
     try {
       await waitFor(() => service.output().includes("server.listening"), 20_000);
-      const lines = service.stdout().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
-      const warnings = lines.filter((line) => line.code === "MEMORY_EPHEMERAL");
+      const warnings = service.logs().filter((line) => line.code === "MEMORY_EPHEMERAL");
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatchObject({ severity: "WARNING", variable: "MEMORY_BACKEND" });
       expect(String(warnings[0]?.message)).toContain("MEMORY_BACKEND=postgres");

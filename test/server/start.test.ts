@@ -13,7 +13,7 @@ describe("npm start (src/cli/start.ts)", () => {
       await waitFor(() => server.output().includes("server.listening"), 20_000);
       expect(server.output()).toContain("server.open_mode");
       // The date parser is set up before the service listens, so that no turn pays for it.
-      const events = server.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const events = server.logs();
       const warmed = events.findIndex((line) => line.event === "server.warmed");
       expect(warmed).toBeGreaterThanOrEqual(0);
       expect(warmed).toBeLessThan(events.findIndex((line) => line.event === "server.listening"));
@@ -28,8 +28,7 @@ describe("npm start (src/cli/start.ts)", () => {
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
       server.child.kill("SIGTERM");
       expect(await server.exited).toBe(0);
-      const lines = server.output().split("\n").filter((line) => line.startsWith("{"));
-      const request = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.request_id === "start-test-1" && l.event === "http.request");
+      const request = server.logs().find((l) => l.request_id === "start-test-1" && l.event === "http.request");
       expect(request).toMatchObject({ severity: "INFO", status: 200, route: "/v1/turns", tenant: "default" });
       expect(typeof request?.latency_ms).toBe("number");
       expect(server.output()).not.toContain("pineapple");

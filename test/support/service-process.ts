@@ -33,8 +33,13 @@ export function startService(env: Record<string, string>) {
   });
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  /** `output` is stdout and stderr as they came; `stdout` alone is where log lines go. */
-  return { child, exited, output: () => output, stdout: () => stdout };
+  /** `output` is stdout and stderr as they came; `stdout` alone is where log lines go, and `logs` parses them. */
+  const logs = () =>
+    stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { child, exited, output: () => output, stdout: () => stdout, logs };
 }
 
 export async function waitFor(check: () => boolean, ms: number): Promise<void> {
