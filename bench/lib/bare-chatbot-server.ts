@@ -21,8 +21,9 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { classifyWithModel } from "../../src/models/structured.js";
 
+const openAi = { apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0 };
 // Not `streaming: true`: under streamMode "messages" it streams anyway, and the JSON route takes one answer.
-const model = new ChatOpenAI({ apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0 });
+const model = new ChatOpenAI(openAi);
 const checkpointer = SqliteSaver.fromConnString(process.env.SQLITE_PATH ?? ":memory:");
 
 const oneNode = () =>
@@ -34,7 +35,7 @@ const oneNode = () =>
 /** Our graph's shape and its two model calls a turn, nothing else (see the header). */
 function sixNodes() {
   // The classification is one answer, as the memory graph asks for it: not streamed under the "messages" mode.
-  const classifier = new ChatOpenAI({ apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0, disableStreaming: true });
+  const classifier = new ChatOpenAI({ ...openAi, disableStreaming: true });
   const State = Annotation.Root({ ...MessagesAnnotation.spec, event: Annotation<unknown>() });
   const nothing = async () => ({});
   return new StateGraph(State)
