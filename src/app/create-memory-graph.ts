@@ -105,7 +105,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
     limits,
     runTurn: turns.runTurn,
     streamTurn: turns.streamTurn,
-    ...sessionApi({ persistence, stateOf, settled, scoped, refuseWhenClosed, aheadMax: 2 * deps.limits.window.maxMessages }),
+    ...sessionApi({ persistence, stateOf, scoped, refuseWhenClosed, aheadMax: 2 * deps.limits.window.maxMessages }),
     ping: () => persistence.ping(),
     health: () => health.statuses(),
     checkHealth: (timeoutMs = 800) => health.check(timeoutMs),

@@ -12,15 +12,18 @@ import { createEmbeddings } from "../models/embeddings.js";
 import type { GraphDeps, MemoryMode } from "../graph/nodes/deps.js";
 import type { BackendKind } from "./backends.js";
 import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
-import type { TurnLock } from "../memory/ports/persistence.js";
+import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
 
 /** The options of `createMemoryGraph`: where memory lives, the models, limits and defaults. */
 export interface MemoryGraphOptions {
   /** Where memory lives: `sqlite` (default, one file) or `memory` (tests). */
   backend?: BackendKind;
   sqlitePath?: string;
-  /** Bring your own persistence instead of a backend (turns are then serialised in-process). */
-  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget };
+  /**
+   * Bring your own persistence instead of a backend (turns are then serialised, and kept from
+   * forgetting their user, in-process unless `turnLock` and `userLock` are given).
+   */
+  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; userLock?: UserLock; gc?: GcTarget };
   /** Postgres connection string (postgres backend; redis backend's long-term store). */
   databaseUrl?: string;
   /** Redis URL (redis backend). */

@@ -1,6 +1,6 @@
 import { forgetCheckedSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import type { TranscriptRecord } from "../memory/records.js";
-import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
+import { threadIdOf, userKeyOf, validateScope, validateUser, type MemoryScope } from "../memory/scope.js";
 import { currentLeaf } from "../memory/session-continuity.js";
 import type { MemoryState } from "../graph/state/state.js";
 import type { Persistence } from "./backends.js";
@@ -9,7 +9,11 @@ import { isSessionStoreDown } from "../resilience/guarded-storage.js";
 
 /** The memory graph's reads and forgetting of sessions and users. */
 export interface SessionApi {
-  /** Forgets a user (every layer, every session) once the upkeep of answered turns has finished. */
+  /**
+   * Forgets a user (every layer, every session) holding the user's lock alone: after every turn of
+   * the user that holds it, on any instance, has ended with its upkeep (its writes are deleted with
+   * the rest); turns that ask meanwhile wait, and start on a forgotten user.
+   */
   forgetUser(user: Pick<MemoryScope, "tenantId" | "userId">): Promise<ForgetCounts>;
   /** Forgets one session and what was learned in it, holding the session's turn lock (so after its upkeep). */
   forgetSession(scope: MemoryScope): Promise<SessionForgetCounts>;
@@ -25,7 +29,6 @@ export interface SessionApi {
 export interface SessionApiParts {
   persistence: Persistence;
   stateOf: (threadId: string) => Promise<MemoryState | null>;
-  settled: () => Promise<void>;
   scoped: <T>(work: () => T) => T;
   refuseWhenClosed: () => void;
   /** How many messages past its checkpoint a session's thread is looked for (as a turn's catch-up does). */
@@ -59,10 +62,10 @@ export function sessionApi(parts: SessionApiParts): SessionApi {
         return userMemory(persistence.store, user);
       }),
     forgetUser: (user) =>
-      scoped(async () => {
+      scoped(() => {
         refuseWhenClosed();
-        await parts.settled();
-        return forgetUser(persistence, user);
+        const checked = validateUser(user);
+        return persistence.userLock.exclusive(userKeyOf(checked), () => forgetUser(persistence, checked));
       }),
     forgetSession: (scope) =>
       scoped(() => {

@@ -3,7 +3,7 @@ import type { StreamMode } from "@langchain/langgraph";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
-import { threadIdOf } from "../memory/scope.js";
+import { threadIdOf, userKeyOf } from "../memory/scope.js";
 import { saveTurnRecord } from "../memory/turn-records.js";
 import { classifierOf, type GraphDeps } from "../graph/nodes/deps.js";
 import { planTurn } from "../graph/nodes/turn.js";
@@ -61,7 +61,9 @@ type RunGraph = (graph: MemoryGraphApp, plan: { plan: unknown }, config: TurnCon
  * null). The session stays locked until the run is done (the classification stored, the turn's
  * result recorded under its idempotency key, the checkpoint written, old ones pruned), so the next
  * turn of the session starts with what this one learnt. The due summary and the session's title
- * are made after that, off the lock (see `upkeepOf`). `settled()` waits for all of it.
+ * are made after that, off the lock (see `upkeepOf`). `settled()` waits for all of it. From before
+ * the session's lock until the upkeep is done, the turn holds its user's lock shared, so forgetting
+ * the user (on any instance) waits for all of it and the turn's every write is among what it deletes.
  */
 export function createTurnRunner(parts: TurnRunnerParts) {
   const { app, persistence, health, deps, scoped } = parts;
@@ -91,18 +93,22 @@ export function createTurnRunner(parts: TurnRunnerParts) {
         answered = true;
         resolve(result);
       };
-      const work = scoped(() => persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer })));
-      const done = work
-        .then((state) => (state ? scoped(() => upkeepParts.afterTurn(threadId, valid.input, state)) : undefined))
-        .catch((error: unknown) => {
-          if (!answered) {
-            if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
-            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
-            return reject(error);
-          }
-          // The reply is out: what failed after it (the rest of the run, a summary) is logged; a summary left due is made by a later turn.
-          scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
-        });
+      // The user's lock, shared with the user's other turns, is held from before the session's lock until
+      // the upkeep is done: forgetting the user, which holds it alone, comes before or after all of the turn.
+      const done = scoped(() =>
+        persistence.userLock.shared(userKeyOf(valid.scope), async () => {
+          const state = await persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer }));
+          if (state) await scoped(() => upkeepParts.afterTurn(threadId, valid.input, state));
+        }),
+      ).catch((error: unknown) => {
+        if (!answered) {
+          if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
+          return reject(error);
+        }
+        // The reply is out: what failed after it (the rest of the run, a summary) is logged; a summary left due is made by a later turn.
+        scoped(() => (error instanceof MemoryGraphError && error.dependency ? log.warn : log.error)("turn.upkeep_failed", { error: messageOf(error) }));
+      });
       upkeep.add(done);
       void done.finally(() => upkeep.delete(done));
     });

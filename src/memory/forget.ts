@@ -3,6 +3,7 @@ import { log } from "../logger.js";
 import { restoreSuperseded } from "./facts.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import { deleteSessionTitle } from "./session-list.js";
+import type { TurnLock } from "./ports/persistence.js";
 import type { FactRecord } from "./records.js";
 import { legacyThreadOf, threadIdOf, userKeyOf, validateScope, validateUser, type Checked, type MemoryScope, type UserScope } from "./scope.js";
 import { capable, supportsOf } from "./store-io.js";
@@ -13,10 +14,11 @@ import { capable, supportsOf } from "./store-io.js";
  * removes what was learned in it (events, facts, summaries), as if it had never taken place.
  */
 
-/** The storage a forget works on. */
+/** The storage a forget works on, and the turn lock that `forgetUser` takes when given. */
 export interface ForgetTarget {
   store: BaseStore;
   checkpointer: BaseCheckpointSaver;
+  turnLock?: TurnLock;
 }
 
 /**
@@ -33,9 +35,13 @@ export interface ForgetCounts {
   threads: number;
 }
 
-/** What forgetting a session did: the deletions, and how many facts it had superseded are true again. */
+/**
+ * What forgetting a session did: the deletions, how many facts it had superseded are true again,
+ * and how many facts learned in it stay because a person pinned them.
+ */
 export interface SessionForgetCounts extends ForgetCounts {
   restoredFacts: number;
+  keptPinnedFacts: number;
 }
 
 
@@ -43,35 +49,45 @@ const PAGE = 500;
 
 /**
  * Deletes everything of one user: every store item whose namespace begins with the user's
- * namespace (transcripts of all sessions, summaries, events, facts) and the checkpoint thread of
- * every session of the user. Other users and tenants are untouched. Idempotent.
+ * namespace (transcripts of all sessions, summaries, events, facts, pinned or not) and the
+ * checkpoint thread of every session of the user. Other users and tenants are untouched.
+ * Idempotent. With the target's `turnLock`, it holds the user's edit lock (so no correction of the
+ * user's memory writes in between) and each session's turn lock while deleting its thread (so
+ * garbage collection's upkeep of it comes before or after); the caller holds the user's lock
+ * alone (`UserLock.exclusive`), which keeps the user's turns out.
  */
 export async function forgetUser(target: ForgetTarget, user: UserScope): Promise<ForgetCounts> {
   const scope = validateUser(user);
-  const { stored, candidates } = await sessionsOf(target, scope);
-  const forgotten = new Set(stored);
-  let threads = 0;
-  for (const sessionId of candidates) {
-    if (!(await deleteThreads(target.checkpointer, { ...scope, sessionId }))) continue;
-    threads += 1;
-    forgotten.add(sessionId);
-  }
-  const { store } = target;
-  const messages = await deletePrefix(store, namespaces.sessions(scope));
-  const summaries = await deletePrefix(store, namespaces.summaries(scope));
-  const events = await deletePrefix(store, namespaces.events(scope));
-  const facts = await deletePrefix(store, namespaces.facts(scope));
-  // Whatever else lies under the user (nothing today) goes too, counted in `items` only.
-  const items = messages + summaries + events + facts + (await deletePrefix(store, namespaces.user(scope)));
-  log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: forgotten.size, threads });
-  return { items, messages, summaries, events, facts, sessions: forgotten.size, threads };
+  const locked = <T>(key: string, work: () => Promise<T>): Promise<T> => (target.turnLock ? target.turnLock.run(key, work) : work());
+  return locked(userKeyOf(scope), async () => {
+    const { stored, candidates } = await sessionsOf(target, scope);
+    const forgotten = new Set(stored);
+    let threads = 0;
+    for (const sessionId of candidates) {
+      const session = { ...scope, sessionId };
+      if (!(await locked(threadIdOf(session), () => deleteThreads(target.checkpointer, session)))) continue;
+      threads += 1;
+      forgotten.add(sessionId);
+    }
+    const { store } = target;
+    const messages = await deletePrefix(store, namespaces.sessions(scope));
+    const summaries = await deletePrefix(store, namespaces.summaries(scope));
+    const events = await deletePrefix(store, namespaces.events(scope));
+    const facts = await deletePrefix(store, namespaces.facts(scope));
+    // Whatever else lies under the user (idempotency and memory-context records, titles) goes too, counted in `items` only.
+    const items = messages + summaries + events + facts + (await deletePrefix(store, namespaces.user(scope)));
+    log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: forgotten.size, threads });
+    return { items, messages, summaries, events, facts, sessions: forgotten.size, threads };
+  });
 }
 
 /**
  * Deletes one session and what was learned in it: its transcript (and its turns' idempotency
  * and memory-context records, counted in `items`), the summaries made of it, the events and facts that came from its
  * messages, and its checkpoint thread (window, session variables, node-scoped memory). A fact of another session that one of its facts superseded is
- * true again (see `restoreSuperseded`). Other sessions' memory stays. Idempotent.
+ * true again (see `restoreSuperseded`). A fact learned in it that a person pinned stays (the
+ * person chose to keep it), with its `sourceMessageIds` emptied since those messages are gone;
+ * the versions of its key that were not pinned go. Other sessions' memory stays. Idempotent.
  */
 export async function forgetSession(target: ForgetTarget, session: MemoryScope): Promise<SessionForgetCounts> {
   return forgetCheckedSession(target, validateScope(session));
@@ -84,7 +100,9 @@ export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<
   const summaries = (await itemsIn(store, namespaces.summaries(scope))).filter(ofSession);
   const events = (await itemsIn(store, namespaces.events(scope))).filter(ofSession);
   const allFacts = await itemsIn(store, namespaces.facts(scope));
-  const facts = allFacts.filter(ofSession);
+  const isPinned = (item: Item) => (item.value as FactRecord).pinned === true;
+  const facts = allFacts.filter((item) => ofSession(item) && !isPinned(item));
+  const pinned = allFacts.filter((item) => ofSession(item) && isPinned(item)).map((item) => item.value as FactRecord);
   const restored = restoreSuperseded(
     allFacts.map((item) => item.value as FactRecord),
     new Set(facts.map((item) => item.key)),
@@ -93,6 +111,9 @@ export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<
   const learned: Operation[] = [
     ...[...summaries, ...events, ...facts].map((item): Operation => ({ namespace: item.namespace, key: item.key, value: null })),
     ...restored.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact }, index: false })),
+    ...pinned
+      .filter((fact) => fact.sourceMessageIds.length > 0)
+      .map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact, sourceMessageIds: [] }, index: false })),
   ];
   if (learned.length > 0) await store.batch(learned);
   const messages = await deletePrefix(store, namespaces.session(scope));
@@ -102,8 +123,9 @@ export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<
   const counts = { messages, summaries: summaries.length, events: events.length, facts: facts.length };
   const items = counts.messages + counts.summaries + counts.events + counts.facts + turnRecords;
   const sessions = items > 0 || threads > 0 ? 1 : 0;
-  log.info("memory.session_forgotten", { tenant: scope.tenantId, items, ...counts, restoredFacts: restored.length, threads });
-  return { items, ...counts, restoredFacts: restored.length, sessions, threads };
+  const kept = { restoredFacts: restored.length, keptPinnedFacts: pinned.length };
+  log.info("memory.session_forgotten", { tenant: scope.tenantId, items, ...counts, ...kept, threads });
+  return { items, ...counts, ...kept, sessions, threads };
 }
 
 /**

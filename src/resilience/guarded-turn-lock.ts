@@ -2,7 +2,7 @@ import type { StorageDependency } from "../errors.js";
 import { log } from "../logger.js";
 import type { DependencyHealth } from "./dependency-health.js";
 import { isStorageFailure, withinStorageTimeout } from "./storage-failure.js";
-import type { TurnLock } from "../memory/ports/persistence.js";
+import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
 import { KeyedLock } from "../storage/shared/keyed-lock.js";
 
 type Acquisition = "acquired" | "failed" | "slow";
@@ -68,4 +68,17 @@ export function guardTurnLock(
       }
     },
   };
+}
+
+/**
+ * A user lock (in the memory store) whose storage may go away, guarded as `guardTurnLock` guards a
+ * turn lock: a wait that outlasts the storage timeout pings the store and goes on while it answers.
+ * While the store is down, a turn's shared hold gives way to this process's own lock with
+ * `localWhenDown` (where the turn may run on without long-term memory), or is refused; forgetting
+ * is always refused then (it cannot delete anyway).
+ */
+export function guardUserLock(lock: UserLock, options: Parameters<typeof guardTurnLock>[1]): UserLock {
+  const shared = guardTurnLock({ run: (key, work) => lock.shared(key, work) }, options);
+  const exclusive = guardTurnLock({ run: (key, work) => lock.exclusive(key, work) }, { ...options, localWhenDown: false });
+  return { shared: (key, work) => shared.run(key, work), exclusive: (key, work) => exclusive.run(key, work) };
 }

@@ -36,7 +36,8 @@ export const forgetSession = defineRoute({
   query: queryParams(userQuerySchema),
   responses: { 200: { description: "What was deleted, and the facts of other sessions current again.", json: forgetResponseSchema } },
   handle: async (c, { params: { session_id: sessionId }, query: { user_id: userId } }, { memory }) => {
-    const { restoredFacts, ...deleted } = await memory.forgetSession({ tenantId: c.get("tenantId"), userId, sessionId });
+    // Pinned facts the session taught stay; the library's result and log count them (`keptPinnedFacts`).
+    const { restoredFacts, keptPinnedFacts: _kept, ...deleted } = await memory.forgetSession({ tenantId: c.get("tenantId"), userId, sessionId });
     return c.json(forgetResponseSchema.parse({ user_id: userId, session_id: sessionId, deleted, restored: { facts: restoredFacts } }), 200);
   },
 });

@@ -8,6 +8,7 @@ import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "..
 import { setLogLevel } from "../../src/logger.js";
 import { forgetSession, forgetUser } from "../../src/memory/forget.js";
 import { namespaces } from "../../src/memory/namespaces.js";
+import type { FactRecord } from "../../src/memory/records.js";
 import { threadIdOf } from "../../src/memory/scope.js";
 import { supportsOf } from "../../src/memory/store-io.js";
 import { createTempDatabase } from "../support/postgres.js";
@@ -150,8 +151,30 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     // Another user's session of the same id is untouched.
     expect(JSON.stringify(await itemsOf(store, "u10"))).toContain("other@example.com");
     expect(await forgetSession(graph.persistence, scopeOf("u1", "s1"))).toEqual({
-      items: 0, messages: 0, summaries: 0, events: 0, facts: 0, restoredFacts: 0, sessions: 0, threads: 0,
+      items: 0, messages: 0, summaries: 0, events: 0, facts: 0, restoredFacts: 0, keptPinnedFacts: 0, sessions: 0, threads: 0,
     });
+  });
+
+  it("forgetSession keeps a fact the person pinned (its sources, the forgotten messages, cleared); forgetUser removes it", async () => {
+    const { store } = await open();
+    const user = { tenantId, userId: "u1" };
+    const email = (await graph.listFacts(user)).find((fact) => fact.key === "email");
+    expect(email).toMatchObject({ value: "anong@example.com", sessionId: "s1" });
+    expect(email?.sourceMessageIds.length).toBeGreaterThan(0);
+    await graph.updateFact(user, email!.id, { pinned: true });
+    const counts = await graph.forgetSession(scopeOf("u1", "s1"));
+    expect(counts).toMatchObject({ sessions: 1, messages: 4, keptPinnedFacts: 1 });
+    const facts = (await store.search(namespaces.facts(user), { limit: 10 })).map((f) => f.value as FactRecord);
+    expect(facts.filter((fact) => fact.key === "email")).toEqual([
+      expect.objectContaining({ id: email!.id, value: "anong@example.com", validTo: null, pinned: true, sourceMessageIds: [] }),
+    ]);
+    expect(await store.search(namespaces.session(scopeOf("u1", "s1")), { limit: 10 })).toEqual([]);
+    // It still reaches the prompt of a later turn.
+    const next = await graph.runTurn({ ...scopeOf("u1", "s3"), message: "What is my email?" });
+    expect(next.memoryContext?.text).toContain("anong@example.com");
+    await graph.settled();
+    await graph.forgetUser(user);
+    expect(await itemsOf(store, "u1")).toEqual([]);
   });
 
   it("forgetSession makes a fact that the session superseded current again", async () => {

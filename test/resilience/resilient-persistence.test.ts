@@ -21,6 +21,7 @@ function persistence(traits: PersistenceTraits): Persistence {
     checkpointer: new MemorySaver(),
     store: new InMemoryStore(),
     turnLock: unreachableLock,
+    userLock: { shared: () => Promise.reject(refused), exclusive: () => Promise.reject(refused) },
     gc: null,
     ping: () => Promise.reject(refused),
     close: async () => undefined,

@@ -14,6 +14,21 @@ export interface TurnLock {
 }
 
 /**
+ * One user's turns against forgetting that user, on every instance: each turn holds the user's lock
+ * shared (from before its thread's turn lock until its upkeep is done); forgetting holds it alone.
+ * Keyed by `userKeyOf` (tenant/user). Always taken before a thread's turn lock, never after.
+ */
+export interface UserLock {
+  /** Runs `work` holding the user's lock beside the user's other turns; waits while the user is being forgotten. */
+  shared<T>(userKey: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` holding the user's lock alone: once every shared holder (in every process sharing
+   * the engine) has left; shared asks that come meanwhile wait for it, so a busy user cannot starve it.
+   */
+  exclusive<T>(userKey: string, work: () => Promise<T>): Promise<T>;
+}
+
+/**
  * What garbage collection works on: a checkpointer and a store, plus what only the engine knows.
  * Each engine folder builds its own (`src/storage/<engine>/gc-target.ts`).
  */
@@ -49,6 +64,8 @@ export interface Persistence {
   store: BaseStore;
   /** One thread, one writer: across processes where the engine is shared. */
   turnLock: TurnLock;
+  /** A user's turns against forgetting the user: in the engine that keeps long-term memory. */
+  userLock: UserLock;
   /** What `npm run gc` collects on this engine (null where there is nothing to collect). */
   gc: GcTarget | null;
   /** Checks storage answers (for readiness probes). */

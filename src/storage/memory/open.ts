@@ -1,8 +1,9 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import type { GcTarget, Persistence, TurnLock } from "../../memory/ports/persistence.js";
+import type { GcTarget, Persistence, TurnLock, UserLock } from "../../memory/ports/persistence.js";
 import { IN_PROCESS_TRAITS } from "../shared/traits.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
 import { inProcessTurnLock } from "./turn-lock.js";
+import { inProcessUserLock } from "./user-lock.js";
 
 /**
  * The memory engine, for tests and the dev server: LangGraph's own `MemorySaver` and
@@ -18,15 +19,23 @@ export async function openMemory(options: { ttl?: StoreTtlConfig } = {}): Promis
 
 /**
  * A checkpointer and a store the caller brought (and closes), as a persistence of this process:
- * turns serialised by an in-process lock unless a `turnLock` is given, nothing guarded, nothing
+ * turns serialised by an in-process lock unless a `turnLock` is given (and kept from forgetting
+ * their user by one unless a `userLock` is given), nothing guarded, nothing
  * to collect unless a `gc` target is given. A whole `Persistence` (an engine's `open`) keeps what
  * it declares (its kind, traits and dependencies); only pinging and closing stay with the caller.
  */
-export function inProcessPersistence(parts: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; gc?: GcTarget | null }): Persistence {
+export function inProcessPersistence(parts: {
+  checkpointer: BaseCheckpointSaver;
+  store: BaseStore;
+  turnLock?: TurnLock;
+  userLock?: UserLock;
+  gc?: GcTarget | null;
+}): Persistence {
   return {
     kind: "memory",
     traits: IN_PROCESS_TRAITS,
     turnLock: inProcessTurnLock(),
+    userLock: inProcessUserLock(),
     gc: null,
     ...parts,
     ping: async () => undefined,

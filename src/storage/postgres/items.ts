@@ -141,12 +141,16 @@ export async function readItems(db: pg.ClientBase, schema: string, reads: readon
   return reads.map((_, i) => found.get(i) ?? null);
 }
 
-/** Deletes every item under `prefix` (vectors go with them; the range is logged in `store_deletions`); returns the item count. */
+/**
+ * Deletes every item under `prefix` (vectors go with them); returns the item count. Each deleted
+ * item is logged in `store_deletions` by its id, not the range by its path: the log is kept a day,
+ * and a path names the tenant and user that forgetting must leave no trace of.
+ */
 export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, prefix: readonly string[]): Promise<number> {
   const { from, to } = prefixRange(prefix);
   const { rows } = await db.query<{ n: string }>(
-    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2 RETURNING 1),
-     logged AS (INSERT INTO ${schema}.store_deletions (from_path, to_path) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM d))
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2 RETURNING id),
+     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d)
      SELECT count(*) AS n FROM d`,
     [from, to],
   );

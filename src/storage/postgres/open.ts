@@ -26,7 +26,7 @@ export interface PostgresPersistence extends Persistence {
 export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig }): Promise<PostgresPersistence> {
   const { url } = options;
   const embeddings = options.embeddings ?? undefined;
-  const [{ default: pg }, { PostgresStore }, { PostgresCheckpointer }, { postgresTurnLock }, { postgresGcTarget }] = await Promise.all([
+  const [{ default: pg }, { PostgresStore }, { PostgresCheckpointer }, { postgresTurnLock, postgresUserLock }, { postgresGcTarget }] = await Promise.all([
     import("pg"),
     import("./store.js"),
     import("./checkpointer.js"),
@@ -35,16 +35,19 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   ]);
   await probePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // A held advisory lock pins a connection, so locks get their own pool.
+  // A held advisory lock pins a connection, so locks get their own pool; users' locks another one,
+  // since a turn holds its user's while it waits for its thread's.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
-  surviveConnectionLoss([pool, lockPool]);
+  const userLockPool = new pg.Pool({ connectionString: url, max: 5 });
+  const pools = [pool, lockPool, userLockPool];
+  surviveConnectionLoss(pools);
   const store = new PostgresStore(pool, { embeddings, ttl: options.ttl });
   const checkpointer = new PostgresCheckpointer(pool);
   try {
     await store.setup();
     await checkpointer.setup();
   } catch (cause) {
-    await Promise.all([pool.end(), lockPool.end()]);
+    await Promise.all(pools.map((p) => p.end()));
     throw setupFailed("Postgres", "DATABASE_URL", url, cause);
   }
   const turnLock = postgresTurnLock(lockPool);
@@ -56,6 +59,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
     checkpointer,
     store,
     turnLock,
+    userLock: postgresUserLock(userLockPool),
     gc: postgresGcTarget(checkpointer, store, turnLock),
     ping: async () => {
       await pool.query("SELECT 1");
@@ -63,7 +67,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
     close: async () => {
       if (closed) return;
       closed = true;
-      await Promise.all([pool.end(), lockPool.end()]);
+      await Promise.all(pools.map((p) => p.end()));
     },
   };
 }

@@ -41,6 +41,8 @@ export async function openRedis(options: RedisOpenOptions): Promise<Persistence>
     checkpointer,
     store: longTerm.store,
     turnLock: redisTurnLock(checkpointer.client),
+    // Users' locks live where their long-term memory does, which forgetting deletes.
+    userLock: longTerm.userLock,
     // Sessions expire by their own TTL; the long-term store's retention is collected where it lives.
     gc: longTerm.gc,
     ping: async () => {

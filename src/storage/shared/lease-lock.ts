@@ -29,6 +29,14 @@ export function timeout(waitMs: number, cause?: unknown): MemoryGraphError {
   });
 }
 
+/** TURN_LOCK_TIMEOUT of a user's lock: turns of the user (or forgetting them) held it for longer than the wait. */
+export function userLockTimeout(waitMs: number, cause?: unknown): MemoryGraphError {
+  return new MemoryGraphError("TURN_LOCK_TIMEOUT", `the user's turns, or forgetting the user, held the user's lock for over ${waitMs} ms`, {
+    kind: "system",
+    cause,
+  });
+}
+
 /** Polls `tryAcquire` with jittered backoff until it succeeds or `waitMs` passes. */
 export async function acquire(threadId: string, waitMs: number, tryAcquire: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + waitMs;

@@ -25,12 +25,13 @@ export interface SqlitePersistence extends Persistence {
 export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig } = {}): Promise<SqlitePersistence> {
   const file = options.path ?? DEFAULT_SQLITE_PATH;
   const embeddings = options.embeddings ?? undefined;
-  const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }] = await Promise.all([
+  const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }, { sqliteUserLock }] = await Promise.all([
     import("better-sqlite3"),
     import("./checkpointer.js"),
     import("./store.js"),
     import("./gc-target.js"),
     import("./turn-lock.js"),
+    import("./user-lock.js"),
   ]);
   prepareSqliteDirectory(file);
   let opened: { db: InstanceType<typeof Database>; checkpointer: InstanceType<typeof SqliteCheckpointer>; store: InstanceType<typeof SqliteStore> };
@@ -61,6 +62,7 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
     checkpointer,
     store,
     turnLock,
+    userLock: sqliteUserLock(db),
     gc,
     ping: async () => {
       // Down the path a request takes (the in-process index and its version check, the full-text
