@@ -109,8 +109,9 @@ async function editFact(fact) {
 const pinFact = (fact) => change(`${fact.pinned ? "Unpin" : "Pin"} of ${fact.key}`, () => api("PATCH", `${userPath()}/facts/${enc(fact.id)}`, { pinned: !fact.pinned }), loadFacts);
 
 async function deleteFact(fact) {
-  if (!(await ask(`Delete ${fact.key}?`, `"${fact.key}: ${fact.value}" and every earlier version of it will be deleted for good.`))) return;
-  await change(`Delete of ${fact.key}`, () => api("DELETE", `${userPath()}/facts/${enc(fact.id)}`), loadFacts);
+  const what = `"${fact.key}: ${fact.value}" and every earlier version of it will be deleted for good, and cut out of the messages, events and summaries that state them.`;
+  if (!(await ask(`Delete ${fact.key}?`, what))) return;
+  await change(`Delete of ${fact.key}`, () => api("DELETE", `${userPath()}/facts/${enc(fact.id)}?versions=all`), loadFacts);
 }
 
 function eventItem(event) {

@@ -1,8 +1,12 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { invalidInput } from "../errors.js";
 import { log } from "../logger.js";
-import { deleteFact, editFact, findFact, historyOf, type FactVersion } from "../memory/fact-edits.js";
-import { loadFacts } from "../memory/facts.js";
+import { deleteFact, editFact, findFact, historyOf, type FactDeletion, type FactVersion, type FactVersions } from "../memory/fact-edits.js";
+import { redactor } from "../memory/redaction.js";
+import { detectAttributeUpdates } from "../rules/attribute-detect.js";
+import { boundedInTime } from "../rules/facts/expiry.js";
+import { sessionIdsOf } from "../memory/session-list.js";
+import { loadFacts, type FactUpdate } from "../memory/facts.js";
 import { deleteRecord, getEvent, getSummary, listEvents, listSummaries, updateEvent, updateSummary } from "../memory/item-edits.js";
 import {
   eventChangeSchema,
@@ -45,8 +49,12 @@ export interface MemoryItems {
    * version it made); FACT_NOT_FOUND. Returns the current version.
    */
   updateFact(user: UserScope, factId: string, change: FactChangeInput): Promise<FactRecord>;
-  /** Deletes a fact with all its versions; summaries of its messages are marked stale. Idempotent (0 the second time). */
-  deleteFact(user: UserScope, factId: string): Promise<{ facts: number; staleSummaries: number }>;
+  /**
+   * Deletes one version of a fact (`versions: "all"`: every version of its key) and takes its value
+   * out of every layer the model reads: stored messages, events, summaries, turn results, the
+   * session windows (see `deleteFact` in memory/fact-edits.ts). Idempotent (0 the second time).
+   */
+  deleteFact(user: UserScope, factId: string, options?: { versions?: FactVersions }): Promise<FactDeletion>;
   /** A page of the user's events, newest first; `type` keeps one event type. */
   listEvents(user: UserScope, options?: PageInput & { type?: string }): Promise<EventRecord[]>;
   getEvent(user: UserScope, eventId: string): Promise<EventRecord>;
@@ -81,26 +89,46 @@ function itemId(field: string, id: unknown): string {
   return id;
 }
 
+/** Which versions a fact's delete takes: "one" (the default) or "all"; INVALID_INPUT otherwise. */
+function factVersions(versions: unknown): FactVersions {
+  if (versions === undefined) return "one";
+  if (versions === "one" || versions === "all") return versions;
+  throw invalidInput("versions", 'must be "one" or "all"');
+}
+
+/** The facts a corrected message states, as classify_event learns them offline (the profile's keys, bounded in time). */
+function offlineFacts(deps: Pick<GraphDeps, "profile">, text: string, now: Date): FactUpdate[] {
+  const found = detectAttributeUpdates(text);
+  return boundedInTime(deps.profile ? deps.profile.fit(found) : found, text, now);
+}
+
 /**
- * The per-item API over `store`, serialised by `lock`; a message's correction or delete reaches
- * its session's checkpointed window (and node memory) through `windows`. Either write may fail
- * alone (the session store down); the call then fails, and its retry completes both.
+ * Takes `values` out of every session window of `user` (see `SessionWindowEdits.redact`), each under
+ * its session's turn lock, taken after the user's lock is let go, never inside it.
  */
-export function memoryItems(
-  store: BaseStore,
-  lock: TurnLock,
-  deps: Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings">,
-  windows: SessionWindowEdits = NO_SESSION_WINDOWS,
-): MemoryItems {
-  /** One writer of corrections per user (a key no thread id takes: thread ids have three parts). */
-  const asUser = <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
+async function redactWindows(store: BaseStore, lock: TurnLock, windows: SessionWindowEdits, user: UserScope, values: readonly string[]): Promise<void> {
+  log.info("memory.fact_deleted", { tenant: user.tenantId, values: values.length });
+  const redact = redactor(values);
+  if (!redact) return;
+  for (const sessionId of await sessionIdsOf(store, user)) {
+    const threadId = threadIdOf({ ...user, sessionId });
+    await lock.run(threadId, () => windows.redact(threadId, redact));
+  }
+}
+
+/** Runs work as the one writer of corrections of a user (a lock key no thread id takes: thread ids have three parts). */
+function userLocked(lock: TurnLock) {
+  return <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
     const scope = validateUser(user);
     return lock.run(userKeyOf(scope), () => work(scope));
   };
-  const asSession = <T>(session: MemoryScope, work: (scope: MemoryScope) => Promise<T>): Promise<T> => {
-    const scope = validateScope(session);
-    return lock.run(threadIdOf(scope), () => work(scope));
-  };
+}
+
+type Deps = Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings" | "profile">;
+
+/** The fact methods of `memoryItems`: list, read with history, edit, delete (with the deleted values cut out of every layer). */
+function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: SessionWindowEdits): Pick<MemoryItems, "listFacts" | "getFact" | "updateFact" | "deleteFact"> {
+  const asUser = userLocked(lock);
   return {
     async listFacts(user, options = {}) {
       const facts = await loadFacts(store, validateUser(user));
@@ -119,7 +147,33 @@ export function memoryItems(
         return fact;
       });
     },
-    deleteFact: (user, factId) => asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId))),
+    deleteFact: (user, factId, options = {}) => {
+      const versions = factVersions(options.versions);
+      return asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId), versions)).then(({ values, ...deleted }) =>
+        redactWindows(store, lock, windows, validateUser(user), values).then(() => deleted),
+      );
+    },
+  };
+}
+
+/**
+ * The per-item API over `store`, serialised by `lock`; a message's correction or delete reaches
+ * its session's checkpointed window (and node memory) through `windows`. Either write may fail
+ * alone (the session store down); the call then fails, and its retry completes both.
+ */
+export function memoryItems(
+  store: BaseStore,
+  lock: TurnLock,
+  deps: Deps,
+  windows: SessionWindowEdits = NO_SESSION_WINDOWS,
+): MemoryItems {
+  const asUser = userLocked(lock);
+  const asSession = <T>(session: MemoryScope, work: (scope: MemoryScope) => Promise<T>): Promise<T> => {
+    const scope = validateScope(session);
+    return lock.run(threadIdOf(scope), () => work(scope));
+  };
+  return {
+    ...factMethods(store, lock, deps, windows),
     listEvents: (user, options = {}) => {
       const { type, ...page } = options;
       return listEvents(store, validateUser(user), parsePage(page), type);
@@ -148,7 +202,8 @@ export function memoryItems(
       const { text } = parseChange(textChangeSchema, raw);
       return asSession(session, async (scope) => {
         const id = itemId("messageId", messageId);
-        const updated = await updateMessage(store, scope, id, text);
+        const now = deps.now();
+        const updated = await updateMessage(store, scope, id, text, { relearn: (said) => offlineFacts(deps, said, now), now });
         await windows.rewrite(threadIdOf(scope), id, text);
         return updated;
       });

@@ -1,6 +1,7 @@
 import { RemoveMessage, type BaseMessage } from "@langchain/core/messages";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
-import { copyMessage, metaOf, withMeta } from "../messages/message-meta.js";
+import { copyMessage, metaOf, textOf, withMeta } from "../messages/message-meta.js";
+import { redactDeep } from "../memory/redaction.js";
 import type { NodeMemoryUpdate } from "../graph/reducers.js";
 import { sourceIdOf } from "../graph/nodes/ingest-prompt.js";
 import type { MemoryState } from "../graph/state/state.js";
@@ -17,18 +18,29 @@ export interface SessionWindowEdits {
   remove(threadId: string, id: string): Promise<boolean>;
   /** Gives message `id` the text `text` wherever the thread's window holds it; true when it was there. */
   rewrite(threadId: string, id: string, text: string): Promise<boolean>;
+  /**
+   * Applies `redact` (see memory/redaction.ts) to every message of the thread's window and node
+   * memory, and to what the last turn left in the state (its input, recall, memory block, event,
+   * reply, the session's active entities); true when anything changed.
+   */
+  redact(threadId: string, redact: (text: string) => string): Promise<boolean>;
 }
 
 /** No checkpointed sessions to correct (a per-item API over a store alone). */
-export const NO_SESSION_WINDOWS: SessionWindowEdits = { remove: async () => false, rewrite: async () => false };
+export const NO_SESSION_WINDOWS: SessionWindowEdits = { remove: async () => false, rewrite: async () => false, redact: async () => false };
 
 type Edit = (message: BaseMessage) => BaseMessage | RemoveMessage | null;
 
-/** How one correction changes a checkpointed state: each message (null: unchanged), and the session. */
+/** How one correction changes a checkpointed state: each message (null: unchanged), and the session and other channels. */
 interface Plan {
   edit: Edit;
   session?: Partial<MemoryState["session"]>;
+  channels?: Partial<Pick<MemoryState, LastTurnChannel>>;
 }
+
+/** The channels that hold what the last turn read and wrote until the next turn replaces them. */
+const LAST_TURN_CHANNELS = ["input", "turn", "recalled", "memoryText", "event", "candidate", "llmText"] as const;
+type LastTurnChannel = (typeof LAST_TURN_CHANNELS)[number];
 
 /** The session-window edits of `app`'s threads. */
 export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
@@ -38,7 +50,7 @@ export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
     const snapshot = await app.getState(config);
     if (!snapshot.createdAt) return false;
     const state = snapshot.values as MemoryState;
-    const { edit, session } = planOf(state);
+    const { edit, session, channels = {} } = planOf(state);
     const changes = (messages: readonly BaseMessage[]) => messages.map(edit).filter((m): m is BaseMessage => m !== null);
     const messages = changes(state.messages);
     const nodeMessages: NodeMemoryUpdate = {};
@@ -46,9 +58,9 @@ export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
       const changed = changes(own);
       if (changed.length > 0) nodeMessages[node] = changed;
     }
-    if (messages.length === 0 && Object.keys(nodeMessages).length === 0) return false;
+    if (messages.length === 0 && Object.keys(nodeMessages).length === 0 && !session && Object.keys(channels).length === 0) return false;
     // As the node that wrote the checkpoint (inferred), so what runs next on the thread is unchanged.
-    await app.updateState(config, { messages, nodeMessages, ...(session ? { session } : {}) });
+    await app.updateState(config, { messages, nodeMessages, ...(session ? { session } : {}), ...channels });
     return true;
   }
 
@@ -76,5 +88,26 @@ export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
           return copy;
         },
       })),
+    redact: (threadId, redact) =>
+      apply(threadId, (state) => {
+        const channels: Plan["channels"] = {};
+        for (const name of LAST_TURN_CHANNELS) {
+          const redacted = redactDeep(state[name], redact);
+          if (redacted !== state[name]) Object.assign(channels, { [name]: redacted });
+        }
+        const activeEntities = redactDeep(state.session.activeEntities, redact);
+        return {
+          edit: (message) => {
+            const text = textOf(message);
+            const redacted = redact(text);
+            if (redacted === text) return null;
+            const copy = copyMessage(message);
+            copy.content = redacted;
+            return copy;
+          },
+          ...(activeEntities === state.session.activeEntities ? {} : { session: { activeEntities } }),
+          channels,
+        };
+      }),
   };
 }

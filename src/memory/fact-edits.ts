@@ -3,8 +3,8 @@ import { MemoryGraphError } from "../errors.js";
 import { factText, loadFacts } from "./facts.js";
 import { namespaces } from "./namespaces.js";
 import type { FactRecord } from "./records.js";
+import { redactionWrites } from "./redaction.js";
 import type { MemoryScope } from "./scope.js";
-import { staleSummaryWrites } from "./summary-staleness.js";
 
 /**
  * Facts as a person corrects them: one fact's history, an edit (a new version, `source: "edit"`),
@@ -118,17 +118,48 @@ export async function editFact(store: BaseStore, scope: UserScope, id: string, c
   return fact;
 }
 
+/** Which versions a delete takes: the one named, or every version of its key. */
+export type FactVersions = "one" | "all";
+
+/** What deleting a fact did: versions deleted, summaries marked stale, messages and other records redacted. */
+export interface FactDeletion {
+  facts: number;
+  staleSummaries: number;
+  redactedMessages: number;
+  redactedRecords: number;
+}
+
 /**
- * Deletes the fact `id` with every version of its key (a wrong fact's history is the same wrong
- * fact), and marks stale the summaries of the messages it was learned from. Returns how many
- * versions went: 0 when there was no such fact (deleting twice is safe).
+ * Deletes the fact version `id` (`versions: "one"`) or every version of its key (`"all"`), and takes
+ * the deleted values out of everything else the model reads (see redaction.ts): the messages that
+ * state them (redacted and re-indexed), events, summaries (redacted and marked stale, as are those
+ * covering the messages the versions came from), stored turn results and titles. A value that a
+ * remaining fact still states is kept. Deleting one version never makes another current: the
+ * current value stays unless it is the one deleted, and then the key has none until one is
+ * learned or written. One batch. Returns the counts (all 0 when there was no such fact: deleting
+ * twice is safe) and the values cut out, which the caller cuts out of the session windows too.
  */
-export async function deleteFact(store: BaseStore, scope: UserScope, id: string): Promise<{ facts: number; staleSummaries: number }> {
+export async function deleteFact(
+  store: BaseStore,
+  scope: UserScope,
+  id: string,
+  versions: FactVersions = "one",
+): Promise<FactDeletion & { values: string[] }> {
   const facts = await loadFacts(store, scope);
   const target = facts.find((fact) => fact.id === id);
-  if (!target) return { facts: 0, staleSummaries: 0 };
-  const versions = facts.filter((fact) => fact.key === target.key);
-  const stale = await staleSummaryWrites(store, scope, new Set(versions.flatMap((fact) => fact.sourceMessageIds)));
-  await store.batch([...versions.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })), ...stale]);
-  return { facts: versions.length, staleSummaries: stale.length };
+  if (!target) return { facts: 0, staleSummaries: 0, redactedMessages: 0, redactedRecords: 0, values: [] };
+  const deleted = versions === "all" ? facts.filter((fact) => fact.key === target.key) : [target];
+  const deletedIds = new Set(deleted.map((fact) => fact.id));
+  const kept = new Set(facts.filter((fact) => !deletedIds.has(fact.id)).map((fact) => fact.value.trim().toLowerCase()));
+  const values = [...new Set(deleted.map((fact) => fact.value))].filter((value) => !kept.has(value.trim().toLowerCase()));
+  const sources = new Set(deleted.flatMap((fact) => fact.sourceMessageIds));
+  const { writes, counts } = await redactionWrites(store, scope, values, sources);
+  await store.batch([...deleted.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })), ...writes]);
+  return {
+    facts: deleted.length,
+    staleSummaries: counts.summaries,
+    redactedMessages: counts.messages,
+    redactedRecords: counts.records,
+    values,
+  };
 }

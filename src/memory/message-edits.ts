@@ -1,10 +1,10 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { EVENT_TEXT_CHARS } from "./events.js";
-import { loadFacts, restoreSuperseded } from "./facts.js";
+import { loadFacts, restoreSuperseded, upsertFacts, type FactUpdate } from "./facts.js";
 import { getRecord, type Page } from "./item-edits.js";
 import { namespaces } from "./namespaces.js";
-import type { EventRecord, TranscriptRecord } from "./records.js";
+import type { EventRecord, FactRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { listAll, newestItems, valuesOf } from "./store-io.js";
 import { staleSummaryWrites } from "./summary-staleness.js";
@@ -44,18 +44,46 @@ export function getMessage(store: BaseStore, scope: MemoryScope, id: string): Pr
 /**
  * Rewrites a message's text and re-indexes it (a `recall: false` message stays unindexed); the
  * event classified from it carries the new text, and the summaries covering it are marked stale.
- * MESSAGE_NOT_FOUND when there is none. Writing the same text again changes nothing.
+ * The facts learned from it alone are learned again from the new text (`relearn`, the facade's
+ * extractor; without one they go): a fact the old text alone stated is gone (one it had superseded
+ * is current again), one the new text states is current. MESSAGE_NOT_FOUND when there is none.
+ * Writing the same text again changes nothing.
  */
-export async function updateMessage(store: BaseStore, scope: MemoryScope, id: string, text: string): Promise<TranscriptRecord> {
+export async function updateMessage(
+  store: BaseStore,
+  scope: MemoryScope,
+  id: string,
+  text: string,
+  options: { relearn?: (text: string) => FactUpdate[]; now?: Date } = {},
+): Promise<TranscriptRecord> {
   const message = await getMessage(store, scope, id);
   if (message.text === text) return message;
   const updated: TranscriptRecord = { ...message, text };
   await saveTranscriptMessage(store, scope, updated);
   const event = await store.get(namespaces.events(scope), id);
-  const writes: Operation[] = await staleSummaryWrites(store, scope, new Set([id]));
+  const writes: Operation[] = [...(await staleSummaryWrites(store, scope, new Set([id]))), ...(await relearnedFactWrites(store, scope, updated, options))];
   if (event) writes.push({ namespace: namespaces.events(scope), key: id, value: { ...(event.value as EventRecord), text: truncate(text, EVENT_TEXT_CHARS) }, index: false });
   if (writes.length > 0) await store.batch(writes);
   return updated;
+}
+
+/** The fact writes that make `message`'s facts those of its new text (see `updateMessage`). */
+async function relearnedFactWrites(
+  store: BaseStore,
+  scope: MemoryScope,
+  message: TranscriptRecord,
+  options: { relearn?: (text: string) => FactUpdate[]; now?: Date },
+): Promise<Operation[]> {
+  const allFacts = await loadFacts(store, scope);
+  const learned = allFacts.filter((fact) => fact.sourceMessageIds.length > 0 && fact.sourceMessageIds.every((source) => source === message.id));
+  const updates = message.role === "user" && options.relearn ? options.relearn(message.text) : [];
+  if (learned.length === 0 && updates.length === 0) return [];
+  const removed = new Set(learned.map((fact) => fact.id));
+  const restored = restoreSuperseded(allFacts, removed);
+  const survivors = allFacts.filter((fact) => !removed.has(fact.id)).map((fact) => restored.find((r) => r.id === fact.id) ?? fact);
+  const relearned = upsertFacts(survivors, updates, { messageId: message.id, sessionId: message.sessionId, now: (options.now ?? new Date()).toISOString() });
+  const written = new Map<string, FactRecord | null>([...learned.map((fact) => [fact.id, null] as const), ...[...restored, ...relearned].map((fact) => [fact.id, fact] as const)]);
+  return [...written].map(([key, fact]): Operation => ({ namespace: namespaces.facts(scope), key, value: fact === null ? null : { ...fact }, ...(fact === null ? {} : { index: false as const }) }));
 }
 
 /**

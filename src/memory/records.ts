@@ -24,6 +24,8 @@ export interface TranscriptRecord {
    * message is stored unindexed and recall never returns it.
    */
   recall?: false;
+  /** Set once a deleted value was cut out of `text` (where it stood, `REDACTED` from redaction.ts). */
+  redacted?: true;
 }
 
 export interface EntityRef {

@@ -77,6 +77,13 @@ export async function listSessions(store: BaseStore, user: UserScope, page: { li
   return { sessions, total: ordered.length, nextOffset: end < ordered.length ? end : null };
 }
 
+/** The ids of every session of `user` that has a stored transcript (a store may still list one whose last message is gone). Reads only. */
+export async function sessionIdsOf(store: BaseStore, user: UserScope): Promise<string[]> {
+  const prefix = namespaces.sessions(user);
+  const listed = await store.listNamespaces({ prefix, suffix: ["messages"], maxDepth: prefix.length + 2, limit: Number.MAX_SAFE_INTEGER });
+  return listed.map((namespace) => decodeLabel(namespace[prefix.length] ?? ""));
+}
+
 /** Whether a title was kept for the session. */
 export async function hasSessionTitle(store: BaseStore, scope: MemoryScope): Promise<boolean> {
   return (await store.get(namespaces.sessionTitles(scope), scope.sessionId)) !== null;

@@ -8,6 +8,7 @@ import {
   eventSchema,
   eventsQuerySchema,
   factChangeBodySchema,
+  factDeleteQuerySchema,
   factPathSchema,
   factResponseSchema,
   factSchema,
@@ -60,7 +61,9 @@ export interface Layer {
   listOf(memory: MemoryGraph, user: Scope, query: Query, page: Page): Promise<unknown[]>;
   read(memory: MemoryGraph, scope: Scope, id: string): Promise<object>;
   update(memory: MemoryGraph, scope: Scope, id: string, change: never): Promise<unknown>;
-  remove(memory: MemoryGraph, scope: Scope, id: string): Promise<unknown>;
+  remove(memory: MemoryGraph, scope: Scope, id: string, query: Query): Promise<unknown>;
+  /** The delete's query (default: none). */
+  removeQuery?: ZodObject;
   own?: { get?: Words; update?: Words & { 409?: ResponseSpec }; delete?: Words };
 }
 
@@ -85,14 +88,20 @@ export const FACTS: Layer = {
   read: (memory, scope, id) => memory.getFact(scope, id),
   update: (memory, scope, id, { expires_at: expiresAt, ...change }: z.output<typeof factChangeBodySchema>) =>
     memory.updateFact(scope, id, { ...change, ...(expiresAt === undefined ? {} : { expiresAt }) }),
-  remove: (memory, scope, id) => memory.deleteFact(scope, id),
+  remove: (memory, scope, id, query) => memory.deleteFact(scope, id, query.versions === undefined ? {} : { versions: query.versions as "one" | "all" }),
+  removeQuery: factDeleteQuerySchema,
   own: {
     get: { summary: "One fact and its history", description: "Every version of its key, oldest first, with valid_from/valid_to, what superseded it and the messages it came from." },
     update: {
       summary: "Edit, pin, unpin or bound in time one fact",
       409: error("FACT_STALE: this version was superseded; read the fact again and edit the current version. Nothing was written."),
     },
-    delete: { description: "Deletes every version of the fact's key; summaries of the messages it came from are marked stale." },
+    delete: {
+      description:
+        "Deletes this version (`versions=all`: every version of its key) and cuts its value out of every layer the model reads: stored messages (the value replaced by `[removed]`, " +
+        "`redacted: true`, re-indexed), events, summaries (marked stale, as are those of the messages it came from), stored turn results, titles and every session's window. " +
+        "A value another remaining fact states is kept. Deleting one version never makes another current.",
+    },
   },
 };
 

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ZodObject } from "zod";
-import { invalidInput } from "../errors.js";
+import { parseJsonInput } from "../json-bounds.js";
 import type { ItemSearchRequest } from "../memory/item-search.js";
 import { snakeKeys } from "./case.js";
 import type { ServerEnv } from "./context.js";
@@ -87,20 +87,16 @@ function layerRoutes(layer: Layer) {
     method: "delete",
     summary: `Delete one ${layer.words}`,
     ...layer.own?.delete,
-    query: noQuery,
+    query: layer.removeQuery ? queryParams(layer.removeQuery) : noQuery,
     responses: { 200: { description: `What went: 0 ${layer.words}s when it was already gone (deleting twice is safe).`, json: itemDeletedSchema } },
-    handle: async (c, { params: { scope, id } }, { memory }) => answer(c, scope, { deleted: await layer.remove(memory, scope, id) }),
+    handle: async (c, { params: { scope, id }, query }, { memory }) => answer(c, scope, { deleted: await layer.remove(memory, scope, id, query as Query) }),
   });
   return { list: listRoute(layer), get, update, remove };
 }
 
-/** A JSON value sent in a query parameter; INVALID_INPUT naming `metadata` when it is not JSON. */
+/** A JSON value sent in a query parameter, held to the rules of a JSON body (`parseJsonInput`) under the field `metadata`. */
 function jsonQuery(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw invalidInput("metadata", "must be a JSON object");
-  }
+  return parseJsonInput(text, "metadata");
 }
 
 function pageOf(query: Query): Page {

@@ -23,6 +23,15 @@ export const factsQuerySchema = z
   .object({ current: z.enum(["true", "false"]).optional().meta({ description: "`true`: only the facts true now (default: every version)." }) })
   .strict();
 
+export const factDeleteQuerySchema = z
+  .object({
+    versions: z
+      .enum(["one", "all"])
+      .optional()
+      .meta({ description: "`one` (default): this version only, the current value stays unless it is this one; `all`: every version of the fact's key." }),
+  })
+  .strict();
+
 const itemId = (name: string, description: string) =>
   z.string().min(1, "must be a non-empty string").max(512, "must be at most 512 characters").meta({ description: `${description} (URL-encoded; fact ids carry their key, e.g. \`location.city@m1\`).` });
 
@@ -125,11 +134,13 @@ export const itemDeletedSchema = z
         summaries: count.optional(),
         messages: count.optional(),
         stale_summaries: count.optional(),
+        redacted_messages: count.optional(),
+        redacted_records: count.optional(),
         restored_facts: count.optional(),
         relinked: count.optional(),
       })
       .strict()
-      .meta({ description: "What went (0 when it was already gone: deleting twice is safe), summaries marked stale, facts current again, messages relinked to the deleted one's parent." }),
+      .meta({ description: "What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent." }),
   })
   .strict()
   .meta({ id: "ItemDeleted" });

@@ -160,9 +160,9 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     expect(summaries.length).toBeGreaterThan(0);
     expect((await backend.rows(name.id)).items).toBe(1);
 
-    expect(await graph.deleteFact(user, name.id)).toEqual({ facts: 1, staleSummaries: 1 });
+    expect(await graph.deleteFact(user, name.id)).toMatchObject({ facts: 1, staleSummaries: 1, redactedMessages: 1 });
     expect(await backend.rows(name.id)).toEqual({ items: 0, index: 0, vectors: 0 });
-    expect(await graph.deleteFact(user, name.id)).toEqual({ facts: 0, staleSummaries: 0 });
+    expect(await graph.deleteFact(user, name.id)).toEqual({ facts: 0, staleSummaries: 0, redactedMessages: 0, redactedRecords: 0 });
     await expect(graph.getFact(user, name.id)).rejects.toMatchObject({ code: "FACT_NOT_FOUND" });
     expect((await graph.getSummary(user, summaries[0]!.id)).stale).toBe(true);
     // A stale summary no longer reaches the prompt; a corrected one does again.
@@ -217,6 +217,8 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     expect(state.messages.map((m) => m.id)).not.toContain("w2");
     expect(Object.values(state.nodeMessages).flat().map((m) => sourceIdOf(m.id ?? ""))).not.toContain("w2");
     expect(state.messages.find((m) => m.id === "w1")?.content).toBe("My dog Bruno is sick");
+    // What the old text alone stated is no longer a fact.
+    expect((await graph.listFacts(user)).map((fact) => fact.value)).not.toContain("Mali");
     expect((await graph.sessionMessages(live))?.map((m) => m.id)).not.toContain("w2");
 
     // The newest message (the last reply) deleted: the session goes on from its parent.

@@ -1,0 +1,145 @@
+import type { BaseStore, Item, Operation } from "@langchain/langgraph-checkpoint";
+import { namespaces } from "./namespaces.js";
+import type { SummaryRecord, TranscriptRecord } from "./records.js";
+import type { UserScope } from "./scope.js";
+import { listAll } from "./store-io.js";
+import { staleSummaryWrites } from "./summary-staleness.js";
+
+/**
+ * Redaction: what a person deletes (a fact's value) leaves every layer the model reads. The value
+ * is found by its text, not by lineage alone: a value stated in one message is echoed in replies,
+ * events, summaries, stored turn results and session titles, and a scan of everything stored under
+ * the user catches each of them, including a layer added after this module (it lives under the
+ * user's namespace like every other). What each layer becomes, once, here:
+ *
+ * | layer | after redaction |
+ * |---|---|
+ * | transcript message | the value replaced by `REDACTED`, `redacted: true`, re-indexed (text and vector) |
+ * | summary | the value replaced, marked `stale` (left out of recall until rewritten) |
+ * | every other record (events, turn results, titles, …) | every string in it with the value replaced |
+ * | facts | not touched here: the caller deletes the versions that state the value |
+ *
+ * The session windows (checkpoints) hold copies too: the facade redacts them with
+ * `SessionWindowEdits.redact` under each session's turn lock.
+ */
+
+/** What stands where a deleted value was, in every layer (export, API and inspector show it as is). */
+export const REDACTED = "[removed]";
+
+/** Whether a character is a letter or digit of a script that separates words with spaces. */
+const SPACED = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Devanagari}\p{N}]/u;
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Pure: a function that replaces every occurrence of any of `values` in a text with `REDACTED`
+ * (case-insensitive; a value beginning or ending with a letter or digit of a spaced script matches
+ * only as whole words there, so "Ann" is not found in "Annual"; Thai and other unspaced scripts match
+ * anywhere). Null when no value is worth matching (empty after trimming).
+ */
+export function redactor(values: Iterable<string>): ((text: string) => string) | null {
+  const patterns = [...new Set([...values].map((value) => value.trim()).filter((value) => value !== ""))]
+    // Longest first, so "Chiang Mai" is replaced whole before "Chiang" could be.
+    .sort((a, b) => b.length - a.length)
+    .map((value) => {
+      const before = SPACED.test(value.at(0) ?? "") ? "(?<![\\p{L}\\p{N}])" : "";
+      const after = SPACED.test(value.at(-1) ?? "") ? "(?![\\p{L}\\p{N}])" : "";
+      return `${before}${escape(value)}${after}`;
+    });
+  if (patterns.length === 0) return null;
+  const pattern = new RegExp(patterns.join("|"), "giu");
+  return (text) => text.replace(pattern, REDACTED);
+}
+
+/** Pure: `value` with `redact` applied to every string in it (keys kept); the same object when nothing changed. */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) {
+    const list: readonly unknown[] = value;
+    const items = list.map((item) => redactDeep(item, redact));
+    return items.some((item, i) => item !== list[i]) ? (items as T) : value;
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const entries = Object.entries(value as Record<string, unknown>).map(([key, field]) => {
+      const next = redactDeep(field, redact);
+      if (next !== field) changed = true;
+      return [key, next] as const;
+    });
+    return changed ? (Object.fromEntries(entries) as T) : value;
+  }
+  return value;
+}
+
+/** What a redaction rewrote: stored messages, summaries (all now stale), and other records (events, turn results, titles). */
+export interface RedactionCounts {
+  messages: number;
+  summaries: number;
+  records: number;
+}
+
+/**
+ * The writes that take `values` out of everything stored under `user` but its facts, and mark stale
+ * the summaries covering `sourceIds` (the messages the values were learned from) even where the
+ * summary does not quote them word for word. Reads only; the caller writes them in one batch with
+ * its own (the fact deletes), so a failure leaves memory as it was.
+ */
+export async function redactionWrites(
+  store: BaseStore,
+  user: UserScope,
+  values: Iterable<string>,
+  sourceIds: ReadonlySet<string>,
+): Promise<{ writes: Operation[]; counts: RedactionCounts }> {
+  const counts: RedactionCounts = { messages: 0, summaries: 0, records: 0 };
+  const redact = redactor(values);
+  if (!redact) {
+    // Nothing to cut out (every value is still stated by a remaining fact): only the summaries of its sources go stale.
+    const writes = await staleSummaryWrites(store, user, sourceIds);
+    return { writes, counts: { ...counts, summaries: writes.length } };
+  }
+  const layout: Layout = { facts: namespaces.facts(user).join("\n"), summaries: namespaces.summaries(user).join("\n"), sessionsDepth: namespaces.sessions(user).length };
+  const writes: Operation[] = [];
+  for (const item of await listAll(store, namespaces.user(user), { cap: Number.MAX_SAFE_INTEGER })) {
+    const write = redactItem(item, redact, sourceIds, layout);
+    if (!write) continue;
+    const { kind, ...operation } = write;
+    writes.push(operation);
+    counts[kind] += 1;
+  }
+  return { writes, counts };
+}
+
+type KindedPut = Operation & { kind: "messages" | "summaries" | "records" };
+
+/** Where a user's layers are: the facts' and summaries' namespaces (joined), and the depth of the sessions' prefix. */
+interface Layout {
+  facts: string;
+  summaries: string;
+  sessionsDepth: number;
+}
+
+/** The write that redacts one stored item (see the table above); null when it has nothing to change. */
+function redactItem(item: Item, redact: (text: string) => string, sourceIds: ReadonlySet<string>, layout: Layout): KindedPut | null {
+  const { namespace, key } = item;
+  const joined = namespace.join("\n");
+  if (joined === layout.facts) return null;
+  // A transcript is <sessions prefix>/<session label>/messages.
+  if (namespace.length === layout.sessionsDepth + 2 && namespace[layout.sessionsDepth - 1] === "sessions" && namespace.at(-1) === "messages") {
+    const record = item.value as unknown as TranscriptRecord;
+    const text = redact(record.text);
+    if (text === record.text) return null;
+    // Re-indexed: its full-text row and vector are made from the redacted text (an unrecallable message stays unindexed).
+    return { kind: "messages", namespace, key, value: { ...record, text, redacted: true }, ...(record.recall === false ? { index: false as const } : {}) };
+  }
+  if (joined === layout.summaries) {
+    const summary = item.value as unknown as SummaryRecord;
+    const text = redact(summary.text);
+    const covers = summary.messageIds.some((id) => sourceIds.has(id));
+    if (text === summary.text && (!covers || summary.stale)) return null;
+    return { kind: "summaries", namespace, key, value: { ...summary, text, stale: true }, index: false };
+  }
+  const value = redactDeep(item.value, redact);
+  return value === item.value ? null : { kind: "records", namespace, key, value, index: false };
+}
