@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   INVALID_INPUT: "user",
   INVALID_ID: "user",
   INVALID_JSON: "user",
+  DUPLICATE_KEY: "user",
   INPUT_TOO_COMPLEX: "user",
   INVALID_TEXT: "user",
   UNKNOWN_FIELD: "user",

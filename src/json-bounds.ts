@@ -74,6 +74,92 @@ export function assertJsonBounds<T>(value: T, root = "", bounds: Readonly<JsonBo
   return value;
 }
 
+/**
+ * Parses JSON text from outside (a request body, a JSON query parameter) into a value the rules
+ * hold for: INVALID_JSON when it is not JSON; then `assertJsonBounds` (fields dotted from `root`);
+ * then no object may hold one key twice: DUPLICATE_KEY naming the key's field. `JSON.parse`
+ * silently keeps the last of two, so `{"user_id":"alice","user_id":"bob"}` would mean alice to a
+ * proxy that keeps the first and bob to us. The check is one pass over the text, linear in its
+ * length (which the caller's size limit bounds).
+ */
+export function parseJsonInput(text: string, root = "", bounds: Readonly<JsonBounds> = JSON_BOUNDS): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new MemoryGraphError("INVALID_JSON", root === "" ? "the body is not valid JSON" : `${root}: must be valid JSON`, { kind: "user", ...(root === "" ? {} : { field: root }) });
+  }
+  assertJsonBounds(value, root, bounds);
+  assertUniqueKeys(text, root, bounds.maxDepth);
+  return value;
+}
+
+/** Where the scan of `assertUniqueKeys` is: in an object (the keys so far, the last one) or an array (the index). */
+interface KeyFrame {
+  keys: Set<string> | undefined;
+  at: string | number;
+}
+
+/**
+ * Throws DUPLICATE_KEY naming the field (dotted from `root`) of the first key that appears twice
+ * in one object of `text`, which `JSON.parse` has accepted. One pass: strings are skipped with
+ * `indexOf` (a key with escapes is decoded once, so `"a"` and `"\u0061"` are the same key), and
+ * the stack is held to `maxDepth` levels (text nesting deeper can only be a value that a later
+ * duplicate hid from `assertJsonBounds`: INPUT_TOO_COMPLEX, as the value would be).
+ */
+function assertUniqueKeys(text: string, root: string, maxDepth: number): void {
+  const stack: KeyFrame[] = [];
+  let expectKey = false;
+  const field = () => [...(root === "" ? [] : [root]), ...stack.map((frame) => frame.at)].join(".");
+  // What the scan stops at outside strings: structure and the start of a string (numbers and literals are skipped).
+  const structure = /["{}[\],]/g;
+  for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+    const char = match[0];
+    const top = stack.at(-1);
+    if (char === '"') {
+      const start = match.index + 1;
+      const end = stringEnd(text, start);
+      structure.lastIndex = end + 1;
+      if (!expectKey || top?.keys === undefined) continue;
+      const raw = text.slice(start, end);
+      const key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+      top.at = key;
+      expectKey = false;
+      if (top.keys.has(key)) {
+        throw new MemoryGraphError("DUPLICATE_KEY", `${field()}: the key ${JSON.stringify(key)} appears twice in one object (each key may appear once)`, { kind: "user", field: field() });
+      }
+      top.keys.add(key);
+    } else if (char === "{" || char === "[") {
+      if (stack.length >= maxDepth) {
+        throw new MemoryGraphError("INPUT_TOO_COMPLEX", `${field() || "body"}: nests deeper than ${maxDepth} levels (the bound of every JSON input)`, { kind: "user", field: field() || "body" });
+      }
+      expectKey = char === "{";
+      stack.push({ keys: expectKey ? new Set() : undefined, at: expectKey ? "" : 0 });
+    } else if (char === "}" || char === "]") {
+      stack.pop();
+      expectKey = false;
+    } else if (top?.keys !== undefined) {
+      expectKey = true;
+    } else if (top !== undefined) {
+      top.at = (top.at as number) + 1;
+    }
+  }
+}
+
+/** The index of the quote that ends the JSON string starting at `start` (the character after its opening quote). */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start);
+  while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+  return end < 0 ? text.length : end;
+}
+
+/** Whether the character at `index` follows an odd run of backslashes. */
+function isEscaped(text: string, index: number): boolean {
+  let backslashes = 0;
+  for (let at = index - 1; at >= 0 && text[at] === "\\"; at -= 1) backslashes += 1;
+  return backslashes % 2 === 1;
+}
+
 /** Throws INVALID_TEXT naming `field` when `text` breaks the text rule (NUL or a lone surrogate); returns it. */
 export function assertText(text: string, field: string): string {
   if (!isCleanText(text)) throw invalidText(field);

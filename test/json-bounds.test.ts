@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertJsonBounds, JSON_BOUNDS, pruneDeep } from "../src/json-bounds.js";
+import { assertJsonBounds, JSON_BOUNDS, parseJsonInput, pruneDeep } from "../src/json-bounds.js";
 import { parseImport } from "../src/memory/import-schema.js";
 import { parseTurnInput } from "../src/graph/state/turn-input.js";
 
@@ -37,5 +37,43 @@ describe("the structure bound and the text rule", () => {
     const deep = { a: { b: { c: { d: 1 } } }, e: 1 };
     expect(pruneDeep(deep, 2)).toEqual({ value: { a: { b: null }, e: 1 }, pruned: 1 });
     expect(deep.a.b.c.d).toBe(1);
+  });
+});
+
+describe("parseJsonInput: JSON text from outside", () => {
+  it.each([
+    { name: "one key twice at the top", text: '{"user_id":"alice","user_id":"bob"}', field: "user_id" },
+    { name: "one key twice, nested", text: '{"metadata":{"a":{"b":1,"c":2,"b":3}}}', field: "metadata.a.b" },
+    { name: "one key twice in an object in an array", text: '{"list":[{"x":1},{"y":1,"y":2}]}', field: "list.1.y" },
+    { name: "one key written twice, once with an escape", text: '{"a":1,"\\u0061":2}', field: "a" },
+    { name: "a key with an escaped quote, twice", text: '{"a\\"b":1,"c":"\\\\","a\\"b":2}', field: 'a"b' },
+    { name: "a duplicate after strings holding braces, commas and quotes", text: '{"s":"{\\"x\\":1,\\"x\\":2}","t":"[,]","s":0}', field: "s" },
+    { name: "a duplicate in a top-level array", text: '[1,{"k":1,"k":1}]', field: "1.k" },
+    { name: "an empty key twice", text: '{"":1,"":2}', field: "" },
+    { name: "__proto__ twice", text: '{"__proto__":1,"__proto__":2}', field: "__proto__" },
+  ])("refuses $name with DUPLICATE_KEY naming the key", ({ text, field }) => {
+    expect(() => parseJsonInput(text)).toThrow(expect.objectContaining({ kind: "user", code: "DUPLICATE_KEY", field }));
+  });
+
+  it.each([
+    { name: "one key in sibling objects", text: '{"a":{"x":1},"b":{"x":2},"c":[{"x":3},{"x":4}]}' },
+    { name: "keys that differ only by case or an escape of another character", text: '{"a":1,"A":2,"\\u0062":3}' },
+    { name: "a key's text as a value", text: '{"a":"a","b":["a","a"]}' },
+    { name: "strings ending in backslashes", text: '{"a":"\\\\","b":"\\\\\\"","c":1}' },
+    { name: "scalars", text: '"x"' },
+  ])("accepts $name", ({ text }) => {
+    expect(parseJsonInput(text)).toEqual(JSON.parse(text));
+  });
+
+  it("names the query parameter it reads and refuses text that is not JSON, over the bound or breaking the text rule", () => {
+    expect(() => parseJsonInput('{"k":1,"k":2}', "metadata")).toThrow(expect.objectContaining({ code: "DUPLICATE_KEY", field: "metadata.k" }));
+    expect(() => parseJsonInput('{"k":', "metadata")).toThrow(expect.objectContaining({ code: "INVALID_JSON", field: "metadata" }));
+    expect(() => parseJsonInput('{"k":"\\u0000"}', "metadata")).toThrow(expect.objectContaining({ code: "INVALID_TEXT", field: "metadata.k" }));
+    expect(() => parseJsonInput(`{"a":${"[".repeat(40)}${"]".repeat(40)}}`)).toThrow(expect.objectContaining({ code: "INPUT_TOO_COMPLEX" }));
+  });
+
+  it("refuses a too-deep value that a later duplicate hid from the structure bound", () => {
+    const text = `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)},"a":1}`;
+    expect(() => parseJsonInput(text)).toThrow(expect.objectContaining({ code: "INPUT_TOO_COMPLEX", field: "a.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0" }));
   });
 });

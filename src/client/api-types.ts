@@ -225,7 +225,7 @@ export interface paths {
         post?: never;
         /**
          * Delete one fact
-         * @description Deletes every version of the fact's key; summaries of the messages it came from are marked stale.
+         * @description Deletes this version (`versions=all`: every version of its key) and cuts its value out of every layer the model reads: stored messages (the value replaced by `[removed]`, `redacted: true`, re-indexed), events, summaries (marked stale, as are those of the messages it came from), stored turn results, titles and every session's window. A value another remaining fact states is kept. Deleting one version never makes another current.
          */
         delete: operations["deleteFact"];
         options?: never;
@@ -494,9 +494,9 @@ export interface components {
     schemas: {
         /** @description One user message of a session. Unknown fields are a 400. */
         TurnRequest: {
-            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
             user_id: string;
-            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
             session_id: string;
             /** @description The user's message (or send prompts). No prompt text at all is a turn with status SKIP. */
             message?: string;
@@ -597,11 +597,11 @@ export interface components {
         UserMemoryExport: {
             /** @constant */
             version: 1;
-            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+            /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
             user_id: string;
             sessions: components["schemas"]["ImportedSession"][];
             events: {
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 id: string;
                 type: string;
                 importance: number;
@@ -615,9 +615,9 @@ export interface components {
                     [key: string]: unknown;
                 };
                 text: string;
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 message_id: string;
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
                 /**
                  * Format: date-time
@@ -641,7 +641,7 @@ export interface components {
                 valid_from: string;
                 valid_to: string | null;
                 source_message_ids: string[];
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
                 /** @constant */
                 pinned?: true;
@@ -649,10 +649,10 @@ export interface components {
                 source?: "edit";
             }[];
             summaries: {
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 id: string;
                 text: string;
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
                 from_message_id: string;
                 to_message_id: string;
@@ -670,7 +670,7 @@ export interface components {
             }[];
             /** @description Idempotency records of finished turns (absent in older exports). */
             turns?: {
-                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end. */
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
                 /** @description The client's message id: the idempotency key. */
                 key: string;
@@ -976,13 +976,15 @@ export interface components {
         };
         ItemDeleted: {
             user_id: string;
-            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, facts current again, messages relinked to the deleted one's parent. */
+            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent. */
             deleted: {
                 facts?: number;
                 events?: number;
                 summaries?: number;
                 messages?: number;
                 stale_summaries?: number;
+                redacted_messages?: number;
+                redacted_records?: number;
                 restored_facts?: number;
                 relinked?: number;
             };
@@ -1132,7 +1134,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: a bad or unknown field (`error.field` names it, in snake_case), a bad id (INVALID_ID), a body that is not JSON (INVALID_JSON) or cut short (BODY_INCOMPLETE), JSON over the structure bound (INPUT_TOO_COMPLEX: 32 levels, 10,000 items per array, 1,000 keys per object, 1,000,000 characters per string), text with NUL or a lone surrogate (INVALID_TEXT), a prompt over the limit (PROMPT_TOO_LONG), an unknown parent (UNKNOWN_PARENT). */
+        /** @description The request is invalid: a bad or unknown field (`error.field` names it, in snake_case), a bad id (INVALID_ID), a body that is not JSON (INVALID_JSON), holds one key twice in an object (DUPLICATE_KEY) or is cut short (BODY_INCOMPLETE), JSON over the structure bound (INPUT_TOO_COMPLEX: 32 levels, 10,000 items per array, 1,000 keys per object, 1,000,000 characters per string), text with NUL or a lone surrogate (INVALID_TEXT), a prompt over the limit (PROMPT_TOO_LONG), an unknown parent (UNKNOWN_PARENT). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1705,7 +1707,10 @@ export interface operations {
     };
     deleteFact: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `one` (default): this version only, the current value stays unless it is this one; `all`: every version of the fact's key. */
+                versions?: "one" | "all";
+            };
             header?: never;
             path: {
                 /** @description The user. */

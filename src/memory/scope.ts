@@ -13,11 +13,27 @@ export const MAX_ID_LENGTH = 128;
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** White space at either end. */
 const SURROUNDING_SPACE = /^\s|\s$/u;
+/**
+ * Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt, Unicode 15.1): characters
+ * that render as nothing, such as variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF), Hangul
+ * fillers (U+115F, U+1160, U+3164, U+FFA0), U+034F and the Mongolian free variation selectors.
+ * JS regexes have no `\p{Default_Ignorable_Code_Point}`, so the ranges are listed here (a regex
+ * class of them would hold combining characters); most of the set is Cf and refused by INVISIBLE already.
+ */
+const IGNORABLE: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f],
+  [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0], [0xfff0, 0xfff8], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0000, 0xe0fff],
+];
+/** A combining mark (Mn, Mc, Me) at the start: it has no base to sit on (a lone U+0301 renders as nothing or on what comes before the id). */
+const LEADING_MARK = /^\p{M}/u;
 
 /**
  * Checks one identifier: well-formed Unicode (no lone surrogate, which no URL can carry) in NFC,
  * non-empty, at most 128 characters, no `/`, no `..`, no control or format characters (so no bidi
- * override and no zero-width character), no white space at either end. Two ids that look alike
+ * override and no zero-width character), no other default-ignorable character (variation
+ * selectors, Hangul fillers), no combining mark at the start (marks inside, as in Thai or
+ * Devanagari words, are fine), no white space at either end. Two ids that look alike
  * are then the same string or one of them is refused. Throws a user error naming `field`
  * otherwise; returns the id unchanged.
  */
@@ -29,13 +45,30 @@ export function validateId(field: string, value: unknown): string {
   if (value.includes("/")) throw invalidInput(field, "must not contain '/'", "INVALID_ID");
   if (value.includes("..")) throw invalidInput(field, "must not contain '..'", "INVALID_ID");
   if (INVISIBLE.test(value)) throw invalidInput(field, "must not contain control or format characters (bidi controls, zero-width characters)", "INVALID_ID");
+  const ignorable = ignorableIn(value);
+  if (ignorable !== undefined) throw invalidInput(field, `must not contain ${codePointOf(ignorable)}, a character that renders as nothing (variation selectors, Hangul fillers and other default-ignorable characters)`, "INVALID_ID");
+  if (LEADING_MARK.test(value)) throw invalidInput(field, `must not begin with a combining mark (${codePointOf(value)})`, "INVALID_ID");
   if (SURROUNDING_SPACE.test(value)) throw invalidInput(field, "must not begin or end with white space", "INVALID_ID");
   if (value.normalize("NFC") !== value) throw invalidInput(field, "must be in Unicode normalization form C (NFC)", "INVALID_ID");
   return value;
 }
 
+/** The first character of `value` in IGNORABLE, if any. */
+function ignorableIn(value: string): string | undefined {
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    if (IGNORABLE.some(([first, last]) => code >= first && code <= last)) return char;
+  }
+  return undefined;
+}
+
+/** `U+FE0F`: the first code point of `text`. */
+function codePointOf(text: string): string {
+  return `U+${(text.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
 /** What `validateId` accepts, in words (schemas and the API document describe ids with it). */
-export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode in NFC, without '/', '..', control or format characters, or white space at either end`;
+export const ID_RULES = `1–${MAX_ID_LENGTH} characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end`;
 
 /**
  * An id as `validateId` accepts it, its errors reported under `field` (as the caller names it).

@@ -24,7 +24,7 @@ export const error = (description: string, options: { id?: string; headers?: Zod
 
 const BAD_REQUEST = error(
   "The request is invalid: a bad or unknown field (`error.field` names it, in snake_case), a bad id (INVALID_ID), " +
-    "a body that is not JSON (INVALID_JSON) or cut short (BODY_INCOMPLETE), JSON over the structure bound (INPUT_TOO_COMPLEX: " +
+    "a body that is not JSON (INVALID_JSON), holds one key twice in an object (DUPLICATE_KEY) or is cut short (BODY_INCOMPLETE), JSON over the structure bound (INPUT_TOO_COMPLEX: " +
     "32 levels, 10,000 items per array, 1,000 keys per object, 1,000,000 characters per string), text with NUL or a lone surrogate " +
     "(INVALID_TEXT), a prompt over the limit (PROMPT_TOO_LONG), an unknown parent (UNKNOWN_PARENT).",
   { id: "BadRequest" },

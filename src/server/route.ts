@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z, ZodObject, ZodType } from "zod";
 import { invalidInput, MemoryGraphError } from "../errors.js";
-import { assertJsonBounds, assertText } from "../json-bounds.js";
+import { assertText, isCleanText, parseJsonInput } from "../json-bounds.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 
 /**
@@ -105,9 +105,16 @@ export function registerRoutes(app: Hono<ServerEnv>, routes: Readonly<Record<str
 function chainOf(route: AnyRoute, deps: RouteDeps): MiddlewareHandler<ServerEnv>[] {
   const { params, query, body } = route;
   const chain: MiddlewareHandler<ServerEnv>[] = [];
-  // Hono's own reading of the path and query is lenient; each part reads the raw URL itself.
-  if (params) chain.push(validator("param", (_lenient, c: Context<ServerEnv>) => params.parse(c, deps)));
-  if (query) chain.push(validator("query", (_lenient, c: Context<ServerEnv>) => query.parse(c, deps)));
+  // Hono's own reading of the path and query is lenient; each part reads the raw URL itself. Every
+  // route holds its whole URL to the text rule, whether or not it reads the part: a NUL or a lone
+  // surrogate never reaches a handler, a lookup or an answer (a 404 echoing it).
+  chain.push(
+    validator("param", (_lenient, c: Context<ServerEnv>) => {
+      const ids = urlParams(c);
+      return params ? params.parse(c, deps) : ids;
+    }),
+  );
+  chain.push(validator("query", (_lenient, c: Context<ServerEnv>) => (query ? query.parse(c, deps) : queryOf(c))));
   if (body) chain.push(limitBody(body.limitBytes?.(deps) ?? deps.bodyLimitBytes));
   chain.push(async (c) => {
     const valid = c.req.valid.bind(c.req) as (target: "param" | "query") => unknown;
@@ -142,8 +149,8 @@ function limitBody(limitBytes: number): MiddlewareHandler<ServerEnv> {
 
 /**
  * Reads a request's JSON body; its size was held to the route's limit before (`limitBody`). A content type other than application/json is 415; bytes that are not UTF-8 or
- * text that is not JSON is 400, and so is JSON over the structure bound or breaking the text rule
- * (`assertJsonBounds`), before anything else reads it; a body cut short (the client went away, or
+ * text that is not JSON is 400, and so is JSON over the structure bound, breaking the text rule or
+ * holding a key twice in one object (`parseJsonInput`), before anything else reads it; a body cut short (the client went away, or
  * sent less than its Content-Length) is 400 BODY_INCOMPLETE, logged as the caller's mistake.
  * Never throws anything but a user `MemoryGraphError`.
  */
@@ -163,13 +170,7 @@ async function readJsonBody(c: Context): Promise<unknown> {
     throw invalidJson("the body is not UTF-8 text");
   }
   if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw invalidJson("the body is not valid JSON");
-  }
-  return assertJsonBounds(value);
+  return parseJsonInput(text);
 }
 
 function invalidJson(message: string): MemoryGraphError {
@@ -207,19 +208,35 @@ function decodeStrictly(field: string, raw: string): string {
 }
 
 /**
- * The path parameters of the matched route that `schema` names, each decoded strictly and checked
- * by `schema`; a bad one is INVALID_ID under its name.
+ * Every path parameter of the matched route, by name, decoded strictly; one that breaks the text
+ * rule (NUL) is INVALID_ID under its name, whatever the route makes of it.
  */
-export function pathParams<S extends ZodObject>(c: Context, schema: S): z.output<S> {
+export function urlParams(c: Context): Record<string, string> {
   const names = c.req.routePath.split("/");
   // Routing splits the path at the same slashes: escapes such as %2F are never decoded before it.
   const segments = new URL(c.req.url).pathname.split("/");
+  const params: Record<string, string> = {};
+  names.forEach((name, index) => {
+    const segment = segments[index];
+    if (!name.startsWith(":") || segment === undefined) return;
+    const value = decodeStrictly(name.slice(1), segment);
+    if (!isCleanText(value)) throw invalidInput(name.slice(1), "must not contain NUL (U+0000)", "INVALID_ID");
+    params[name.slice(1)] = value;
+  });
+  return params;
+}
+
+/**
+ * The path parameters of the matched route that `schema` names, each decoded strictly
+ * (`urlParams`) and checked by `schema`; a bad one is INVALID_ID under its name.
+ */
+export function pathParams<S extends ZodObject>(c: Context, schema: S): z.output<S> {
+  const params = urlParams(c);
   const raw = Object.fromEntries(
     Object.keys(schema.shape).map((name) => {
-      const index = names.indexOf(`:${name}`);
-      const segment = index < 0 ? undefined : segments[index];
-      if (segment === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
-      return [name, decodeStrictly(name, segment)];
+      const value = params[name];
+      if (value === undefined) throw new Error(`route ${c.req.routePath} has no parameter :${name}`);
+      return [name, value];
     }),
   );
   return parseRequest(schema, raw, "path", "INVALID_ID");

@@ -202,7 +202,59 @@ describe.each(backends)("hostile input on $name", ({ make }) => {
     expect(messages.slice(1).every((m) => m.role === "assistant" && m.parent_id === "q1")).toBe(true);
   });
 
-  it.each([" u1", "u1 ", "u\u202e1", "u\u200b1", "e\u0301"])("refuses the look-alike id %j in a path and a body", async (id) => {
+  it("refuses NUL in every query parameter, on routes that read a query and routes that do not, and stores nothing", async () => {
+    await open();
+    const metadata = (json: string) => `/v1/users/u1/memory/items?q=x&metadata=${encodeURIComponent(json)}`;
+    await expectRefused(await server.call("GET", metadata('{"k":"a\\u0000b"}')), 400, { code: "INVALID_TEXT", field: "metadata.k" });
+    await expectRefused(await server.call("GET", metadata('{"k":"\\ud800"}')), 400, { code: "INVALID_TEXT", field: "metadata.k" });
+    await expectRefused(await server.call("GET", `${metadata("{}")}%00`), 400, { code: "INVALID_TEXT", field: "metadata" });
+    await expectRefused(await server.call("POST", "/v1/turns?trace=%00", { body: turn() }), 400, { code: "INVALID_TEXT", field: "trace" });
+    await expectRefused(await server.call("POST", "/v1/turns/stream?trace=a%00", { body: turn() }), 400, { code: "INVALID_TEXT", field: "trace" });
+    await expectRefused(await server.call("PATCH", "/v1/users/u1/facts/f1?x=%00", { body: { value: "v" } }), 400, { code: "INVALID_TEXT", field: "x" });
+    await expectRefused(await server.call("GET", "/healthz?probe=%00"), 400, { code: "INVALID_TEXT", field: "probe" });
+    expect(await stored()).toBe(0);
+  });
+
+  it.each([
+    { path: "/v1/users/u1/facts/a%00", field: "fact_id" },
+    { path: "/v1/users/u1/events/%00", field: "event_id" },
+    { path: "/v1/users/u1/summaries/s%00x", field: "summary_id" },
+    { path: "/v1/users/u1/sessions/s1/messages/m%00", field: "message_id" },
+    { path: "/v1/users/u1/sessions/s1/messages/m1%00/context", field: "message_id" },
+    { path: "/inspector/inspector.js%00", field: "file" },
+  ])("answers a NUL in the path parameter of $path with 400 INVALID_ID naming $field, never echoing it", async ({ path: url, field }) => {
+    await open();
+    for (const method of url.startsWith("/inspector") || url.endsWith("/context") ? ["GET"] : ["GET", "DELETE"]) {
+      const res = await server.call(method, url);
+      const text = await res.text();
+      expect(res.status).toBe(400);
+      expect(JSON.parse(text)).toMatchObject({ error: { code: "INVALID_ID", field } });
+      expect(text).not.toContain("\\u0000");
+    }
+    expect(await stored()).toBe(0);
+  });
+
+  it.each([
+    { name: "a turn naming two users", body: '{"user_id":"alice","user_id":"bob","session_id":"s1","message":"hi"}', field: "user_id" },
+    { name: "a turn's metadata, nested", body: '{"user_id":"u1","session_id":"s1","message":"hi","metadata":{"a":{"role":"x","role":"y"}}}', field: "metadata.a.role" },
+    { name: "a key written once plainly and once escaped", body: '{"user_id":"u1","session_id":"s1","message":"hi","\\u006dessage":"bye"}', field: "message" },
+  ])("refuses duplicate keys in $name with 400 DUPLICATE_KEY naming the key, and stores nothing", async ({ body, field }) => {
+    await open();
+    for (const url of ["/v1/turns", "/v1/turns/stream"]) await expectRefused(await server.call("POST", url, { body }), 400, { code: "DUPLICATE_KEY", field });
+    expect(await stored()).toBe(0);
+  });
+
+  it("refuses duplicate keys anywhere in an import and in a correction, and stores nothing", async () => {
+    await open();
+    const imported = JSON.stringify([session("s1", [{ id: "m1", role: "user", text: "fine" }])]).replace('"text":"fine"', '"text":"fine","text":"other"');
+    await expectRefused(await server.call("POST", "/v1/users/u1/sessions/import", { body: imported }), 400, { code: "DUPLICATE_KEY", field: "0.messages.0.text" });
+    await expectRefused(await server.call("PATCH", "/v1/users/u1/facts/f1", { body: '{"value":"a","value":"b"}' }), 400, { code: "DUPLICATE_KEY", field: "value" });
+    expect(await stored()).toBe(0);
+    // The same key in sibling objects is no duplicate.
+    expect((await server.call("POST", "/v1/turns", { body: '{"user_id":"u1","session_id":"s1","message":"hi","metadata":{"a":{"k":1},"b":{"k":2}}}' })).status).toBe(200);
+  });
+
+  it.each([" u1", "u1 ", "u\u202e1", "u\u200b1", "e\u0301", "s1\uFE0F", "s1\u{E0100}", "s1\u3164", "\u115F", "s\u034F1", "\u0301", "\u0301u1"])("refuses the look-alike id %j in a path and a body", async (id) => {
     await open();
     await expectRefused(await server.call("GET", `/v1/users/${encodeURIComponent(id)}/memory`), 400, { code: "INVALID_ID", field: "user_id" });
     await expectRefused(await server.call("POST", "/v1/turns", { body: turn({ user_id: id }) }), 400, { field: "user_id" });

@@ -28,6 +28,8 @@ const ODD_IDS = [
   "", " ", "\t", "a/b", "/", "..", ".", "a..b", "%", "%2F", "a:b", "a.b", "a%2Eb", "langgraph", "__proto__", "constructor",
   "x".repeat(128), "x".repeat(129), "\u0000", "a\u007fb", "\u202eevil", "\u200b", "😀", "ไทย", "null", "0", "-1", "1e400",
   "a?b", "a#b", "a b", "a+b", "'; DROP TABLE store_items; --", "*", "\\",
+  // Look-alikes of fz-user and fz-s1 that validateId refuses (default-ignorable characters, a leading mark).
+  "fz-user\uFE0F", "fz-s1\u{E0100}", "fz-user\u3164", "\u115Ffz-s1", "fz\u034F-user", "\u0301", "\u0301fz-s1", "fz-s1\u180B",
 ];
 
 const knownId = fc.constantFrom(...KNOWN.users, ...KNOWN.sessions);

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fc from "fast-check";
 import { expect } from "vitest";
 import { z } from "zod";
+import { validateId } from "../../src/memory/scope.js";
 import { requestArb, send, type RawRequest, type RawResponse } from "./fuzz-requests.js";
 
 /**
@@ -86,7 +87,11 @@ function checkAnswer(req: RawRequest, res: RawResponse, recentErrors: () => stri
   // A memory route names exactly the ids its path and query spell, or refuses a malformed escape.
   const ids = addressedIds(req.path);
   if (ids && Object.values(ids).includes(null)) expect(res.status, where).toBeGreaterThanOrEqual(400);
-  else if (ids && res.status === 200) expect(JSON.parse(res.text), where).toMatchObject(ids);
+  else if (ids && res.status === 200) {
+    expect(JSON.parse(res.text), where).toMatchObject(ids);
+    // A look-alike id (one the id rules refuse) never reaches stored data.
+    for (const id of Object.values(ids)) expect(() => validateId("id", id), where).not.toThrow();
+  }
 }
 
 /** The ids a memory route's URL names (as the server sees the URL), null where an escape is malformed; null for other routes. */
