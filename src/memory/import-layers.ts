@@ -3,6 +3,7 @@ import { MemoryGraphError } from "../errors.js";
 import { jsonDepth } from "../json-bounds.js";
 import type { ParsedImport } from "./import-schema.js";
 import { namespaces } from "./namespaces.js";
+import type { FactRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 
 /**
@@ -53,6 +54,49 @@ export function unknownReference(field: string, what: string): MemoryGraphError 
     kind: "user",
     field,
   });
+}
+
+/**
+ * Throws INVALID_INPUT naming the second of two records of one layer under one id (a turn record:
+ * one key in one session): each would overwrite the other while the counts took both.
+ */
+export function assertUniqueIds(parsed: ParsedImport): void {
+  const check = <T>(layer: string, records: readonly T[], idOf: (record: T) => string, field: string, what: (record: T) => string) => {
+    const seen = new Map<string, number>();
+    records.forEach((record, i) => {
+      const first = seen.get(idOf(record));
+      if (first !== undefined) throw invalidRecord(`${layer}.${i}.${field}`, `${what(record)} appears twice (${layer}.${first} and ${layer}.${i}): one record per id`);
+      seen.set(idOf(record), i);
+    });
+  };
+  check("events", parsed.events, (e) => e.id, "id", (e) => `the event ${e.id}`);
+  check("facts", parsed.facts, (f) => f.id, "id", (f) => `the fact ${f.id}`);
+  check("summaries", parsed.summaries, (s) => s.id, "id", (s) => `the summary ${s.id}`);
+  check("turns", parsed.turns, (t) => JSON.stringify([t.sessionId, t.key]), "key", (t) => `the turn record ${t.key} of session ${t.sessionId}`);
+}
+
+/**
+ * Throws INVALID_INPUT naming the imported fact that would make a second current version
+ * (`validTo` null) of its key, counting the user's stored facts (`stored`) that the import does not
+ * write over: as live writes keep it, a key has at most one current value, so the prompt never
+ * holds two answers to one question.
+ */
+export function assertOneCurrentPerKey(facts: ParsedImport["facts"], stored: readonly FactRecord[]): void {
+  const imported = new Set(facts.map((fact) => fact.id));
+  const current = new Map<string, string>();
+  for (const fact of stored) if (fact.validTo === null && !imported.has(fact.id)) current.set(fact.key, `the stored fact ${fact.id}`);
+  facts.forEach((fact, i) => {
+    if (fact.validTo !== null) return;
+    const other = current.get(fact.key);
+    if (other !== undefined) {
+      throw invalidRecord(`facts.${i}.validTo`, `the key ${fact.key} already has a current version (${other}); a key has one current value: give the older one its valid_to`);
+    }
+    current.set(fact.key, `facts.${i}, ${fact.id}`);
+  });
+}
+
+function invalidRecord(field: string, message: string): MemoryGraphError {
+  return new MemoryGraphError("INVALID_INPUT", `${field}: ${message}; nothing was imported`, { kind: "user", field });
 }
 
 /** One record of a layer, where it is written. */

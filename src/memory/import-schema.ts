@@ -2,7 +2,9 @@ import { z } from "zod";
 import { MemoryGraphError } from "../errors.js";
 import { assertJsonBounds } from "../json-bounds.js";
 import { fileRefSchema } from "../messages/message-meta.js";
-import { idSchema } from "./scope.js";
+import { normalizeFactKey } from "./facts.js";
+import { ID_RULES, idSchema, validateId } from "./scope.js";
+import { turnResultSchema } from "./turn-records.js";
 
 /**
  * The shape of what `importSessions` takes and `exportUser` gives: past sessions with their
@@ -75,21 +77,57 @@ export const eventRecordSchema = z
   })
   .strict();
 
-/** A `FactRecord` with its validity, as an export carries it. */
+/** The first issue `validate` finds in `value`, added to `ctx` under the field it names (relative to the value). */
+function addFirstIssue(ctx: z.core.$RefinementCtx, validate: () => void, path: PropertyKey[] = []): void {
+  try {
+    validate();
+  } catch (error) {
+    if (!(error instanceof MemoryGraphError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message.replace(/^[^:]*: /, ""), path });
+  }
+}
+
+/**
+ * A fact's id as live writes make them: its key, `@`, and an id under the id rules (`city@m1` for
+ * a fact learned from message m1, `city@edit-<uuid>` for an edit); an id without its key is held
+ * to the id rules whole.
+ */
+const factIdSchema = z
+  .string()
+  .max(400)
+  .meta({ description: `The fact's key, \`@\`, and an id (${ID_RULES}): \`city@m1\`, \`city@edit-<uuid>\`.`, minLength: 1 });
+
+/** A fact key as live writes make it (`normalizeFactKey`): lower case, words joined by `_`, dots for groups. */
+const factKeySchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((key) => normalizeFactKey(key) === key, { message: "must be a fact key as memory writes them: lower case letters and digits, words joined by '_', groups by '.' (e.g. location.city)" });
+
+/** A `FactRecord` with its validity, as an export carries it: its id under the id rules (see `factIdSchema`), never superseded before it began. */
 export const factRecordSchema = z
   .object({
-    id: z.string().min(1).max(400),
-    key: z.string().min(1).max(200),
+    id: factIdSchema,
+    key: factKeySchema,
     value: z.string().min(1),
     text: z.string(),
     validFrom: time("Since when it holds."),
-    validTo: time("When a newer value superseded it; null while current.").nullable(),
-    sourceMessageIds: z.array(z.string()),
+    validTo: time("When a newer value superseded it; null while current; never before valid_from.").nullable(),
+    expiresAt: time("When it stops being true by itself; absent: until it changes.").optional(),
+    sourceMessageIds: z.array(idSchema("sourceMessageIds")),
     sessionId: idSchema("sessionId"),
     pinned: z.literal(true).optional(),
     source: z.literal("edit").optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((fact, ctx) => {
+    const prefix = `${fact.key}@`;
+    const own = fact.id.startsWith(prefix) ? fact.id.slice(prefix.length) : fact.id;
+    addFirstIssue(ctx, () => validateId("id", own), ["id"]);
+    if (fact.validTo !== null && fact.validTo < fact.validFrom) {
+      ctx.addIssue({ code: "custom", message: `must not be before valid_from (${fact.validFrom})`, path: ["validTo"] });
+    }
+  });
 
 /** A `SummaryRecord`, as an export carries it. */
 export const summaryRecordSchema = z
@@ -97,14 +135,32 @@ export const summaryRecordSchema = z
     id: idSchema("id"),
     text: z.string().min(1),
     sessionId: idSchema("sessionId"),
-    fromMessageId: z.string(),
-    toMessageId: z.string(),
-    messageIds: z.array(z.string()),
+    fromMessageId: idSchema("fromMessageId"),
+    toMessageId: idSchema("toMessageId"),
+    messageIds: z.array(idSchema("messageIds")),
     method: z.enum(["model", "rules"]),
     createdAt: time("When the summary was made."),
     stale: z.literal(true).optional(),
   })
   .strict();
+
+/**
+ * An idempotency record's result: the library's turn result (camelCase, taken whole: never
+ * re-cased), held to `turnResultSchema` as a live turn's is. A turn that ended in ERROR is never
+ * recorded (a retry answers it again), so an imported one may not be either.
+ */
+const turnResultField = z
+  .record(z.string(), z.unknown())
+  .superRefine((result, ctx) => {
+    // Named at the result, the field within it in the message: the result's keys are the library's (camelCase), never re-cased.
+    const parsed = turnResultSchema.safeParse(result);
+    const issue = parsed.error?.issues[0];
+    if (issue) ctx.addIssue({ code: "custom", message: `${issue.path.join(".") || "result"}: ${issue.message}` });
+    else if (parsed.data?.status === "ERROR") ctx.addIssue({ code: "custom", message: "status: a turn that ended in ERROR is never recorded (a retry answers it again)" });
+  })
+  // Stored as read: keys the schema does not know are dropped (on a failed check it is refused anyway, untouched).
+  .overwrite((result) => turnResultSchema.safeParse(result).data ?? result)
+  .meta({ description: "What the caller got back, replayed on a retry: the library's turn result (camelCase, as the library gives it), checked as a live turn's is." });
 
 /**
  * A finished turn's idempotency record (see `TurnRecord`), as an export carries it: a retry of
@@ -116,7 +172,7 @@ export const turnRecordSchema = z
     key: idSchema("key", "The client's message id: the idempotency key."),
     text: z.string(),
     parentMessageId: idSchema("parentMessageId").nullable(),
-    result: z.record(z.string(), z.unknown()).meta({ description: "What the caller got back, replayed on a retry (as the library gives it)." }),
+    result: turnResultField,
     createdAt: time("When the turn finished."),
   })
   .strict();

@@ -4,7 +4,8 @@ import type { ParsedImport, ParsedImportSession } from "./import-schema.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
-import { layerRecordsOf, layerWrites, referencesOf, unknownReference } from "./import-layers.js";
+import { loadFacts } from "./facts.js";
+import { assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
 
 /**
@@ -89,7 +90,8 @@ export function sessionRecords(
  * stored as they are (an import sent again writes nothing, and counts nothing); refuses with
  * MESSAGE_ID_CONFLICT (naming the element) a message stored with another text, and with
  * UNKNOWN_REFERENCE a record pointing at a session or message neither the import nor the store
- * holds. Writes nothing.
+ * holds; with INVALID_INPUT two records of one layer under one id, and a fact that would be a
+ * second current version of its key (the user's stored facts counted). Writes nothing.
  */
 export async function planImport(store: BaseStore, user: UserScope, parsed: ParsedImport, root: string): Promise<ImportPlan> {
   const prefix = root ? `${root}.` : "";
@@ -98,6 +100,7 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     if (sessionIds.has(session.sessionId)) throw invalid(`${prefix}${s}.sessionId`, `the session ${session.sessionId} appears twice`);
     sessionIds.add(session.sessionId);
   });
+  assertUniqueIds(parsed);
   const inImport = new Map(parsed.sessions.map((session) => [session.sessionId, new Set(session.messages.map((m) => m.id))]));
   const references = referencesOf(parsed);
   const records = layerRecordsOf(user, parsed);
@@ -111,7 +114,12 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     ...records.map((record) => ({ namespace: record.namespace, key: record.key })),
     ...unknownSessions.map((sessionId) => ({ namespacePrefix: namespaces.transcript({ ...user, sessionId }), limit: 1 })),
   ];
-  const results = (operations.length === 0 ? [] : await store.batch(operations)) as unknown[];
+  const [results, storedFacts] = await Promise.all([
+    operations.length === 0 ? Promise.resolve([]) : (store.batch(operations) as Promise<unknown[]>),
+    // Only an import that carries facts can make a second current version of a key.
+    parsed.facts.length === 0 ? Promise.resolve([]) : loadFacts(store, user),
+  ]);
+  assertOneCurrentPerKey(parsed.facts, storedFacts);
   const storedBySession = new Map<string, Map<string, TranscriptRecord>>();
   messageReads.forEach(({ sessionId, id }, i) => {
     const item = results[i] as { value: unknown } | null;

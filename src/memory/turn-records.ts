@@ -1,5 +1,8 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
+import { log } from "../logger.js";
 import { namespaces } from "./namespaces.js";
+import type { MemoryContext } from "./recall.js";
 import type { MemoryScope } from "./scope.js";
 
 /**
@@ -19,10 +22,83 @@ export interface TurnRecord<R = unknown> {
   createdAt: string;
 }
 
-/** The record of the turn first sent with `key` in this session, or null. */
-export async function getTurnRecord<R>(store: BaseStore, scope: MemoryScope, key: string): Promise<TurnRecord<R> | null> {
+const amount = z.number().min(0);
+const list = z.array(z.looseObject({}));
+
+/**
+ * A turn's result as a turn record keeps it: the `TurnResult` of src/graph/nodes/build-candidate.ts,
+ * field for field (the type there is checked against this schema's output at compile time), with
+ * the fields added since the first release optional, as records written before them lack them.
+ * What a replay reads is checked (the reply, usage, trim, errors, ids); recall's lists are checked
+ * as lists of records, since nothing is made from them again. Unknown keys are dropped.
+ * Imports hold an imported record's result to it, and a replay reads a stored one through it.
+ */
+export const turnResultSchema = z.object({
+  status: z.enum(["OK", "SKIP", "ERROR"]),
+  candidate: z.object({ id: z.string(), kind: z.literal("text"), status: z.literal("proposed"), text: z.string(), model: z.string(), createdAt: z.string() }).nullable(),
+  llmText: z.string(),
+  memoryContext: z.object({
+    recalled: z
+      .looseObject({ recentTurns: list, summaries: list, facts: list, events: list, similar: list, searchedScope: z.enum(["session", "user"]) })
+      .transform((recalled) => recalled as unknown as MemoryContext)
+      .nullable(),
+    text: z.string(),
+    tokens: amount,
+  }),
+  trim: z.object({ beforeCount: amount, afterCount: amount, trimmedByChars: amount, trimmedByCount: amount, trimmedByTokens: amount }).nullable(),
+  messageIds: z.object({ user: z.string().nullable(), assistant: z.string().nullable() }),
+  event: z
+    .object({
+      type: z.string(),
+      importance: z.number(),
+      intent: z.string(),
+      entities: z.array(z.object({ type: z.string(), value: z.string() })),
+      language: z.string(),
+      payload: z.record(z.string(), z.unknown()),
+      text: z.string(),
+      classifiedBy: z.enum(["model", "keywords"]),
+      attributeUpdates: z.array(z.object({ key: z.string(), value: z.string() })),
+      saved: z.boolean(),
+      fallbackReason: z.string().nullable(),
+    })
+    .nullable(),
+  intent: z.string().nullable().optional(),
+  needMemory: z.boolean().optional(),
+  memoryReason: z.string().optional(),
+  errors: z.array(z.object({ node: z.string(), code: z.string(), message: z.string(), turnId: z.string().optional() })),
+  usage: z.object({
+    inputTokens: amount,
+    outputTokens: amount,
+    totalTokens: amount,
+    calls: z.array(z.object({ node: z.string(), inputTokens: amount, outputTokens: amount })),
+  }),
+  replayed: z.boolean(),
+  degraded: z.array(z.enum(["session_store", "memory_store"])).optional(),
+});
+
+/** A turn's result as stored: a `TurnResult`, perhaps without the fields added since the first release. */
+export type StoredTurnResult = z.output<typeof turnResultSchema>;
+
+/**
+ * The record of the turn first sent with `key` in this session, or null. A record whose result
+ * does not read as a turn result (written by hand, or imported before imports checked it) comes
+ * with `result: null`: the caller answers as for a turn whose result was never recorded, and the
+ * next finished turn of the key writes over it. A record without its text or parent reads as
+ * none. Either is logged (the session and key, and the first field at fault; never the text).
+ */
+export async function getTurnRecord(store: BaseStore, scope: MemoryScope, key: string): Promise<TurnRecord<StoredTurnResult | null> | null> {
   const item = await store.get(namespaces.turns(scope), key);
-  return item ? (item.value as TurnRecord<R>) : null;
+  if (!item) return null;
+  const record = item.value as Partial<TurnRecord>;
+  const at = { tenant: scope.tenantId, session_id: scope.sessionId, message_id: key };
+  const parentMessageId = record.parentMessageId ?? null;
+  if (typeof record.text !== "string" || (parentMessageId !== null && typeof parentMessageId !== "string")) {
+    log.error("turn.record_unreadable", { ...at, field: typeof record.text !== "string" ? "text" : "parentMessageId" });
+    return null;
+  }
+  const parsed = turnResultSchema.safeParse(record.result);
+  if (!parsed.success) log.error("turn.record_unreadable", { ...at, field: ["result", ...(parsed.error.issues[0]?.path ?? [])].join(".") });
+  return { key, text: record.text, parentMessageId, result: parsed.success ? parsed.data : null, createdAt: String(record.createdAt ?? "") };
 }
 
 /** Keeps the record of a finished turn (an upsert: the key's first finished result is the one kept by callers). */

@@ -3,6 +3,7 @@ import type { StorageDependency } from "../../errors.js";
 import type { NodeError, TrimReport } from "../reducers.js";
 import type { MemoryContext } from "../../memory/recall.js";
 import type { TranscriptRecord } from "../../memory/records.js";
+import type { StoredTurnResult } from "../../memory/turn-records.js";
 import type { ModelUsage } from "../../models/usage.js";
 import type { Candidate, MemoryState, MemoryUpdate, TurnEvent, TurnStatus } from "../state/state.js";
 
@@ -70,10 +71,22 @@ export interface TurnResult {
 
 const SKIPPED_REASON = "No memory was used: there was no prompt.";
 
-/** A result stored before `intent`, `needMemory` and `memoryReason` existed, with them. */
-export function withMemoryFields(result: TurnResult): TurnResult {
-  return { ...result, intent: result.intent ?? result.event?.intent ?? null, needMemory: result.needMemory ?? false, memoryReason: result.memoryReason ?? "" };
+/** A stored result (read through `turnResultSchema`), with the fields it was stored without: `intent`, `needMemory`, `memoryReason`, `degraded`. */
+export function storedResult(result: StoredTurnResult): TurnResult {
+  return {
+    ...result,
+    intent: result.intent ?? result.event?.intent ?? null,
+    needMemory: result.needMemory ?? false,
+    memoryReason: result.memoryReason ?? "",
+    degraded: result.degraded ?? [],
+  };
 }
+
+/** Each of `A` and `B` is assignable to the other (so neither has a field the other lacks, or types differently). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The schema a turn record's result is read with (and an imported one checked by) is this type, field for field.
+const resultSchemaIsTurnResult: Same<Required<StoredTurnResult>, TurnResult> = true;
+void resultSchemaIsTurnResult;
 
 /** Reads a turn's result out of the state the graph ended in. */
 export function turnResultOf(state: MemoryState): TurnResult {

@@ -11,7 +11,7 @@ import { isPinned } from "../../messages/message-meta.js";
 import { trimWindowWithReport, type TrimReport, type WindowLimits } from "../reducers.js";
 import type { MemoryState, PlannedTurn, TurnInfo } from "../state/state.js";
 import { turnInputSchema, type ValidTurn } from "../state/turn-input.js";
-import { replayedReply, turnResultOf, withMemoryFields, type TurnResult } from "./build-candidate.js";
+import { replayedReply, storedResult, turnResultOf, type TurnResult } from "./build-candidate.js";
 import type { MemoryMode } from "./deps.js";
 
 /**
@@ -34,7 +34,8 @@ export type TurnPlan = { kind: "run"; plan: PlannedTurn; key: string | null } | 
  * The one place a turn's ids are checked against the store. A client `messageId` is an
  * idempotency key, scoped to tenant + user + session:
  * - first use: the turn runs and its new user message takes that id;
- * - the same id with the same text and parent after the turn finished: the stored result, replayed;
+ * - the same id with the same text and parent after the turn finished: the stored result, replayed
+ *   (a stored result that does not read as a turn result counts as not recorded: see below);
  * - the same id whose turn was answered but whose process died before recording its result (the
  *   session's continuity mark names its reply): that reply, replayed;
  * - the same id whose message is stored but whose turn did not finish (the model failed, or the
@@ -49,12 +50,10 @@ export async function planTurn(store: BaseStore, turn: ValidTurn, lastState: () 
   const key = input.messageId ?? null;
   const fresh = async (): Promise<TurnPlan> => ({ kind: "run", plan: { input, text, parent: await resolveParent(store, turn) }, key });
   if (key === null) return fresh();
-  const record = await getTurnRecord<TurnResult>(store, input, key);
-  if (record) {
-    if (!sameRequest(record, text, input.parentMessageId)) throw conflict(key, "was first sent with another message or parent");
-    // A result stored before `degraded` existed had none.
-    return { kind: "replay", result: { ...withMemoryFields(record.result), degraded: record.result.degraded ?? [], replayed: true } };
-  }
+  const record = await getTurnRecord(store, input, key);
+  if (record && !sameRequest(record, text, input.parentMessageId)) throw conflict(key, "was first sent with another message or parent");
+  // A result that does not read as one (logged by `getTurnRecord`) is answered as one never recorded.
+  if (record?.result) return { kind: "replay", result: { ...storedResult(record.result), replayed: true } };
   const stored = await getTranscriptMessage(store, input, key);
   if (!stored) return fresh();
   checkRetryOf(stored, turn);
