@@ -629,6 +629,7 @@ export interface components {
                 classified_by: "model" | "keywords";
             }[];
             facts: {
+                /** @description The fact's key, `@`, and an id (1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end): `city@m1`, `city@edit-<uuid>`. */
                 id: string;
                 key: string;
                 value: string;
@@ -640,6 +641,12 @@ export interface components {
                  */
                 valid_from: string;
                 valid_to: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it stops being true by itself; absent: until it changes.
+                 * @example 2023-05-08T13:56:00Z
+                 */
+                expires_at?: string;
                 source_message_ids: string[];
                 /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
@@ -654,7 +661,9 @@ export interface components {
                 text: string;
                 /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 session_id: string;
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 from_message_id: string;
+                /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
                 to_message_id: string;
                 message_ids: string[];
                 /** @enum {string} */
@@ -676,7 +685,7 @@ export interface components {
                 key: string;
                 text: string;
                 parent_message_id: string | null;
-                /** @description What the caller got back, replayed on a retry (as the library gives it). */
+                /** @description What the caller got back, replayed on a retry: the library's turn result (camelCase, as the library gives it), checked as a live turn's is. */
                 result: {
                     [key: string]: unknown;
                 };
