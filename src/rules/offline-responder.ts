@@ -1,6 +1,6 @@
 import { clip } from "../memory/clip.js";
-import { type KnownFact, answerFromFacts, labelOf } from "./fact-answer.js";
-import { askedFactKey } from "./fact-question.js";
+import { type KnownFact, answerFromFacts } from "./fact-answer.js";
+import { askedFact } from "./fact-question.js";
 import { detectLanguage, latinWords } from "./text-signals.js";
 
 export type { KnownFact } from "./fact-answer.js";
@@ -50,7 +50,9 @@ function mostRelevant(message: string, recalled: RecalledForReply): string[] {
 /**
  * The reply when no language model is configured. A question about a stored fact ("What is my
  * phone number?") gets that fact in one sentence with when the user said it, in the language
- * of the question; anything else gets
+ * of the question, only from a fact stored under the key the question asks for (`askedFact`):
+ * "the name of my cat" is never answered with the user's name. A question about a fact memory
+ * does not hold starts with a plain "I don't have your … in memory yet."; anything else gets
  * a plain note that no model is configured (and how to configure one) and the few recalled
  * memories most relevant to the message, or that nothing was recalled. `now` only decides
  * whether the year is shown.
@@ -58,12 +60,10 @@ function mostRelevant(message: string, recalled: RecalledForReply): string[] {
 export function offlineReply(input: { message: string; recalled: RecalledForReply; now?: Date }): string {
   const { recalled } = input;
   const now = input.now ?? new Date();
-  const asked = askedFactKey(input.message);
-  const answer = asked ? answerFromFacts(asked, recalled.known ?? [], now, detectLanguage(input.message)) : undefined;
+  const asked = askedFact(input.message);
+  const answer = asked?.key ? answerFromFacts(asked.key, recalled.known ?? [], now, detectLanguage(input.message)) : undefined;
   if (answer) return answer;
-  const lead = asked
-    ? `I don't have your ${labelOf(asked)} in memory yet. ${NO_MODEL}`
-    : NO_MODEL;
+  const lead = asked ? `I don't have your ${asked.label} in memory yet. ${NO_MODEL}` : NO_MODEL;
   const memories = mostRelevant(input.message, recalled);
   const body = memories.length > 0 ? ["The most relevant things I remember:", ...memories.map((m) => `  - ${m}`)] : ["Memory recalled nothing for this message yet."];
   return [lead, ...body].join("\n");

@@ -71,6 +71,8 @@ describe("askedFactKey", () => {
     ["what is my wife's name?", "family.wife"],
     ["ฉันชอบอะไร", "likes"],
     ["mera birthday kab hai?", "birthday"],
+    ["What is the name of my cat?", "pet.cat"],
+    ["What is my order number?", "order_number"],
     ["I live in Bangkok", undefined],
     ["What is the price?", undefined],
   ])("%s → %s", (text, key) => {

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
 import type { Found } from "./found.js";
+import { ORDER_CUE_BEFORE } from "./orders.js";
 
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 const PHONE = /\+?\d[\d\s\-().]{5,}\d/g;
@@ -35,6 +36,8 @@ export function findPhones(text: string, country?: CountryCode): { value: string
     if (digits < 7 || digits > 15) continue;
     // Dates and amounts are not numbers to call.
     if (/^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/.test(value) || /^\d{1,3}(,\d{3})+$/.test(value)) continue;
+    // "my order number is 4821399123": the cue "number" belongs to the order.
+    if (ORDER_CUE_BEFORE.test(withoutEmails.slice(Math.max(0, (m.index ?? 0) - 40), m.index))) continue;
     const parsed = parsePhoneNumberFromString(value, country);
     if (cue ? digits >= 7 : parsed?.isValid() === true || (value.startsWith("+") && digits >= 9)) {
       found.push({ value, index: m.index ?? 0 });

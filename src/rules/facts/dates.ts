@@ -10,6 +10,21 @@ const THAI_MONTHS: [RegExp, number][] = [
 
 const BIRTHDAY_CUE = /\b(birthday|b-?day|born|date of birth|dob|janamdin|janmdin|janm ?din|janam ?din)\b|วันเกิด|เกิดวันที่|เกิดเมื่อ|ผมเกิด|ฉันเกิด|หนูเกิด/i;
 const ANNIVERSARY_CUE = /\b(anniversary|anniv|saalgirah|salgirah)\b|ครบรอบ/i;
+// Someone else's birthday ("my wife's birthday", "my son was born on", "mere bete ka birthday",
+// "วันเกิดแม่ผม") is not the author's: no `birthday` fact is made from it.
+const THAI_OTHERS = "ภรรยา|เมีย|สามี|แฟน|ลูก|แม่|พ่อ|พี่|น้อง|ปู่|ย่า|ยาย|เพื่อน|แมว|หมา|เขา|เธอ";
+const OTHERS_BIRTHDAY = new RegExp(
+  [
+    "\\b(?:his|her|their|your|our|its)\\s+(?:birthday|b-?day|date of birth|dob)\\b",
+    "\\b[a-z]+['\u2019]s\\s+(?:birthday|b-?day|date of birth|dob)\\b",
+    "\\b(?:he|she|they|you|it|we)\\s+(?:was|were|is|are|got)\\s+born\\b",
+    "\\bmy\\s+(?!birthday|b-?day|date of birth|dob\\b)[a-z]+(?:\\s+[a-z]+)?\\s+(?:was|is|were|got)\\s+born\\b",
+    "\\b(?!mera|meri|mere|apna|apni)[a-z]+\\s+(?:ka|ki|ke)\\s+(?:birthday|b-?day|janamdin|janmdin|janm ?din|janam ?din)\\b",
+    `วันเกิด(?:ของ)?(?:${THAI_OTHERS})`,
+    `(?:${THAI_OTHERS})(?:ของ)?(?:ผม|ฉัน|ดิฉัน|หนู|เรา)?เกิด`,
+  ].join("|"),
+  "i",
+);
 
 function pad(n: number): string {
   return String(n).padStart(2, "0");
@@ -54,7 +69,7 @@ function dateIn(text: string): { year?: number; month: number; day: number } | u
 export function dateFacts(text: string): Found[] {
   const found: Found[] = [];
   const anniversary = ANNIVERSARY_CUE.test(text);
-  const birthday = !anniversary && BIRTHDAY_CUE.test(text);
+  const birthday = !anniversary && BIRTHDAY_CUE.test(text) && !OTHERS_BIRTHDAY.test(text);
   if (!anniversary && !birthday) return found;
   const day = dateIn(text);
   if (day) found.push({ key: anniversary ? "anniversary" : "birthday", value: formatDay(day) });

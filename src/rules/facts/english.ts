@@ -1,6 +1,6 @@
 import nlp from "compromise";
 import { type Found, itemFact } from "./found.js";
-import { BUSINESS_NOUNS, OCCUPATIONS, RELATIONS, countOf, languageOf } from "./lexicon.js";
+import { BUSINESS_NOUNS, OCCUPATIONS, countOf, languageOf, namedOneKey } from "./lexicon.js";
 import { isKnownPlace, placeFacts } from "./places.js";
 
 const QUESTION = /\?\s*$|^(what|who|where|when|why|how|which|is|are|am|can|could|do|does|did|will|would|should)\b/i;
@@ -89,16 +89,43 @@ function languageFacts(clause: string): Found[] {
 
 function familyFacts(clause: string): Found[] {
   const found: Found[] = [];
-  const named = /\bmy\s+([a-z]+)(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+name\s+is|\s*,)?\s+([A-Z][a-z]+)\b/.exec(clause.replace(/\bMy\b/, "my"));
-  const relation = named?.[1] ? RELATIONS.get(named[1].toLowerCase()) : undefined;
+  const text = clause.replace(/\bMy\b/, "my").replace(/\u2019/g, "'");
+  const named =
+    /\bmy\s+([a-z]+)(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+name\s+is|\s*,)?\s+([A-Z][a-z]+)\b/.exec(text) ??
+    /\b(?:i|we)(?:\s+(?:have|own|got|adopted|have got)|'ve\s+got|'ve)\s+(?:a|an|one)\s+(?:[a-z]+\s+)?([a-z]+)\s+(?:called|named)\s+([A-Z][a-z]+)\b/i.exec(text);
+  const key = named?.[1] ? namedOneKey(named[1]) : undefined;
   const person = named?.[2];
-  if (relation && person && !NOT_NAMES.test(person) && !isKnownPlace(person) && !/^(Is|Was|Has|Will|And|But)$/.test(person)) {
-    found.push({ key: `family.${relation}`, value: person });
+  if (key && person && !NOT_NAMES.test(person) && !isKnownPlace(person) && !/^(Is|Was|Has|Will|And|But)$/.test(person)) {
+    found.push({ key, value: person });
   }
   const kids = /\b(?:i|we)\s+have\s+(\w+)\s+(?:kids|children|sons|daughters|boys|girls|little ones)\b/i.exec(clause)?.[1];
   const count = kids ? countOf(kids) : undefined;
   if (count !== undefined) found.push({ key: "family.children", value: String(count) });
   return found;
+}
+
+// "I'm 34", "I am 34 years old", "I'm thirty-four years old", "I just turned 34", "my age is 34";
+// not "I'm 34 minutes late", "I'm 100% sure" or "I'm almost 40". A number in words needs "years old".
+const AGE_UNIT = "(?:\\s*(?:years?|yrs?)(?:\\s+old|\\s+of\\s+age)|\\s*y/?o)";
+const AGE_END = "(?=\\s*(?:[,.!;]|$|\\s(?:and|but|so|now|this year|today|already)\\b))";
+const AGES = [
+  new RegExp(`\\b(?:i am|i'm|im)\\s+(?:now\\s+|already\\s+)?(\\d{1,3})(?:${AGE_UNIT}|\\s+years?)?${AGE_END}`, "i"),
+  new RegExp(`\\b(?:i am|i'm|im)\\s+(?:now\\s+|already\\s+)?([a-z]+(?:[- ][a-z]+)?)${AGE_UNIT}${AGE_END}`, "i"),
+  new RegExp(`\\b(?:i am|i'm|im)\\s+an?\\s+(\\d{1,3})[- ]years?[- ]old\\b`, "i"),
+  new RegExp(`\\bi\\s+(?:just\\s+)?turned\\s+(\\d{1,3})(?=\\s*(?:[,.!;]|$|\\s(?:and|but|so|today|yesterday|last|this|on|in)\\b))`, "i"),
+  new RegExp(`\\bmy\\s+age\\s+is\\s+(\\d{1,3})\\b(?!\\s*%)`, "i"),
+];
+
+function ageFacts(clause: string): Found[] {
+  const text = clause.replace(/\u2019/g, "'");
+  for (const pattern of AGES) {
+    const written = pattern.exec(text)?.[1];
+    if (!written) continue;
+    const read: unknown = /^\d+$/.test(written) ? Number(written) : nlp(written).numbers().get();
+    const age = Array.isArray(read) ? (read[0] as unknown) : read;
+    if (typeof age === "number" && Number.isInteger(age) && age >= 5 && age <= 120) return [{ key: "age", value: String(age) }];
+  }
+  return [];
 }
 
 const DISLIKE = [
@@ -160,7 +187,7 @@ export function englishFacts(text: string): Found[] {
   for (const clause of clausesOf(text)) {
     found.push(...languageFacts(clause));
     if (QUESTION.test(clause)) continue;
-    found.push(...nameFacts(clause), ...occupationFacts(clause), ...locationFacts(clause), ...familyFacts(clause), ...tasteFacts(clause));
+    found.push(...nameFacts(clause), ...occupationFacts(clause), ...locationFacts(clause), ...familyFacts(clause), ...tasteFacts(clause), ...ageFacts(clause));
     const business = BUSINESS.exec(clause)?.[1];
     if (business && BUSINESS_NOUNS.test(business)) found.push({ key: "business", value: business.toLowerCase() });
   }

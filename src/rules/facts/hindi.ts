@@ -1,5 +1,5 @@
 import { type Found, itemFact } from "./found.js";
-import { BUSINESS_NOUNS, OCCUPATIONS, RELATIONS, countOf, languageOf } from "./lexicon.js";
+import { BUSINESS_NOUNS, OCCUPATIONS, PETS, RELATIONS, countOf, languageOf } from "./lexicon.js";
 import { isKnownPlace, placeAtStart } from "./places.js";
 
 // Romanised Hindi is written many ways: "main/mai/mein", "hoon/hun/hu", "rehta/rahta".
@@ -77,12 +77,26 @@ function placeBefore(text: string, cue: RegExp, rank: number, allowUnknown: bool
 function familyFacts(text: string): Found[] {
   const found: Found[] = [];
   const named = /\b(?:meri|mere|mera|hamari|hamare)\s+([a-z]+)\s+(?:ka|ki|ke)\s+(?:naam|nam|name)\s+([\p{L}][\p{L}\p{M}]*)/iu.exec(text);
-  const relation = named?.[1] ? RELATIONS.get(named[1].toLowerCase()) : undefined;
-  if (relation && named?.[2] && !ONLY_IS.test(named[2])) found.push({ key: `family.${relation}`, value: named[2] });
+  const word = named?.[1]?.toLowerCase() ?? "";
+  const relation = RELATIONS.get(word);
+  const animal = PETS.get(word);
+  const key = relation ? `family.${relation}` : animal ? `pet.${animal}` : undefined;
+  if (key && named?.[2] && !ONLY_IS.test(named[2])) found.push({ key, value: named[2] });
   const kids = /\b(?:mere|hamare)\s+(\w+)\s+(?:bachche|bachhe|bacche|bache|bachchey|bachon|bete|betiyan|betiyaan)\s+(?:hain|hai)\b/i.exec(text)?.[1];
   const count = kids ? countOf(kids) : undefined;
   if (count !== undefined) found.push({ key: "family.children", value: String(count) });
   return found;
+}
+
+// "meri umar 34 saal hai", "main 34 saal ka hoon"; not "mere bete ki umar 5 saal hai" nor "main 10 minute late hoon".
+const AGES = [
+  new RegExp(`\\b(?:meri|mera|apni)\\s+(?:umar|umra|umr|umer|age|aayu)\\s+(\\d{1,3})\\b(?!\\s*(?:mahine|mahina|din|hafte|minute|ghante))`, "i"),
+  new RegExp(`\\b${I}\\s+(\\d{1,3})\\s+(?:saal|sal|varsh|years?)(?:\\s+(?:ka|ki|ke))?\\s+${AM}`, "i"),
+];
+
+function ageFacts(text: string): Found[] {
+  const age = Number(AGES.map((re) => re.exec(text)?.[1]).find(Boolean) ?? Number.NaN);
+  return age >= 5 && age <= 120 ? [{ key: "age", value: String(age) }] : [];
 }
 
 function tasteFacts(text: string): Found[] {
@@ -122,7 +136,7 @@ function languageFacts(text: string): Found[] {
 export function hindiFacts(text: string): Found[] {
   const found: Found[] = [...languageFacts(text)];
   if (QUESTION.test(text)) return found;
-  found.push(...nameFacts(text), ...occupationFacts(text), ...businessFacts(text), ...familyFacts(text), ...tasteFacts(text));
+  found.push(...nameFacts(text), ...occupationFacts(text), ...businessFacts(text), ...familyFacts(text), ...tasteFacts(text), ...ageFacts(text));
   found.push(...placeBefore(text, /\s+(?:mein|me|mai)\s+(?:reh|rah|rehta|rehti|rehte|rahta|rahti|rahte|basa|basi|shift)/gi, 3, true));
   found.push(...placeBefore(text, /\s+(?:se|say)\s+(?:hoon|hun|hu|hain|aaya|aayi|aaye|belong)\b/gi, 1, true));
   found.push(...placeBefore(text, /\s+(?:mein|me)\b/gi, 2, false));

@@ -90,6 +90,37 @@ export const RELATIONS = new Map<string, string>([
   ["bahan", "sister"], ["didi", "sister"],
 ]);
 
+/**
+ * Pet words to the animal a `pet.<animal>` fact is kept under, in English, romanised Hindi and
+ * Thai ("my kitten is called Mochi" is `pet.cat`). Thai "นก" (bird) is left out: it is also a
+ * common nickname ("ภรรยาผมชื่อนก").
+ */
+export const PETS = new Map<string, string>([
+  ["cat", "cat"], ["kitten", "cat"], ["dog", "dog"], ["puppy", "dog"],
+  ["parrot", "parrot"], ["rabbit", "rabbit"], ["bunny", "rabbit"], ["hamster", "hamster"], ["turtle", "turtle"],
+  ["tortoise", "turtle"], ["horse", "horse"], ["pony", "horse"], ["goldfish", "fish"], ["budgie", "parrot"],
+  ["billi", "cat"], ["billee", "cat"], ["kutta", "dog"], ["kutte", "dog"], ["kuttey", "dog"], ["kutiya", "dog"],
+  ["tota", "parrot"], ["tote", "parrot"], ["khargosh", "rabbit"],
+  ["แมว", "cat"], ["หมา", "dog"], ["สุนัข", "dog"], ["น้องหมา", "dog"], ["น้องแมว", "cat"], ["นกแก้ว", "parrot"],
+  ["กระต่าย", "rabbit"], ["แฮมสเตอร์", "hamster"], ["เต่า", "turtle"],
+]);
+
+/** Thai family words to the relation key, longer words first where one contains another. */
+export const THAI_RELATIONS: readonly [string, string][] = [
+  ["ภรรยา", "wife"], ["เมีย", "wife"], ["สามี", "husband"], ["ผัว", "husband"], ["แฟน", "partner"], ["ลูกสาว", "daughter"],
+  ["ลูกชาย", "son"], ["คุณแม่", "mother"], ["แม่", "mother"], ["คุณพ่อ", "father"], ["พ่อ", "father"], ["พี่ชาย", "brother"],
+  ["น้องชาย", "brother"], ["พี่สาว", "sister"], ["น้องสาว", "sister"],
+];
+
+/** `family.<relation>` or `pet.<animal>` for a word that names one ("wife", "beti", "kitten", "แมว"), or undefined. */
+export function namedOneKey(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  const relation = RELATIONS.get(lower) ?? THAI_RELATIONS.find(([thai]) => thai === word)?.[1];
+  if (relation) return `family.${relation}`;
+  const animal = PETS.get(lower);
+  return animal ? `pet.${animal}` : undefined;
+}
+
 /** Small counts in English, romanised Hindi and Thai. */
 export const COUNTS = new Map<string, number>([
   ["one", 1], ["two", 2], ["three", 3], ["four", 4], ["five", 5], ["six", 6], ["a", 1], ["an", 1],

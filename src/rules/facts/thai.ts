@@ -1,5 +1,5 @@
 import { type Found, itemFact } from "./found.js";
-import { THAI_PLACES, countOf, languageOf } from "./lexicon.js";
+import { PETS, THAI_PLACES, THAI_RELATIONS, countOf, languageOf } from "./lexicon.js";
 import { placeAtStart } from "./places.js";
 
 // Thai writes no spaces between words, so a value runs until a space, a particle or a word
@@ -14,11 +14,11 @@ const OCCUPATIONS = [
   "นักออกแบบ", "ข้าราชการ", "ฟรีแลนซ์", "เภสัชกร", "ทันตแพทย์", "สถาปนิก", "ช่างไฟ", "ช่าง", "แม่ค้า", "พ่อค้า", "นักธุรกิจ",
   "ไกด์", "นักแปล", "นักข่าว", "นักเขียน", "นักดนตรี", "ศิลปิน", "ผู้จัดการ", "เลขา", "ดีไซเนอร์", "นักวิจัย",
 ].sort((a, b) => b.length - a.length);
-const RELATIONS: [string, string][] = [
-  ["ภรรยา", "wife"], ["เมีย", "wife"], ["สามี", "husband"], ["ผัว", "husband"], ["แฟน", "partner"], ["ลูกสาว", "daughter"],
-  ["ลูกชาย", "son"], ["คุณแม่", "mother"], ["แม่", "mother"], ["คุณพ่อ", "father"], ["พ่อ", "father"], ["พี่ชาย", "brother"],
-  ["น้องชาย", "brother"], ["พี่สาว", "sister"], ["น้องสาว", "sister"],
-];
+// Thai words for the people and pets a fact names, to their key ("ภรรยา" → family.wife, "แมว" → pet.cat).
+const NAMED_ONES: [string, string][] = [
+  ...THAI_RELATIONS.map(([word, relation]): [string, string] => [word, `family.${relation}`]),
+  ...[...PETS].filter(([word]) => /[\u0E00-\u0E7F]/.test(word)).map(([word, animal]): [string, string] => [word, `pet.${animal}`]),
+].sort((a, b) => b[0].length - a[0].length);
 const CHANNELS = /^(ไลน์|line|อีเมล|อีเมล์|email|โทร|โทรศัพท์|เฟซบุ๊ก|facebook)$/i;
 
 /** A value from the start of `rest`: Latin words, or Thai up to the next space, particle or clause word. */
@@ -30,7 +30,7 @@ function valueAt(rest: string): string {
 }
 
 // Patterns built once, at load (not per message).
-const RELATION_NAMED: [RegExp, string][] = RELATIONS.map(([word, relation]) => [new RegExp(`${word}(?:ของ)?${PRONOUN}?ชื่อ(?:ว่า)?`), relation]);
+const RELATION_NAMED: [RegExp, string][] = NAMED_ONES.map(([word, key]) => [new RegExp(`${word}(?:ของ)?${PRONOUN}?ชื่อ(?:ว่า)?`), key]);
 const OWN_NAME = new RegExp(`(?:^|\\s|${PRONOUN})(?:${PRONOUN})?ชื่อ(?:ว่า|เล่น)?|ชื่อของ${PRONOUN}(?:คือ)?`);
 const ANY_PRONOUN = new RegExp(PRONOUN);
 const KIDS = new RegExp(`มีลูก\\s*(\\d|หนึ่ง|สอง|สาม|สี่|ห้า)\\s*คน`);
@@ -40,16 +40,16 @@ const SELL = new RegExp(`${PRONOUN}(?:เปิดร้าน)?ขาย([\\u0E
 
 function nameFacts(text: string): Found[] {
   const found: Found[] = [];
-  for (const [pattern, relation] of RELATION_NAMED) {
+  for (const [pattern, key] of RELATION_NAMED) {
     const m = pattern.exec(text);
     if (m) {
       const value = valueAt(text.slice((m.index ?? 0) + m[0].length));
-      if (value) found.push({ key: `family.${relation}`, value });
+      if (value && !found.some((fact) => fact.key === key)) found.push({ key, value });
     }
   }
   const own = OWN_NAME.exec(text);
   const before = own ? text.slice(Math.max(0, own.index - 6), own.index + own[0].length) : "";
-  if (own && !RELATIONS.some(([word]) => before.includes(word)) && (own.index === 0 || ANY_PRONOUN.test(before))) {
+  if (own && !NAMED_ONES.some(([word]) => before.includes(word)) && (own.index === 0 || ANY_PRONOUN.test(before))) {
     const value = valueAt(text.slice(own.index + own[0].length));
     if (value) found.push({ key: "name", value });
   }
@@ -57,6 +57,15 @@ function nameFacts(text: string): Found[] {
   const count = kids ? countOf(kids) : undefined;
   if (count !== undefined) found.push({ key: "family.children", value: String(count) });
   return found;
+}
+
+// "ผมอายุ 34 ปี", "อายุ 34 ค่ะ" at the start of a clause: the author's age; "ลูกผมอายุ 5 ขวบ" (my child is
+// five) and "แมวของผมอายุ 3 ปี" are not, so อายุ must open a clause or follow the pronoun that does.
+const AGE = new RegExp(`(?:^|[\\s,])${PRONOUN}?อายุ\\s*(\\d{1,3})(?!\\d|\\s*(?:เดือน|วัน|สัปดาห์|นาที|ชั่วโมง))`);
+
+function ageFacts(text: string): Found[] {
+  const age = Number(AGE.exec(text)?.[1] ?? Number.NaN);
+  return age >= 5 && age <= 120 ? [{ key: "age", value: String(age) }] : [];
 }
 
 function placeAfter(text: string, cue: RegExp, rank: number): Found[] {
@@ -129,7 +138,7 @@ function languageFacts(text: string): Found[] {
 export function thaiFacts(raw: string): Found[] {
   const text = raw.replace(/\u200b/g, "");
   if (/(?:อะไร|ไหม|มั้ย|เท่าไหร่|ที่ไหน|เมื่อไหร่|หรือเปล่า|\?)\s*(?:ครับ|ค่ะ|คะ)?\s*$/.test(text) && !/ตอบ|ภาษา/.test(text)) return [];
-  const found: Found[] = [...nameFacts(text), ...workFacts(text), ...tasteFacts(text), ...languageFacts(text)];
+  const found: Found[] = [...nameFacts(text), ...workFacts(text), ...tasteFacts(text), ...languageFacts(text), ...ageFacts(text)];
   found.push(...placeAfter(text, /(?:อาศัย)?อยู่(?:ที่)?|ย้าย(?:มา|ไป)(?:อยู่)?(?:ที่)?/g, 3));
   found.push(...placeAfter(text, /มาจาก/g, 1));
   found.push(...placeAfter(text, /ที่/g, 2));
