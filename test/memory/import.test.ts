@@ -15,6 +15,19 @@ const session = {
   ],
 };
 
+const fact = (fields: Record<string, unknown> = {}) => ({
+  id: "city@a",
+  key: "city",
+  value: "Bangkok",
+  text: "city: Bangkok",
+  validFrom: "2024-03-02T10:00:00Z",
+  validTo: null,
+  sourceMessageIds: ["a"],
+  sessionId: "s1",
+  ...fields,
+});
+const documentWith = (layers: Record<string, unknown[]>) => ({ version: 1, userId: "u", sessions: [session], events: [], facts: [], summaries: [], ...layers });
+
 describe("parseImport", () => {
   it("takes a list of sessions, times normalised to UTC", () => {
     const parsed = parseImport([session]);
@@ -29,6 +42,10 @@ describe("parseImport", () => {
     { input: [{ ...session, messages: [{ id: "a", role: "user", text: "x", mood: "ok" }] }], field: "0.messages.0.mood", code: "UNKNOWN_FIELD" },
     { input: { version: 1, userId: "u", sessions: [session], events: [], facts: [], summaries: [{ id: "s" }] }, field: "summaries.0.text", code: "INVALID_INPUT" },
     { input: "sessions", field: "input", code: "INVALID_INPUT" },
+    { input: documentWith({ facts: [fact({ id: "weird/../id" })] }), field: "facts.0.id", code: "INVALID_INPUT" },
+    { input: documentWith({ facts: [fact({ key: "City", id: "City@a" })] }), field: "facts.0.key", code: "INVALID_INPUT" },
+    { input: documentWith({ facts: [fact({ validTo: "2024-03-01T00:00:00Z" })] }), field: "facts.0.validTo", code: "INVALID_INPUT" },
+    { input: documentWith({ turns: [{ sessionId: "s1", key: "a", text: "one", parentMessageId: null, result: { candidate: 5 }, createdAt: "2024-03-02T12:00:00Z" }] }), field: "turns.0.result", code: "INVALID_INPUT" },
   ])("names the bad element: $field", ({ input, field, code }) => {
     expect(() => parseImport(input)).toThrow(expect.objectContaining({ field, code, kind: "user" }));
   });
@@ -74,5 +91,26 @@ describe("an imported session's current thread", () => {
     // No checkpoint and no continuity mark: the transcript names the leaf.
     expect(await currentLeaf(store, { ...user, sessionId: "s" }, null, 40)).toBe("x29");
     expect(await currentLeaf(store, { ...user, sessionId: "other" }, null, 40)).toBeNull();
+  });
+});
+
+describe("planImport's checks across records", () => {
+  const user = { tenantId: "t", userId: "u" };
+  const plan = (store: InMemoryStore, layers: Record<string, unknown[]>) => planImport(store, user, parseImport(documentWith(layers)), "");
+
+  it.each([
+    { layers: { facts: [fact(), fact({ value: "Hanoi" })] }, field: "facts.1.id" },
+    { layers: { facts: [fact({ id: "city@b", sourceMessageIds: ["b"] }), fact()] }, field: "facts.1.validTo" },
+    { layers: { summaries: [1, 2].map(() => ({ id: "sum", text: "t", sessionId: "s1", fromMessageId: "a", toMessageId: "c", messageIds: ["a"], method: "rules", createdAt: "2024-03-02T12:00:00Z" })) }, field: "summaries.1.id" },
+  ])("refuses $field", async ({ layers, field }) => {
+    await expect(plan(new InMemoryStore(), layers)).rejects.toMatchObject({ code: "INVALID_INPUT", field, kind: "user" });
+  });
+
+  it("counts the stored current version of a key, unless the import writes over it", async () => {
+    const store = new InMemoryStore();
+    await applyImport(store, await plan(store, { facts: [fact()] }));
+    await expect(plan(store, { facts: [fact({ id: "city@b", sourceMessageIds: ["b"] })] })).rejects.toMatchObject({ field: "facts.0.validTo" });
+    const closed = fact({ validTo: "2024-03-02T11:00:00Z" });
+    await expect(plan(store, { facts: [closed, fact({ id: "city@b", sourceMessageIds: ["b"], validFrom: "2024-03-02T11:00:00Z" })] })).resolves.toMatchObject({ counts: { facts: 2 } });
   });
 });
