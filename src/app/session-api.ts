@@ -1,6 +1,6 @@
 import { forgetCheckedSession, forgetUser, type ForgetCounts, type SessionForgetCounts } from "../memory/forget.js";
 import type { TranscriptRecord } from "../memory/records.js";
-import { threadIdOf, userKeyOf, validateScope, validateUser, type MemoryScope } from "../memory/scope.js";
+import { threadIdOf, validateScope, type MemoryScope } from "../memory/scope.js";
 import { currentLeaf } from "../memory/session-continuity.js";
 import type { MemoryState } from "../graph/state/state.js";
 import type { Persistence } from "./backends.js";
@@ -64,8 +64,8 @@ export function sessionApi(parts: SessionApiParts): SessionApi {
     forgetUser: (user) =>
       scoped(() => {
         refuseWhenClosed();
-        const checked = validateUser(user);
-        return persistence.userLock.exclusive(userKeyOf(checked), () => forgetUser(persistence, checked));
+        // It holds the user's lock alone, and the user's edit lock and sessions' turn locks (see `forgetUser`).
+        return forgetUser(persistence, user);
       }),
     forgetSession: (scope) =>
       scoped(() => {

@@ -3,7 +3,7 @@ import { log } from "../logger.js";
 import { restoreSuperseded } from "./facts.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import { deleteSessionTitle } from "./session-list.js";
-import type { TurnLock } from "./ports/persistence.js";
+import type { TurnLock, UserLock } from "./ports/persistence.js";
 import type { FactRecord } from "./records.js";
 import { legacyThreadOf, threadIdOf, userKeyOf, validateScope, validateUser, type Checked, type MemoryScope, type UserScope } from "./scope.js";
 import { capable, supportsOf } from "./store-io.js";
@@ -14,11 +14,12 @@ import { capable, supportsOf } from "./store-io.js";
  * removes what was learned in it (events, facts, summaries), as if it had never taken place.
  */
 
-/** The storage a forget works on, and the turn lock that `forgetUser` takes when given. */
+/** The storage a forget works on, and the locks `forgetUser` takes when given (a `Persistence` has both). */
 export interface ForgetTarget {
   store: BaseStore;
   checkpointer: BaseCheckpointSaver;
   turnLock?: TurnLock;
+  userLock?: UserLock;
 }
 
 /**
@@ -51,15 +52,17 @@ const PAGE = 500;
  * Deletes everything of one user: every store item whose namespace begins with the user's
  * namespace (transcripts of all sessions, summaries, events, facts, pinned or not) and the
  * checkpoint thread of every session of the user. Other users and tenants are untouched.
- * Idempotent. With the target's `turnLock`, it holds the user's edit lock (so no correction of the
- * user's memory writes in between) and each session's turn lock while deleting its thread (so
- * garbage collection's upkeep of it comes before or after); the caller holds the user's lock
- * alone (`UserLock.exclusive`), which keeps the user's turns out.
+ * Idempotent. With the target's locks, it holds the user's lock alone (`UserLock.exclusive`): it
+ * starts once every turn of the user holding it, on any instance, has ended with its upkeep, so
+ * their writes are among what it deletes, and turns asking meanwhile start after it on a forgotten
+ * user; the user's edit lock (no correction of the user's memory writes in between); and each
+ * session's turn lock while deleting its thread (garbage collection's upkeep of it comes before or after).
  */
 export async function forgetUser(target: ForgetTarget, user: UserScope): Promise<ForgetCounts> {
   const scope = validateUser(user);
   const locked = <T>(key: string, work: () => Promise<T>): Promise<T> => (target.turnLock ? target.turnLock.run(key, work) : work());
-  return locked(userKeyOf(scope), async () => {
+  const alone = <T>(work: () => Promise<T>): Promise<T> => (target.userLock ? target.userLock.exclusive(userKeyOf(scope), work) : work());
+  return alone(() => locked(userKeyOf(scope), async () => {
     const { stored, candidates } = await sessionsOf(target, scope);
     const forgotten = new Set(stored);
     let threads = 0;
@@ -78,7 +81,7 @@ export async function forgetUser(target: ForgetTarget, user: UserScope): Promise
     const items = messages + summaries + events + facts + (await deletePrefix(store, namespaces.user(scope)));
     log.info("memory.user_forgotten", { tenant: scope.tenantId, items, sessions: forgotten.size, threads });
     return { items, messages, summaries, events, facts, sessions: forgotten.size, threads };
-  });
+  }));
 }
 
 /**
