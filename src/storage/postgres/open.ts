@@ -36,9 +36,10 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   await probePostgres(url);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A held advisory lock pins a connection, so locks get their own pool; users' locks another one,
-  // since a turn holds its user's while it waits for its thread's.
+  // since a turn holds its user's while it waits for its thread's. A turn holds its user's through
+  // its upkeep too (a summary made after the reply), so that pool is the larger.
   const lockPool = new pg.Pool({ connectionString: url, max: 5 });
-  const userLockPool = new pg.Pool({ connectionString: url, max: 5 });
+  const userLockPool = new pg.Pool({ connectionString: url, max: 10 });
   const pools = [pool, lockPool, userLockPool];
   surviveConnectionLoss(pools);
   const store = new PostgresStore(pool, { embeddings, ttl: options.ttl });
