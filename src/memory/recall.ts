@@ -3,6 +3,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
 import { excerptReadChars, excerpter } from "./excerpt.js";
+import { correctionMarker, correctionsOf } from "./corrections.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
@@ -64,10 +65,12 @@ export interface RecallRequest {
 
 /** The parts of a memory context recall reads. */
 export type RecallPart = "recentTurns" | "summaries" | "facts" | "events" | "similar";
+const ALL_PARTS: readonly RecallPart[] = ["recentTurns", "summaries", "facts", "events", "similar"];
 
 /**
- * Builds the memory context of one turn from the store, texts bounded by `RECALLED_TEXT_CHARS`.
- * Reads only; never writes.
+ * Builds the memory context of one turn from the store, texts bounded by `RECALLED_TEXT_CHARS`. A
+ * recalled text that states a fact's earlier value carries the correction in front of it (see
+ * corrections.ts), so no line presents an old value as current. Reads only; never writes.
  */
 export async function recallContext(store: BaseStore, request: RecallRequest): Promise<MemoryContext> {
   const { scope, limits } = request;
@@ -98,21 +101,28 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     embeddings: request.embeddings,
   };
   const read = <T>(part: RecallPart, work: () => Promise<T[]>): Promise<T[]> => (wants(part) ? work() : Promise.resolve([]));
-  const [recentTurns, summaries, facts, events, similar] = await Promise.all([
+  // Every version of every fact: the current ones are shown, the earlier ones correct what else is recalled.
+  const [recentTurns, summaries, allFacts, events, similar] = await Promise.all([
     read("recentTurns", () => recentStoredTurns(store, scope, request.excludeIds, limits)),
     read("summaries", () => latestSummaries(store, scope, limits.summaries).then(freshSummaries)),
-    read("facts", async () => currentFacts(await loadFacts(store, scope), request.now ?? new Date())),
+    ALL_PARTS.some(wants) ? loadFacts(store, scope) : Promise.resolve([]),
     read("events", () => importantEvents(store, scope, { minImportance: limits.importantMinScore, limit: limits.importantEvents, window: limits.maxCandidates })),
     read("similar", similarMessages),
   ]);
+  const facts = currentFacts(allFacts, request.now ?? new Date());
+  const correct = correctionMarker(correctionsOf(allFacts, facts));
+  const corrected = <T extends { text: string }>(item: T): T => {
+    const text = correct(item.text);
+    return text === item.text ? item : { ...item, text };
+  };
   const cut = similar.some((m) => m.text.length > RECALLED_TEXT_CHARS) ? excerpter(request.query) : undefined;
   return {
-    recentTurns: recentTurns.map(withBoundedText),
-    summaries,
-    facts,
-    events: events.map(withBoundedText),
+    recentTurns: recentTurns.map(withBoundedText).map(corrected),
+    summaries: summaries.map(corrected),
+    facts: wants("facts") ? facts : [],
+    events: events.map(withBoundedText).map(corrected),
     // A long message is shown by the part that matches the query, not by its first characters.
-    similar: similar.map((m) => (cut === undefined || m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: cut(m.text, RECALLED_TEXT_CHARS) })),
+    similar: similar.map((m) => corrected(cut === undefined || m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: cut(m.text, RECALLED_TEXT_CHARS) })),
     searchedScope,
     ...(vectorSearch && request.query.trim() ? { vectorSearch } : {}),
   };

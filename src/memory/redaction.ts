@@ -34,23 +34,27 @@ function escape(text: string): string {
 }
 
 /**
- * Pure: a function that replaces every occurrence of any of `values` in a text with `REDACTED`
- * (case-insensitive; a value beginning or ending with a letter or digit of a spaced script matches
- * only as whole words there, so "Ann" is not found in "Annual"; Thai and other unspaced scripts match
- * anywhere). Null when no value is worth matching (empty after trimming).
+ * Pure: one pattern that finds any of `values` in a text (case-insensitive; a value beginning or
+ * ending with a letter or digit of a spaced script matches only as whole words there, so "Ann" is
+ * not found in "Annual"; Thai and other unspaced scripts match anywhere). Null when no value is
+ * worth matching (empty after trimming). Global: use it with `replace`, or reset `lastIndex`.
  */
-export function redactor(values: Iterable<string>): ((text: string) => string) | null {
+export function valuePattern(values: Iterable<string>): RegExp | null {
   const patterns = [...new Set([...values].map((value) => value.trim()).filter((value) => value !== ""))]
-    // Longest first, so "Chiang Mai" is replaced whole before "Chiang" could be.
+    // Longest first, so "Chiang Mai" is found whole before "Chiang" could be.
     .sort((a, b) => b.length - a.length)
     .map((value) => {
       const before = SPACED.test(value.at(0) ?? "") ? "(?<![\\p{L}\\p{N}])" : "";
       const after = SPACED.test(value.at(-1) ?? "") ? "(?![\\p{L}\\p{N}])" : "";
       return `${before}${escape(value)}${after}`;
     });
-  if (patterns.length === 0) return null;
-  const pattern = new RegExp(patterns.join("|"), "giu");
-  return (text) => text.replace(pattern, REDACTED);
+  return patterns.length === 0 ? null : new RegExp(patterns.join("|"), "giu");
+}
+
+/** Pure: a function that replaces every occurrence of any of `values` (see `valuePattern`) with `REDACTED`; null when there is nothing to match. */
+export function redactor(values: Iterable<string>): ((text: string) => string) | null {
+  const pattern = valuePattern(values);
+  return pattern && ((text) => text.replace(pattern, REDACTED));
 }
 
 /** Pure: `value` with `redact` applied to every string in it (keys kept); the same object when nothing changed. */

@@ -36,7 +36,7 @@ function mentions(value: unknown, needle: string, at = "$"): string[] {
   return [];
 }
 
-describe.each(backends)("a deleted fact is never read again, on %s", (_name, make) => {
+describe.each(backends)("what a person deletes or corrects, the model stops reading, on %s", (_name, make) => {
   let graph: MemoryGraph;
   let cleanup: () => Promise<void> | void;
   const user = { tenantId: `t-${randomUUID().slice(0, 8)}`, userId: "insp" };
@@ -124,5 +124,24 @@ describe.each(backends)("a deleted fact is never read again, on %s", (_name, mak
     const turn = await graph.runTurn({ ...user, sessionId: "s2", message: "Where do I live?" });
     expect(turn.memoryContext.text).toContain("Utrecht");
     expect(turn.memoryContext.text).not.toContain("Rotterdam");
+  });
+
+  it("a correction wins everywhere: every recalled line stating an old value says what is true now", async () => {
+    await open();
+    const s1 = { ...user, sessionId: "s1" };
+    await graph.runTurn({ ...s1, message: "I live in Rotterdam" });
+    await graph.runTurn({ ...s1, message: "I moved to Utrecht last month" });
+    await graph.settled();
+    const utrecht = (await graph.listFacts(user, { current: true })).find((fact) => fact.value === "Utrecht")!;
+    await graph.updateFact(user, utrecht.id, { value: "Amsterdam" });
+
+    for (const sessionId of ["s2", "s1"]) {
+      const turn = await graph.runTurn({ ...user, sessionId, message: "Where do I live now?" });
+      const lines = turn.memoryContext.text.split("\n");
+      const stale = lines.filter((line) => /Rotterdam|Utrecht/.test(line));
+      expect(stale.length).toBeGreaterThan(0); // the old statements are recalled…
+      for (const line of stale) expect(line).toMatch(/location city is Amsterdam, not (Rotterdam|Utrecht)/); // …each with what is true now
+      expect(lines.filter((line) => line.startsWith("- location city:"))).toEqual(["- location city: Amsterdam"]);
+    }
   });
 });

@@ -1,0 +1,68 @@
+import type { FactRecord } from "./records.js";
+import { valuePattern } from "./redaction.js";
+
+/**
+ * Corrections: when a fact's value changed (learned anew or edited by a person), what memory
+ * recalls from before the change (an event, a past message, a summary) still states the old value.
+ * Such a line is shown with the change in front of it, so that no line of the memory context
+ * presents an old value as current: "(since 2026-11-20 location city is Bangkok, not Chiang Mai)".
+ * The facts section shows the current value only (`currentFacts`).
+ */
+
+/** One changed value: the key, a value it held before, the value it holds now (null: none) and since when. */
+export interface Correction {
+  key: string;
+  old: string;
+  current: string | null;
+  since: string;
+}
+
+const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Pure: the corrections `facts` (every version) imply against `current` (the facts true now, one
+ * per key): for each current fact, each earlier value of its key that differs from it; for a key
+ * with no current value (its value deleted, or expired), each value it held, current since
+ * none is. Newest change first.
+ */
+export function correctionsOf(facts: readonly FactRecord[], current: readonly FactRecord[]): Correction[] {
+  const corrections: Correction[] = [];
+  const keys = new Set(current.map((fact) => fact.key));
+  const retired = new Map<string, FactRecord>();
+  for (const fact of facts) if (!keys.has(fact.key) && !retired.has(`${fact.key}\n${fact.value.toLowerCase()}`)) retired.set(`${fact.key}\n${fact.value.toLowerCase()}`, fact);
+  for (const fact of retired.values()) corrections.push({ key: fact.key, old: fact.value, current: null, since: fact.validTo ?? fact.expiresAt ?? fact.validFrom });
+  for (const now of current) {
+    const earlier = new Set<string>();
+    for (const fact of facts) {
+      if (fact.key !== now.key || fact.id === now.id || fact.validTo === null || fact.validFrom > now.validFrom) continue;
+      if (!same(fact.value, now.value) && ![...earlier].some((value) => same(value, fact.value))) earlier.add(fact.value);
+    }
+    for (const old of earlier) corrections.push({ key: now.key, old, current: now.value, since: now.validFrom });
+  }
+  return corrections.sort((a, b) => b.since.localeCompare(a.since));
+}
+
+const label = (key: string) => key.replace(/[._]/g, " ");
+
+/**
+ * Pure: a function that puts in front of a text the corrections of the old values it states (and
+ * whose current value it does not state too: "I moved from Chiang Mai to Bangkok" needs none).
+ * The identity when there are no corrections.
+ */
+export function correctionMarker(corrections: readonly Correction[]): (text: string) => string {
+  if (corrections.length === 0) return (text) => text;
+  const checks = corrections.map((correction) => ({ correction, old: valuePattern([correction.old]), current: valuePattern(correction.current === null ? [] : [correction.current]) }));
+  const states = (pattern: RegExp | null, text: string) => {
+    if (!pattern) return false;
+    pattern.lastIndex = 0;
+    return pattern.test(text);
+  };
+  return (text) => {
+    const notes = checks
+      .filter(({ old, current }) => states(old, text) && !states(current, text))
+      .map(({ correction: c }) =>
+        c.current === null ? `${label(c.key)} ${c.old} is no longer current` : `since ${c.since.slice(0, 10)} ${label(c.key)} is ${c.current}, not ${c.old}`,
+      );
+    return notes.length === 0 ? text : `(${notes.join("; ")}) ${text}`;
+  };
+}
