@@ -64,9 +64,9 @@ const MESSAGE_TOPICS: [string, RegExp][] = [
   ["timezone", /\btime\s?zone\b|เขตเวลา/i],
   ["anniversary", /\banniversary\b|ครบรอบ/i],
   ["age", /\bhow old am i\b|\bkitne saal\b|(?:^|\s)(?:ฉัน|ผม|ดิฉัน|หนู|เรา)อายุ|อายุ(?:ของ)?(?:ฉัน|ผม|ดิฉัน|หนู|เรา)/i],
-  ["birthday", /\b(birthday|born|bday|janamdin)\b|วันเกิด|เกิด/i],
-  ["order_number", /\border\s*(?:number|no\b|num|id|#)|ออเดอร์|คำสั่งซื้อ/i],
-  ["phone", /\b(phone|mobile|cell|nambar)\b|\b(?:my|mera)\s+number\b|เบอร์|โทร/i],
+  ["birthday", /\b(birthday|born|bday|janamdin)\b|วันเกิด|(?:ฉัน|ผม|ดิฉัน|หนู|เรา)เกิด/i],
+  ["order_number", /\border\s*(?:number|no\b|num|id|#)|(?:เลข|หมายเลข)(?:ที่)?\s*(?:คำสั่งซื้อ|ออเดอร์)/i],
+  ["phone", /\b(phone|mobile|cell|nambar)\b|\b(?:my|mera)\s+number\b|เบอร์|หมายเลขโทรศัพท์/i],
   ["occupation", /\b(job|occupation|profession|work as|what do i do|kaam)\b|อาชีพ|ทำงานอะไร/i],
   ["business", /\b(business|shop|company|dukaan|bakery|store)\b|ร้าน|ธุรกิจ/i],
   ["location.country", /\b(country|where am i from|where i'?m from|kahan se)\b|ประเทศ|มาจากไหน/i],
@@ -135,7 +135,7 @@ function subjectOf(word: string, attribute: string): AskedFact | undefined {
   const what = NAME_WORD.test(attribute) ? "name" : keyOfPhrase(attribute);
   if (!what) return undefined;
   const owner = key ? labelOf(key).replace(/'s name$/, "") : word;
-  return { label: `${owner}'s ${labelOf(what)}` };
+  return { label: `${owner}${/[^s]s$/.test(owner) ? "'" : "'s"} ${labelOf(what)}` };
 }
 
 /** The first owned subject in `message` ("my cat's name", "name of my cat", "แมวของฉันชื่ออะไร"), with where it starts. */

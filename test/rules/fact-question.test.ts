@@ -51,7 +51,16 @@ describe("askedFact", () => {
     expect(askedFact(text)).toEqual(key ? { key, label } : { label });
   });
 
-  it.each(["What does my wife like?", "Where is my order?", "What is the price of my plan?", "ลูกค้าของฉันชื่ออะไร", "รถของฉันอายุกี่ปี", "I'm 34"])(
+  it.each([
+    "What does my wife like?",
+    "Where is my order?",
+    "What is the price of my plan?",
+    "ลูกค้าของฉันชื่ออะไร",
+    "รถของฉันอายุกี่ปี",
+    "เกิดอะไรขึ้นกับออเดอร์ของฉัน",
+    "โทรหาฉันได้ไหม",
+    "I'm 34",
+  ])(
     "%s asks no fact of the user's",
     (text) => {
       expect(askedFact(text)).toBeUndefined();
