@@ -4,7 +4,7 @@ import { decodeLabel, namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { listAll } from "./store-io.js";
-import type { TurnRecord } from "./turn-records.js";
+import { turnResultSchema, type TurnRecord } from "./turn-records.js";
 
 /**
  * Export: every layer of one user's long-term memory as one JSON document — sessions with their
@@ -64,14 +64,19 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
   };
 }
 
-/** The idempotency records among the items of the user's turns namespaces (not the session marks kept beside them). */
+/**
+ * The idempotency records among the items of the user's turns namespaces (not the session marks
+ * kept beside them). A record whose result does not read as a turn result (`turnResultSchema`:
+ * stored before imports checked it) is left out: a replay ignores it, and an import would refuse it.
+ */
 function turnRecordsOf(items: readonly Item[]): TurnRecordExport[] {
   return items.flatMap((item): TurnRecordExport[] => {
     const record = item.value as Partial<TurnRecord>;
     const label = item.namespace.at(-1);
-    if (label === undefined || item.key !== record.key || typeof record.text !== "string" || typeof record.result !== "object" || record.result === null) return [];
-    const { key, text, parentMessageId = null, result, createdAt = "" } = record;
-    return [{ sessionId: decodeLabel(label), key, text, parentMessageId, result: result as Record<string, unknown>, createdAt }];
+    const result = turnResultSchema.safeParse(record.result);
+    if (label === undefined || item.key !== record.key || typeof record.text !== "string" || !result.success) return [];
+    const { key, text, parentMessageId = null, createdAt = "" } = record;
+    return [{ sessionId: decodeLabel(label), key, text, parentMessageId, result: result.data, createdAt }];
   });
 }
 

@@ -82,8 +82,8 @@ export type StoredTurnResult = z.output<typeof turnResultSchema>;
 /**
  * The record of the turn first sent with `key` in this session, or null. A record whose result
  * does not read as a turn result (written by hand, or imported before imports checked it) comes
- * with `result: null`: the caller answers as for a turn whose result was never recorded, and the
- * next finished turn of the key writes over it. A record without its text or parent reads as
+ * with `result: null`: the caller answers as for a turn whose result was never recorded (a turn
+ * that runs for the key again writes over it). A record without its text or parent reads as
  * none. Either is logged (the session and key, and the first field at fault; never the text).
  */
 export async function getTurnRecord(store: BaseStore, scope: MemoryScope, key: string): Promise<TurnRecord<StoredTurnResult | null> | null> {
