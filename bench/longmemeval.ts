@@ -37,6 +37,8 @@ interface Measured {
   queryMs: number[];
   contextTokens: number[];
   inContext: number[];
+  /** Knowledge-update questions with evidence in more than one session: whether the newest evidence ranks first (ours, plain BM25). */
+  newestFirst: { ours: number; bm25: number }[];
 }
 
 async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
@@ -57,8 +59,11 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
     const evidence = new Set(q.turns.filter((t) => t.evidence).map((t) => t.id));
     const sessionOf = (id: string): number => Number(/^s(\d+):/.exec(id)?.[1] ?? -1);
     const base = { type: q.type, evidence, sessionOf, answerSessions: q.answerSessions };
-    out.ours[q.id] = perQuestion({ ...base, retrieved: hits.map((hit) => hit.id) });
-    out.bm25[q.id] = perQuestion({ ...base, retrieved: plain.search(q.question, TOP) });
+    const retrieved = { ours: hits.map((hit) => hit.id), bm25: plain.search(q.question, TOP) };
+    out.ours[q.id] = perQuestion({ ...base, retrieved: retrieved.ours });
+    out.bm25[q.id] = perQuestion({ ...base, retrieved: retrieved.bm25 });
+    const update = q.type === "knowledge-update" ? newestEvidence(q) : null;
+    if (update) out.newestFirst.push({ ours: update(retrieved.ours), bm25: update(retrieved.bm25) });
     out.types.set(q.id, q.type);
     const { memoryContext } = await memory.search({ ...user, query: q.question, limit: 1, withContext: true });
     out.contextTokens.push(memoryContext?.tokens ?? 0);
@@ -67,6 +72,26 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
     await memory.close();
     await opened.close();
   }
+}
+
+/**
+ * For a question whose evidence lies in more than one session (a knowledge update: an old value,
+ * then the new one), a scorer of a ranking: 1 when the newest session's evidence ranks above every
+ * older session's (a turn not retrieved ranks last), else 0. Null for a question with one session of evidence.
+ */
+function newestEvidence(q: LmeQuestion): ((retrieved: string[]) => number) | null {
+  const evidence = q.turns.filter((turn) => turn.evidence);
+  const newest = evidence.reduce<LmeQuestion["turns"][number] | undefined>((latest, turn) => (latest === undefined || turn.createdAt > latest.createdAt ? turn : latest), undefined);
+  const current = new Set(evidence.filter((turn) => turn.session === newest?.session).map((turn) => turn.id));
+  const older = new Set(evidence.filter((turn) => !current.has(turn.id)).map((turn) => turn.id));
+  if (older.size === 0) return null;
+  return (retrieved) => {
+    const first = (ids: Set<string>) => {
+      const at = retrieved.findIndex((id) => ids.has(id));
+      return at === -1 ? Number.POSITIVE_INFINITY : at;
+    };
+    return first(current) < first(older) ? 1 : 0;
+  };
 }
 
 /** The haystack's turns as sessions to import, in order. */
@@ -112,7 +137,7 @@ async function main(): Promise<void> {
   const questions = loadLongMemEval(values.data).filter((_, i) => i % every === 0);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   const stores = benchStores(values.backend, values["database-url"]);
-  const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
+  const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [], newestFirst: [] };
   try {
     for (const q of questions) await runQuestion(q, stores, measured, values.embeddings === "local");
   } finally {
@@ -141,6 +166,11 @@ async function main(): Promise<void> {
       max: Math.max(0, ...measured.contextTokens),
     },
     evidence_in_context: round(100 * mean(measured.inContext)),
+    knowledge_update_newest_first: {
+      questions: measured.newestFirst.length,
+      ours: round(100 * mean(measured.newestFirst.map((q) => q.ours))),
+      plain_bm25: round(100 * mean(measured.newestFirst.map((q) => q.bm25))),
+    },
   };
   const text = JSON.stringify(report, null, 2);
   process.stdout.write(`${text}\n`);
