@@ -78,9 +78,11 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
 
   app.notFound((c) => {
     const allow = allowedMethods(app, c.req.path);
-    if (allow.length === 0) return respondError(c, new MemoryGraphError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`, { kind: "user" }));
+    // The path as sent (still percent-encoded): Hono's c.req.path is decoded, and a NUL in it is never echoed.
+    const sent = new URL(c.req.url).pathname;
+    if (allow.length === 0) return respondError(c, new MemoryGraphError("NOT_FOUND", `no route ${c.req.method} ${sent}`, { kind: "user" }));
     c.header("Allow", allow.join(", "));
-    const message = `${c.req.method} is not allowed on ${c.req.path}; it takes ${allow.join(", ")}`;
+    const message = `${c.req.method} is not allowed on ${sent}; it takes ${allow.join(", ")}`;
     return respondError(c, new MemoryGraphError("METHOD_NOT_ALLOWED", message, { kind: "user" }));
   });
   // Hono's bearer auth refuses with an HTTPException carrying the answer made for it (see `authenticate`).

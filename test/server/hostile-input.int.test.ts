@@ -234,6 +234,17 @@ describe.each(backends)("hostile input on $name", ({ make }) => {
     expect(await stored()).toBe(0);
   });
 
+  it("answers a path no route takes with a 404 that names it as sent, never echoing a NUL", async () => {
+    await open();
+    for (const url of ["/v1/users/u1/facts/a%00/more", "/v1/nothing%00"]) {
+      const res = await server.call("GET", url);
+      const text = await res.text();
+      expect(res.status).toBe(404);
+      expect(text).not.toContain("\\u0000");
+      expect(text).toContain(url);
+    }
+  });
+
   it.each([
     { name: "a turn naming two users", body: '{"user_id":"alice","user_id":"bob","session_id":"s1","message":"hi"}', field: "user_id" },
     { name: "a turn's metadata, nested", body: '{"user_id":"u1","session_id":"s1","message":"hi","metadata":{"a":{"role":"x","role":"y"}}}', field: "metadata.a.role" },
