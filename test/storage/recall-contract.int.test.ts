@@ -60,3 +60,66 @@ describe.each(RECALL_FIXTURES.map((fixture, i) => [fixture.name, fixture, i] as 
     }
   });
 });
+
+/** A conversation with a fact that is deleted and one that is corrected after it was imported. */
+const CORRECTED_SESSIONS = [
+  {
+    sessionId: "c1",
+    startedAt: "2026-01-05T10:00:00.000Z",
+    messages: [
+      { id: "cm1", role: "user" as const, text: "My name is Anong and I live in Chiang Mai", createdAt: "2026-01-05T10:00:00.000Z" },
+      { id: "cm2", role: "assistant" as const, text: "Nice to meet you, Anong from Chiang Mai!", createdAt: "2026-01-05T10:00:01.000Z" },
+      { id: "cm3", role: "user" as const, text: "I work as a nurse at the city hospital", createdAt: "2026-01-05T10:01:00.000Z" },
+    ],
+  },
+  {
+    sessionId: "c2",
+    startedAt: "2026-02-10T09:00:00.000Z",
+    messages: [
+      { id: "cm4", role: "user" as const, text: "Actually I moved to Bangkok last week", createdAt: "2026-02-10T09:00:00.000Z" },
+      { id: "cm5", role: "assistant" as const, text: "Bangkok is a big move, good luck!", createdAt: "2026-02-10T09:00:01.000Z" },
+      { id: "cm6", role: "user" as const, text: "My favourite food is mango sticky rice", createdAt: "2026-02-10T09:01:00.000Z" },
+    ],
+  },
+];
+const CORRECTED_QUERIES = ["where do I live now", "I work at the hospital", "Bangkok Chiang Mai move"];
+
+async function correctedOn(engine: Engine, key: string) {
+  const memory = await createMemoryGraph({ persistence: { store: storeOf(engine, key), checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+  const user = { tenantId: "contract", userId: key };
+  try {
+    await memory.importSessions(user, CORRECTED_SESSIONS, { classify: true });
+    const facts = await memory.listFacts(user);
+    const city = facts.find((fact) => fact.value === "Bangkok");
+    const job = facts.find((fact) => /nurse/i.test(fact.value));
+    if (!city || !job) throw new Error(`the fixture's facts were not learned: ${JSON.stringify(facts.map((f) => [f.key, f.value]))}`);
+    await memory.deleteFact(user, city.id, { versions: "all" });
+    await memory.updateFact(user, job.id, { value: "doctor" });
+    const out = new Map<string, { hits: Awaited<ReturnType<typeof memory.search>>["hits"]; context: string }>();
+    for (const query of CORRECTED_QUERIES) {
+      const { hits, memoryContext } = await memory.search({ ...user, query, limit: 20, withContext: true });
+      out.set(query, { hits, context: memoryContext?.text ?? "" });
+    }
+    return out;
+  } finally {
+    await memory.close();
+  }
+}
+
+describe("recall contract after a delete and a correction", () => {
+  const results = new Map<Engine, Awaited<ReturnType<typeof correctedOn>>>();
+  beforeAll(async () => {
+    for (const engine of ENGINES) results.set(engine, await correctedOn(engine, `${engine}_corrected`));
+  }, 120_000);
+
+  it.each(CORRECTED_QUERIES)("every engine ranks “%s” alike and none shows the deleted value or the old one as current", (query) => {
+    const reference = results.get("sqlite")?.get(query);
+    expect(reference?.hits.length).toBeGreaterThan(0);
+    for (const engine of ENGINES) {
+      const found = results.get(engine)?.get(query);
+      expect({ engine, groups: tieGroups(found?.hits ?? []), context: found?.context }).toEqual({ engine, groups: tieGroups(reference?.hits ?? []), context: reference?.context });
+      expect(JSON.stringify(found)).not.toMatch(/Bangkok|Chiang Mai/);
+      for (const line of (found?.context ?? "").split("\n").filter((l) => /nurse/i.test(l))) expect(line).toMatch(/is doctor, not nurse/i);
+    }
+  });
+});
