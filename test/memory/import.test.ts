@@ -98,7 +98,7 @@ describe("planImport's checks across records", () => {
   const user = { tenantId: "t", userId: "u" };
   const plan = (store: InMemoryStore, layers: Record<string, unknown[]>) => planImport(store, user, parseImport(documentWith(layers)), "");
 
-  it.each([
+  it.each<{ layers: Record<string, unknown[]>; field: string }>([
     { layers: { facts: [fact(), fact({ value: "Hanoi" })] }, field: "facts.1.id" },
     { layers: { facts: [fact({ id: "city@b", sourceMessageIds: ["b"] }), fact()] }, field: "facts.1.validTo" },
     { layers: { summaries: [1, 2].map(() => ({ id: "sum", text: "t", sessionId: "s1", fromMessageId: "a", toMessageId: "c", messageIds: ["a"], method: "rules", createdAt: "2024-03-02T12:00:00Z" })) }, field: "summaries.1.id" },
