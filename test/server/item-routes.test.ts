@@ -38,3 +38,36 @@ describe("per-item memory routes", () => {
     expect((await server.call("GET", "/v1/users/u1/sessions/s1/messages/m2/context", { key: KEY_B })).status).toBe(404);
   });
 });
+
+describe("deleting a fact over HTTP", () => {
+  let server: TestServer;
+  afterEach(() => server.close());
+
+  const turn = (message: string, message_id: string) => server.call("POST", "/v1/turns", { body: { user_id: "u1", session_id: "s1", message, message_id } });
+  const facts = async () => ((await (await server.call("GET", "/v1/users/u1/facts")).json()) as { facts: { id: string; value: string; valid_to: string | null }[] }).facts;
+
+  it("takes one version by default, every version with versions=all, and refuses any other versions with a 400 that deletes nothing", async () => {
+    server = await testServer();
+    await turn("I live in Rotterdam", "m1");
+    await turn("I moved to Utrecht", "m2");
+    const rotterdam = (await facts()).find((fact) => fact.value === "Rotterdam")!;
+    const utrecht = (await facts()).find((fact) => fact.value === "Utrecht")!;
+
+    const bad = await server.call("DELETE", `/v1/users/u1/facts/${encodeURIComponent(utrecht.id)}?versions=some`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { field: "versions" } });
+    expect(await facts()).toHaveLength(2);
+
+    const one = await server.call("DELETE", `/v1/users/u1/facts/${encodeURIComponent(rotterdam.id)}`);
+    expect(await one.json()).toMatchObject({ user_id: "u1", deleted: { facts: 1, redacted_messages: 1 } });
+    expect((await facts()).map((fact) => [fact.value, fact.valid_to])).toEqual([["Utrecht", null]]);
+    const message = (await (await server.call("GET", "/v1/users/u1/sessions/s1/messages/m1")).json()) as { message: { text: string; redacted?: boolean } };
+    expect(message.message).toMatchObject({ text: "I live in [removed]", redacted: true });
+
+    const all = await server.call("DELETE", `/v1/users/u1/facts/${encodeURIComponent(utrecht.id)}?versions=all`);
+    expect(await all.json()).toMatchObject({ deleted: { facts: 1 } });
+    expect(await facts()).toEqual([]);
+    const next = (await (await turn("where do I live?", "m3")).json()) as { memory_context: { text: string } };
+    expect(next.memory_context.text).not.toMatch(/Rotterdam|Utrecht/);
+  });
+});
