@@ -241,7 +241,7 @@ const importDocumentArb: fc.Arbitrary<unknown> = fc
     return { version: 1, user_id, sessions, events: [], facts: [], summaries: [], ...Object.fromEntries(layers.map((layer) => [layer, all[layer]])) };
   });
 
-/** A request of the API: a turn, a read or forget of a session or a user, a search, import or export of memory. */
+/** A request of the API: a turn, a read or forget of a session or a user, a search, import or export of memory, a correction. */
 export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawRequest> {
   const auth = authArb(validKeys);
   const turn = fc.record({ auth, type: contentTypeArb, body: bodyBytesArb, stream: fc.boolean() }).map(({ auth, type, body, stream }) =>
@@ -261,10 +261,32 @@ export function requestArb(validKeys: readonly string[]): fc.Arbitrary<RawReques
       const query = more === "&extra=1" ? "?classify=true" : more === "&limit=5" ? `?as_user=${id}` : "";
       return request("POST", `/v1/users/${id}/sessions/import${query}`, auth, Buffer.from(JSON.stringify(sessions)), type);
     });
+  // Corrections: a fact's edit or delete (one version, every version, or a bad `versions`), a stored message's correction.
+  const correction = fc
+    .record({
+      auth,
+      user: fc.oneof(fc.constantFrom(...KNOWN.users).map(percentEncode), segmentArb),
+      fact: fc.oneof(fc.constantFrom("k@d1", "k@d2", "k@ghost").map(percentEncode), segmentArb),
+      versions: fc.constantFrom("", "?versions=all", "?versions=one", "?versions=x", "?versions=all&extra=1", "?versions=%00"),
+      method: fc.constantFrom("PATCH", "DELETE", "MESSAGE"),
+      body: fc.oneof(fc.record({ value: messageArb, pinned: fc.boolean() }, { requiredKeys: [] }), fc.record({ text: messageArb }), hostileJsonArb),
+    })
+    .map(({ auth, user, fact, versions, method, body }) => {
+      const json = Buffer.from(JSON.stringify(body) ?? "null");
+      if (method === "MESSAGE") return request("PATCH", `/v1/users/${user}/sessions/${KNOWN.sessions[0]}/messages/d1`, auth, json, "application/json");
+      return method === "PATCH" ? request("PATCH", `/v1/users/${user}/facts/${fact}`, auth, json, "application/json") : request("DELETE", `/v1/users/${user}/facts/${fact}${versions}`, auth);
+    });
   const stray = fc.record({ auth, method: fc.constantFrom("GET", "PUT", "PATCH", "OPTIONS", "POST"), path: fc.constantFrom("/v1/turns", "/v1/sessions", "/v1/users//memory", "/v1/sessions//messages", "/v1/./turns", "/v1/%2e%2e/healthz", "/v1", "/v2/turns") }).map(({ auth, method, path }) =>
     request(method, path, auth),
   );
-  return fc.oneof({ weight: 6, arbitrary: turn }, { weight: 2, arbitrary: session }, { weight: 2, arbitrary: user }, { weight: 3, arbitrary: memoryApi }, { weight: 1, arbitrary: stray });
+  return fc.oneof(
+    { weight: 6, arbitrary: turn },
+    { weight: 2, arbitrary: session },
+    { weight: 2, arbitrary: user },
+    { weight: 3, arbitrary: memoryApi },
+    { weight: 2, arbitrary: correction },
+    { weight: 1, arbitrary: stray },
+  );
 }
 
 function request(method: string, path: string, auth: string | undefined, body?: Buffer, contentType?: string): RawRequest {
