@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import { isPinned, textOf } from "../messages/message-meta.js";
 import { estimateTokens } from "../messages/tokens.js";
 import { clip } from "./clip.js";
+import { correctionMarker, type Correction } from "./corrections.js";
 import type { ContextLimits, SectionLimit } from "./limits.js";
 import type { Profile } from "./profile.js";
 import type { MemoryContext } from "./recall.js";
@@ -105,20 +106,24 @@ export interface PromptParts {
   memory: RenderedContext;
   newMessage: BaseMessage;
   limits: ContextLimits;
+  /** Changed fact values (recall's): a history message stating an old value carries the change in front of it. */
+  corrections?: readonly Correction[];
 }
 
 /**
  * The messages sent to the chat model, in the fixed order. A seed of the window (see `isSeed`)
- * stands for what `memory.carried` says this turn, never for its own text. Pure.
+ * stands for what `memory.carried` says this turn, never for its own text; a history message that
+ * states a fact's earlier value carries the change in front of it (`corrections`). Pure.
  */
 export function assemblePrompt(parts: PromptParts): BaseMessage[] {
   const pinned = parts.history.filter(isPinned).flatMap((message) => (!isSeed(message) ? [textOf(message)] : parts.memory.carried ? [parts.memory.carried] : []));
   const system = [parts.systemPrompt, ...pinned].join("\n\n");
+  const correct = correctionMarker(parts.corrections ?? []);
   const recent = parts.history
     .filter((message) => !isPinned(message) && ["human", "ai"].includes(message.getType()))
     .slice(-parts.limits.history.items)
     .map((message) => {
-      const content = clip(textOf(message), parts.limits.history.chars);
+      const content = clip(correct(textOf(message)), parts.limits.history.chars);
       return message.getType() === "human" ? new HumanMessage(content) : new AIMessage(content);
     });
   const prompt: BaseMessage[] = [new SystemMessage(system), ...recent];

@@ -3,7 +3,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
 import { importantEvents } from "./events.js";
 import { excerptReadChars, excerpter } from "./excerpt.js";
-import { correctionMarker, correctionsOf } from "./corrections.js";
+import { correctionMarker, correctionsOf, type Correction } from "./corrections.js";
 import { currentFacts, loadFacts } from "./facts.js";
 import type { RecallLimits } from "./limits.js";
 import { namespaces } from "./namespaces.js";
@@ -37,6 +37,8 @@ export interface MemoryContext {
   searchedScope: "session" | "user";
   /** Whether the similar-message search had the query's vector (see `VectorSearch`); absent: not searched. */
   vectorSearch?: VectorSearch;
+  /** The changed fact values the recalled texts were corrected by (see corrections.ts); absent when none. The prompt's history is corrected by them too. */
+  corrections?: Correction[];
 }
 
 export const EMPTY_CONTEXT: MemoryContext = { recentTurns: [], summaries: [], facts: [], events: [], similar: [], searchedScope: "session" };
@@ -110,7 +112,8 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     read("similar", similarMessages),
   ]);
   const facts = currentFacts(allFacts, request.now ?? new Date());
-  const correct = correctionMarker(correctionsOf(allFacts, facts));
+  const corrections = correctionsOf(allFacts, facts);
+  const correct = correctionMarker(corrections);
   const corrected = <T extends { text: string }>(item: T): T => {
     const text = correct(item.text);
     return text === item.text ? item : { ...item, text };
@@ -125,6 +128,7 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     similar: similar.map((m) => corrected(cut === undefined || m.text.length <= RECALLED_TEXT_CHARS ? m : { ...m, text: cut(m.text, RECALLED_TEXT_CHARS) })),
     searchedScope,
     ...(vectorSearch && request.query.trim() ? { vectorSearch } : {}),
+    ...(corrections.length > 0 ? { corrections } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "..
 import { setLogLevel } from "../../src/logger.js";
 import { REDACTED } from "../../src/memory/redaction.js";
 import { HashedNgramEmbeddings } from "../../src/memory/ranking/index.js";
+import { RecordingChatModel } from "../support/models.js";
 import { createTempDatabase } from "../support/postgres.js";
 
 setLogLevel("silent");
@@ -46,16 +47,18 @@ describe.each(backends)("what a person deletes or corrects, the model stops read
     await cleanup();
   });
 
-  async function open(): Promise<void> {
+  async function open(options: MemoryGraphOptions = {}): Promise<void> {
     const backend = await make();
     cleanup = backend.cleanup;
     graph = await createMemoryGraph({
       ...backend.options,
+      ...options,
       embeddings: new HashedNgramEmbeddings(),
       chatModel: null,
       classifierModel: null,
       summaryModel: null,
       limits: { summaryInterval: 2 },
+      ...options,
     });
   }
 
@@ -143,5 +146,19 @@ describe.each(backends)("what a person deletes or corrects, the model stops read
       for (const line of stale) expect(line).toMatch(/location city is Amsterdam, not (Rotterdam|Utrecht)/); // …each with what is true now
       expect(lines.filter((line) => line.startsWith("- location city:"))).toEqual(["- location city: Amsterdam"]);
     }
+  });
+
+  it("a correction reaches the prompt's own history too: the session's earlier messages say what is true now", async () => {
+    const model = new RecordingChatModel(["Noted."]);
+    await open({ chatModel: model });
+    const s1 = { ...user, sessionId: "s1" };
+    await graph.runTurn({ ...s1, message: "I live in Rotterdam" });
+    await graph.settled();
+    const rotterdam = (await graph.listFacts(user, { current: true })).find((fact) => fact.value === "Rotterdam")!;
+    await graph.updateFact(user, rotterdam.id, { value: "Amsterdam" });
+    await graph.runTurn({ ...s1, message: "Where do I live now?" });
+    const history = model.prompts.at(-1)!.filter((message) => message.getType() !== "system" && message.text.includes("Rotterdam"));
+    expect(history.length).toBeGreaterThan(0);
+    for (const message of history) expect(message.text).toMatch(/location city is Amsterdam, not Rotterdam/);
   });
 });

@@ -52,6 +52,7 @@ export function createCallModelNode(deps: GraphDeps) {
         memory: state.memoryText ?? { text: "", tokens: 0, sections: {}, droppedForBudget: 0 },
         newMessage: human,
         limits: deps.limits.context,
+        corrections: recalled.corrections,
       });
       try {
         const invoke = () => askModel(chatModel, prompt, config, flags.streamReply, deps);
