@@ -94,7 +94,11 @@ describe("facts bounded in time", () => {
     clock.advance(3 * 86_400_000);
     const after = await turn({ session_id: "s2", message: "Where am I staying?" });
     expect((after.body.memory_context.recalled as { facts: unknown[] }).facts).toEqual([]);
-    expect(after.body.memory_context.text).not.toMatch(/location city/);
+    expect(after.body.memory_context.text).not.toMatch(/^- location city:/m);
+    // What was said then is recalled as no longer true, never as current.
+    for (const line of after.body.memory_context.text.split("\n").filter((l: string) => l.includes("Chiang Mai"))) {
+      expect(line).toContain("(location city Chiang Mai is no longer current)");
+    }
   });
 
   it("PATCH a fact with expires_at bounds it (answered in UTC); once passed it leaves the prompt", async () => {
