@@ -20,15 +20,19 @@
  *   memory work.
  * Each phase prints `floor_over_bare` (what the shape costs), `memory_off_over_floor` (what our
  * service adds around the shape) and `ours_over_memory_off` (what recall and memory writes add).
+ * With `--baseline <checkout>` (another commit's work tree, e.g. from `git worktree add`, with its
+ * node_modules), that commit's service runs in the same rounds too (`ours_baseline`), and each phase
+ * prints `ours_over_baseline`: a change measured against what it changed, side by side.
  */
+import path from "node:path";
 import { flagsOrExit } from "../src/cli/args.js";
 import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
-import { ratio, startBare, startFloor, startOurs, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { ratio, startBare, startFloor, startOurs, startService, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" }, compiled: { type: "boolean" } },
-  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15] [--compiled]",
+  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" }, compiled: { type: "boolean" }, baseline: { type: "string" } },
+  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15] [--compiled] [--baseline <checkout>]",
 );
 const SESSIONS = Number(args.sessions ?? 8);
 const TURNS = Number(args.turns ?? 10);
@@ -95,7 +99,7 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     ttft_ms: stats(side.timings.map((t) => t.ttft)),
     turn_ms: stats(side.timings.map((t) => t.turn)),
   });
-  const [ours, bare, floor, memoryOff] = sides.map(of) as [Measured, Measured, Measured, Measured];
+  const [ours, bare, floor, memoryOff, baseline] = sides.map(of) as [Measured, Measured, Measured, Measured, Measured | undefined];
   return {
     phase: name,
     pacing,
@@ -103,6 +107,7 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     bare,
     six_node_floor: floor,
     ours_memory_off: memoryOff,
+    ...(baseline ? { ours_baseline: baseline, ours_over_baseline: ratio(ours.cpu_ms_per_turn, baseline.cpu_ms_per_turn) } : {}),
     cpu_per_turn_ratio: ratio(ours.cpu_ms_per_turn, bare.cpu_ms_per_turn),
     floor_over_bare: ratio(floor.cpu_ms_per_turn, bare.cpu_ms_per_turn),
     memory_off_over_floor: ratio(memoryOff.cpu_ms_per_turn, floor.cpu_ms_per_turn),
@@ -120,9 +125,17 @@ const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_UR
 const bare = await startBare(temp.dir, provider.baseUrl);
 const floor = await startFloor(temp.dir, provider.baseUrl);
 const memoryOff = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true, "ours_memory_off");
+const baseline = args.baseline
+  ? await startService("ours_baseline", path.resolve(args.baseline, "src/cli/start.ts"), {
+      MEMORY_BACKEND: "sqlite",
+      SQLITE_PATH: path.join(temp.dir, "ours_baseline.db"),
+      OPENAI_API_KEY: "bench",
+      OPENAI_BASE_URL: provider.baseUrl,
+    })
+  : undefined;
 try {
   const sideOf = (service: Service, fields?: Side["fields"]): Side => ({ service, fields, cpuMs: 0, timings: [] });
-  const sides = [sideOf(ours), sideOf(bare), sideOf(floor), sideOf(memoryOff, { use_memory: false, remember: false })];
+  const sides = [sideOf(ours), sideOf(bare), sideOf(floor), sideOf(memoryOff, { use_memory: false, remember: false }), ...(baseline ? [sideOf(baseline)] : [])];
   for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
   const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
   const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);
@@ -137,7 +150,7 @@ try {
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
-  await Promise.all([ours.stop(), bare.stop(), floor.stop(), memoryOff.stop()]);
+  await Promise.all([ours.stop(), bare.stop(), floor.stop(), memoryOff.stop(), baseline?.stop()]);
   await provider.close();
   temp.remove();
 }
