@@ -19,50 +19,68 @@ export interface Correction {
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
+/** Most earlier values of one key that recalled texts are corrected for (the newest ones): a key that changes every turn, such as an order number, must not make every turn's recall scan for all it ever held. */
+export const MAX_CORRECTIONS_PER_KEY = 20;
+
 /**
  * Pure: the corrections `facts` (every version) imply against `current` (the facts true now, one
  * per key): for each current fact, each earlier value of its key that differs from it; for a key
  * with no current value (its value deleted, or expired), each value it held, current since
- * none is. Newest change first.
+ * none is. At most `MAX_CORRECTIONS_PER_KEY` per key, the newest; newest change first.
  */
 export function correctionsOf(facts: readonly FactRecord[], current: readonly FactRecord[]): Correction[] {
   const corrections: Correction[] = [];
+  // Newest version first, so that each key's newest earlier values come first (and stay, when a key has too many).
+  const byNewest = [...facts].sort((a, b) => b.validFrom.localeCompare(a.validFrom));
   const keys = new Set(current.map((fact) => fact.key));
   const retired = new Map<string, FactRecord>();
-  for (const fact of facts) if (!keys.has(fact.key) && !retired.has(`${fact.key}\n${fact.value.toLowerCase()}`)) retired.set(`${fact.key}\n${fact.value.toLowerCase()}`, fact);
+  for (const fact of byNewest) if (!keys.has(fact.key) && !retired.has(`${fact.key}\n${fact.value.toLowerCase()}`)) retired.set(`${fact.key}\n${fact.value.toLowerCase()}`, fact);
   for (const fact of retired.values()) corrections.push({ key: fact.key, old: fact.value, current: null, since: fact.validTo ?? fact.expiresAt ?? fact.validFrom });
   for (const now of current) {
     const earlier = new Set<string>();
-    for (const fact of facts) {
+    for (const fact of byNewest) {
       if (fact.key !== now.key || fact.id === now.id || fact.validTo === null || fact.validFrom > now.validFrom) continue;
       if (!same(fact.value, now.value) && ![...earlier].some((value) => same(value, fact.value))) earlier.add(fact.value);
     }
     for (const old of earlier) corrections.push({ key: now.key, old, current: now.value, since: now.validFrom });
   }
-  return corrections.sort((a, b) => b.since.localeCompare(a.since));
+  const perKey = new Map<string, number>();
+  return corrections
+    .sort((a, b) => b.since.localeCompare(a.since))
+    .filter((c) => {
+      const n = (perKey.get(c.key) ?? 0) + 1;
+      perKey.set(c.key, n);
+      return n <= MAX_CORRECTIONS_PER_KEY;
+    });
 }
 
 const label = (key: string) => key.replace(/[._]/g, " ");
+const note = (c: Correction) => (c.current === null ? `${label(c.key)} ${c.old} is no longer current` : `since ${c.since.slice(0, 10)} ${label(c.key)} is ${c.current}, not ${c.old}`);
+const folded = (value: string) => value.trim().toLowerCase();
 
 /**
  * Pure: a function that puts in front of a text the corrections of the old values it states (and
  * whose current value it does not state too: "I moved from Chiang Mai to Bangkok" needs none).
- * The identity when there are no corrections.
+ * One pattern finds every old value, so a text costs one scan however many corrections there are;
+ * a current value's pattern is made only when one of its old values is found. The identity when
+ * there are no corrections.
  */
 export function correctionMarker(corrections: readonly Correction[]): (text: string) => string {
-  if (corrections.length === 0) return (text) => text;
-  const checks = corrections.map((correction) => ({ correction, old: valuePattern([correction.old]), current: valuePattern(correction.current === null ? [] : [correction.current]) }));
-  const states = (pattern: RegExp | null, text: string) => {
+  const olds = valuePattern(corrections.map((c) => c.old));
+  if (!olds) return (text) => text;
+  const currents = new Map<string, RegExp | null>();
+  const statesCurrent = (c: Correction, text: string) => {
+    if (c.current === null) return false;
+    let pattern = currents.get(c.current);
+    if (pattern === undefined) currents.set(c.current, (pattern = valuePattern([c.current])));
     if (!pattern) return false;
     pattern.lastIndex = 0;
     return pattern.test(text);
   };
   return (text) => {
-    const notes = checks
-      .filter(({ old, current }) => states(old, text) && !states(current, text))
-      .map(({ correction: c }) =>
-        c.current === null ? `${label(c.key)} ${c.old} is no longer current` : `since ${c.since.slice(0, 10)} ${label(c.key)} is ${c.current}, not ${c.old}`,
-      );
+    const found = new Set(Array.from(text.matchAll(olds), (match) => folded(match[0])));
+    if (found.size === 0) return text;
+    const notes = corrections.filter((c) => found.has(folded(c.old)) && !statesCurrent(c, text)).map(note);
     return notes.length === 0 ? text : `(${notes.join("; ")}) ${text}`;
   };
 }
