@@ -1,5 +1,5 @@
 import type { FactRecord } from "./records.js";
-import { valuePattern } from "./redaction.js";
+import { valueFinder } from "./redaction.js";
 
 /**
  * Corrections: when a fact's value changed (learned anew or edited by a person), what memory
@@ -61,24 +61,22 @@ const folded = (value: string) => value.trim().toLowerCase();
 /**
  * Pure: a function that puts in front of a text the corrections of the old values it states (and
  * whose current value it does not state too: "I moved from Chiang Mai to Bangkok" needs none).
- * One pattern finds every old value, so a text costs one scan however many corrections there are;
- * a current value's pattern is made only when one of its old values is found. The identity when
+ * One finder finds every old value, so a text costs one scan however many corrections there are;
+ * a current value's finder is made only when one of its old values is found. The identity when
  * there are no corrections.
  */
 export function correctionMarker(corrections: readonly Correction[]): (text: string) => string {
-  const olds = valuePattern(corrections.map((c) => c.old));
-  if (!olds) return (text) => text;
-  const currents = new Map<string, RegExp | null>();
+  const findOld = valueFinder(corrections.map((c) => c.old));
+  if (!findOld) return (text) => text;
+  const currents = new Map<string, ReturnType<typeof valueFinder>>();
   const statesCurrent = (c: Correction, text: string) => {
     if (c.current === null) return false;
-    let pattern = currents.get(c.current);
-    if (pattern === undefined) currents.set(c.current, (pattern = valuePattern([c.current])));
-    if (!pattern) return false;
-    pattern.lastIndex = 0;
-    return pattern.test(text);
+    let find = currents.get(c.current);
+    if (find === undefined) currents.set(c.current, (find = valueFinder([c.current])));
+    return find !== null && find(text).length > 0;
   };
   return (text) => {
-    const found = new Set(Array.from(text.matchAll(olds), (match) => folded(match[0])));
+    const found = new Set(findOld(text).map((match) => folded(match.text)));
     if (found.size === 0) return text;
     const notes = corrections.filter((c) => found.has(folded(c.old)) && !statesCurrent(c, text)).map(note);
     return notes.length === 0 ? text : `(${notes.join("; ")}) ${text}`;
