@@ -14,9 +14,9 @@ import { staleSummaryWrites } from "./summary-staleness.js";
  *
  * | layer | after redaction |
  * |---|---|
- * | transcript message | the value replaced by `REDACTED`, `redacted: true`, re-indexed (text and vector) |
+ * | transcript message | the value replaced by `REDACTED` (text, speaker, file captions), `redacted: true`, re-indexed (text and vector) |
  * | summary | the value replaced, marked `stale` (left out of recall until rewritten) |
- * | every other record (events, turn results, titles, …) | every string in it with the value replaced |
+ * | every other record (events, turn results, titles, …) | every string in it with the value replaced, but ids, keys, references and times |
  * | facts | not touched here: the caller deletes the versions that state the value |
  *
  * The session windows (checkpoints) hold copies too: the facade redacts them with
@@ -86,7 +86,17 @@ export function redactor(values: Iterable<string>): ((text: string) => string) |
   };
 }
 
-/** Pure: `value` with `redact` applied to every string in it (keys kept); the same object when nothing changed. */
+/**
+ * Fields that name or date things rather than say them (ids, keys, references, times, roles and
+ * kinds): never redacted, so a value that happens to equal part of an id ("order-42" and the value
+ * "42") cannot break a reference between records.
+ */
+const NAMING_FIELD = /^(id|key|role|kind|status|type|model|language)$|Ids?$|At$|^valid(From|To)$/;
+
+/**
+ * Pure: `value` with `redact` applied to every string in it but those of naming fields (see
+ * `NAMING_FIELD`; keys kept); the same object when nothing changed.
+ */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === "string") return redact(value) as T;
   if (Array.isArray(value)) {
@@ -97,7 +107,7 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (value !== null && typeof value === "object") {
     let changed = false;
     const entries = Object.entries(value as Record<string, unknown>).map(([key, field]) => {
-      const next = redactDeep(field, redact);
+      const next = NAMING_FIELD.test(key) ? field : redactDeep(field, redact);
       if (next !== field) changed = true;
       return [key, next] as const;
     });
@@ -161,10 +171,11 @@ function redactItem(item: Item, redact: (text: string) => string, sourceIds: Rea
   // A transcript is <sessions prefix>/<session label>/messages.
   if (namespace.length === layout.sessionsDepth + 2 && namespace[layout.sessionsDepth - 1] === "sessions" && namespace.at(-1) === "messages") {
     const record = item.value as unknown as TranscriptRecord;
-    const text = redact(record.text);
-    if (text === record.text) return null;
+    // The text, and what else it says: the speaker's name, file captions.
+    const redacted = redactDeep(record, redact);
+    if (redacted === record) return null;
     // Re-indexed: its full-text row and vector are made from the redacted text (an unrecallable message stays unindexed).
-    return { kind: "messages", namespace, key, value: { ...record, text, redacted: true }, ...(record.recall === false ? { index: false as const } : {}) };
+    return { kind: "messages", namespace, key, value: { ...redacted, redacted: true }, ...(record.recall === false ? { index: false as const } : {}) };
   }
   if (joined === layout.summaries) {
     const summary = item.value as unknown as SummaryRecord;

@@ -36,3 +36,11 @@ describe("redactDeep", () => {
     expect(redactDeep(input, redact)).toBe(input);
   });
 });
+
+describe("redactDeep keeps what names things", () => {
+  it("never rewrites ids, keys, references or times, so records still point at each other", () => {
+    const redact = redactor(["42"])!;
+    const event = { id: "order-42", messageId: "order-42", sessionId: "s-42", createdAt: "2026-01-01T00:42:00Z", text: "order 42 is late", entities: [{ type: "order", value: "42" }] };
+    expect(redactDeep(event, redact)).toEqual({ ...event, text: `order ${REDACTED} is late`, entities: [{ type: "order", value: REDACTED }] });
+  });
+});
