@@ -36,4 +36,6 @@ export const namespaces = {
    * user message; apart from `sessions` so that transcript recall never sees them.
    */
   turnContexts: (s: MemoryScope): string[] => [...user(s), "contexts", encodeLabel(s.sessionId)],
+  /** The memory-context records of every session of one user (the prefix of `turnContexts`). */
+  allTurnContexts: (s: UserScope): string[] => [...user(s), "contexts"],
 };

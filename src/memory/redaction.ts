@@ -142,7 +142,13 @@ export async function redactionWrites(
     const writes = await staleSummaryWrites(store, user, sourceIds);
     return { writes, counts: { ...counts, summaries: writes.length } };
   }
-  const layout: Layout = { facts: namespaces.facts(user).join("\n"), summaries: namespaces.summaries(user).join("\n"), sessionsDepth: namespaces.sessions(user).length };
+  const layout: Layout = {
+    facts: namespaces.facts(user).join("\n"),
+    summaries: namespaces.summaries(user).join("\n"),
+    // Memory-context records hold ids only (what a turn showed): nothing in them states a value.
+    contexts: namespaces.allTurnContexts(user).join("\n"),
+    sessionsDepth: namespaces.sessions(user).length,
+  };
   const writes: Operation[] = [];
   for (const item of await listAll(store, namespaces.user(user), { cap: Number.MAX_SAFE_INTEGER })) {
     const write = redactItem(item, redact, sourceIds, layout);
@@ -156,10 +162,11 @@ export async function redactionWrites(
 
 type KindedPut = Operation & { kind: "messages" | "summaries" | "records" };
 
-/** Where a user's layers are: the facts' and summaries' namespaces (joined), and the depth of the sessions' prefix. */
+/** Where a user's layers are: the facts', summaries' and memory-context records' namespaces (joined), and the depth of the sessions' prefix. */
 interface Layout {
   facts: string;
   summaries: string;
+  contexts: string;
   sessionsDepth: number;
 }
 
@@ -167,7 +174,7 @@ interface Layout {
 function redactItem(item: Item, redact: (text: string) => string, sourceIds: ReadonlySet<string>, layout: Layout): KindedPut | null {
   const { namespace, key } = item;
   const joined = namespace.join("\n");
-  if (joined === layout.facts) return null;
+  if (joined === layout.facts || namespace.slice(0, -1).join("\n") === layout.contexts) return null;
   // A transcript is <sessions prefix>/<session label>/messages.
   if (namespace.length === layout.sessionsDepth + 2 && namespace[layout.sessionsDepth - 1] === "sessions" && namespace.at(-1) === "messages") {
     const record = item.value as unknown as TranscriptRecord;
