@@ -107,7 +107,6 @@ function offlineFacts(deps: Pick<GraphDeps, "profile">, text: string, now: Date)
  * its session's turn lock, taken after the user's lock is let go, never inside it.
  */
 async function redactWindows(store: BaseStore, lock: TurnLock, windows: SessionWindowEdits, user: UserScope, values: readonly string[]): Promise<void> {
-  log.info("memory.fact_deleted", { tenant: user.tenantId, values: values.length });
   const redact = redactor(values);
   if (!redact) return;
   for (const sessionId of await sessionIdsOf(store, user)) {
@@ -149,9 +148,12 @@ function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: Sess
     },
     deleteFact: (user, factId, options = {}) => {
       const versions = factVersions(options.versions);
-      return asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId), versions)).then(({ values, ...deleted }) =>
-        redactWindows(store, lock, windows, validateUser(user), values).then(() => deleted),
-      );
+      return asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId), versions)).then(async ({ values, ...deleted }) => {
+        const scope = validateUser(user);
+        log.info("memory.fact_deleted", { tenant: scope.tenantId, versions, ...deleted });
+        await redactWindows(store, lock, windows, scope, values);
+        return deleted;
+      });
     },
   };
 }

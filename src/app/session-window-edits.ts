@@ -42,6 +42,13 @@ interface Plan {
 const LAST_TURN_CHANNELS = ["input", "turn", "recalled", "memoryText", "event", "candidate", "llmText"] as const;
 type LastTurnChannel = (typeof LAST_TURN_CHANNELS)[number];
 
+/** A copy of `message` (same id and metadata) that says `text`. */
+function withText(message: BaseMessage, text: string): BaseMessage {
+  const copy = copyMessage(message);
+  copy.content = text;
+  return copy;
+}
+
 /** The session-window edits of `app`'s threads. */
 export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
   /** Applies a plan to each message of the window and node memory; writes a checkpoint only when something changed. */
@@ -83,9 +90,7 @@ export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
       apply(threadId, () => ({
         edit: (message) => {
           if (message.id !== id || message.content === text) return null;
-          const copy = copyMessage(message);
-          copy.content = text;
-          return copy;
+          return withText(message, text);
         },
       })),
     redact: (threadId, redact) =>
@@ -100,10 +105,7 @@ export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
           edit: (message) => {
             const text = textOf(message);
             const redacted = redact(text);
-            if (redacted === text) return null;
-            const copy = copyMessage(message);
-            copy.content = redacted;
-            return copy;
+            return redacted === text ? null : withText(message, redacted);
           },
           ...(activeEntities === state.session.activeEntities ? {} : { session: { activeEntities } }),
           channels,

@@ -17,7 +17,8 @@ export interface Correction {
   since: string;
 }
 
-const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+/** A value as values are compared: trimmed, lower case (as `valueFinder` finds them). */
+const folded = (value: string) => value.trim().toLowerCase();
 
 /** Most earlier values of one key that recalled texts are corrected for (the newest ones): a key that changes every turn, such as an order number, must not make every turn's recall scan for all it ever held. */
 export const MAX_CORRECTIONS_PER_KEY = 20;
@@ -34,15 +35,19 @@ export function correctionsOf(facts: readonly FactRecord[], current: readonly Fa
   const byNewest = [...facts].sort((a, b) => b.validFrom.localeCompare(a.validFrom));
   const keys = new Set(current.map((fact) => fact.key));
   const retired = new Map<string, FactRecord>();
-  for (const fact of byNewest) if (!keys.has(fact.key) && !retired.has(`${fact.key}\n${fact.value.toLowerCase()}`)) retired.set(`${fact.key}\n${fact.value.toLowerCase()}`, fact);
+  for (const fact of byNewest) {
+    const at = `${fact.key}\n${folded(fact.value)}`;
+    if (!keys.has(fact.key) && !retired.has(at)) retired.set(at, fact);
+  }
   for (const fact of retired.values()) corrections.push({ key: fact.key, old: fact.value, current: null, since: fact.validTo ?? fact.expiresAt ?? fact.validFrom });
   for (const now of current) {
-    const earlier = new Set<string>();
+    // Each earlier value once (by its folded form), newest first.
+    const earlier = new Map<string, string>([[folded(now.value), now.value]]);
     for (const fact of byNewest) {
-      if (fact.key !== now.key || fact.id === now.id || fact.validTo === null || fact.validFrom > now.validFrom) continue;
-      if (!same(fact.value, now.value) && ![...earlier].some((value) => same(value, fact.value))) earlier.add(fact.value);
+      if (fact.key !== now.key || fact.id === now.id || fact.validTo === null || fact.validFrom > now.validFrom || earlier.has(folded(fact.value))) continue;
+      earlier.set(folded(fact.value), fact.value);
+      corrections.push({ key: now.key, old: fact.value, current: now.value, since: now.validFrom });
     }
-    for (const old of earlier) corrections.push({ key: now.key, old, current: now.value, since: now.validFrom });
   }
   const perKey = new Map<string, number>();
   return corrections
@@ -56,7 +61,6 @@ export function correctionsOf(facts: readonly FactRecord[], current: readonly Fa
 
 const label = (key: string) => key.replace(/[._]/g, " ");
 const note = (c: Correction) => (c.current === null ? `${label(c.key)} ${c.old} is no longer current` : `since ${c.since.slice(0, 10)} ${label(c.key)} is ${c.current}, not ${c.old}`);
-const folded = (value: string) => value.trim().toLowerCase();
 
 /**
  * Pure: a function that puts in front of a text the corrections of the old values it states (and

@@ -80,7 +80,8 @@ async function relearnedFactWrites(
   if (learned.length === 0 && updates.length === 0) return [];
   const removed = new Set(learned.map((fact) => fact.id));
   const restored = restoreSuperseded(allFacts, removed);
-  const survivors = allFacts.filter((fact) => !removed.has(fact.id)).map((fact) => restored.find((r) => r.id === fact.id) ?? fact);
+  const rewritten = new Map(restored.map((fact) => [fact.id, fact]));
+  const survivors = allFacts.filter((fact) => !removed.has(fact.id)).map((fact) => rewritten.get(fact.id) ?? fact);
   const relearned = upsertFacts(survivors, updates, { messageId: message.id, sessionId: message.sessionId, now: (options.now ?? new Date()).toISOString() });
   const written = new Map<string, FactRecord | null>([...learned.map((fact) => [fact.id, null] as const), ...[...restored, ...relearned].map((fact) => [fact.id, fact] as const)]);
   return [...written].map(([key, fact]): Operation => ({ namespace: namespaces.facts(scope), key, value: fact === null ? null : { ...fact }, ...(fact === null ? {} : { index: false as const }) }));
