@@ -1,6 +1,7 @@
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import type { BackendKind } from "../memory/ports/persistence.js";
+import { useWal } from "../storage/sqlite/file-format.js";
 
 /** Where request counts are kept: every worker and instance that shares it shares the limit. */
 export type RateLimitEngine = "redis" | "postgres" | "sqlite" | "memory";
@@ -64,7 +65,7 @@ export async function openRateLimitCounter(options: RateLimitCounterOptions): Pr
       case "sqlite": {
         const { default: Database } = await import("better-sqlite3");
         const db = new Database(options.sqlitePath);
-        db.pragma("journal_mode = WAL");
+        useWal(db);
         // Workers and instances on one file wait for each other's write instead of failing.
         db.pragma("busy_timeout = 5000");
         const limiter = await createdTable((done) => new flexible.RateLimiterSQLite({ ...base, storeClient: db, storeType: "better-sqlite3", tableName: TABLE, clearExpiredByTimeout: true }, done));

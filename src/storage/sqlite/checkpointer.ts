@@ -14,6 +14,7 @@ import {
   type CheckpointStatements,
   type WriteRow,
 } from "./checkpointer-schema.js";
+import { useWal } from "./file-format.js";
 import { writeWhenFree } from "./write-when-free.js";
 
 const NO_VALUE = new Uint8Array(0);
@@ -51,7 +52,7 @@ export class SqliteCheckpointer extends StoredCheckpointer {
     if (!this.db.open) {
       throw new MemoryGraphError("CHECKPOINTER_CLOSED", "the SQLite database is closed", { kind: "system" });
     }
-    this.db.pragma("journal_mode = WAL");
+    useWal(this.db);
     this.db.exec(CHECKPOINT_SCHEMA);
     this.statements = prepareStatements(this.db);
     return this.statements;

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { MemoryGraphError, messageOf } from "../../errors.js";
+import { useWal } from "./file-format.js";
 
 /** Where the SQLite file goes when no path is given. */
 export const DEFAULT_SQLITE_PATH = "./data/memory.db";
@@ -80,7 +81,7 @@ export async function probeSqlite(file: string): Promise<void> {
     await openWhenFree(() => {
       const db = new Database(file);
       try {
-        db.pragma("journal_mode = WAL");
+        useWal(db);
       } finally {
         db.close();
       }

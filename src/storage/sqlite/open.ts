@@ -3,6 +3,7 @@ import { log } from "../../logger.js";
 import type { GcTarget, Persistence } from "../../memory/ports/persistence.js";
 import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { SqliteCheckpointer } from "./checkpointer.js";
+import { useWal } from "./file-format.js";
 import { DEFAULT_SQLITE_PATH, openWhenFree, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
 import type { SqliteStore } from "./store.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
@@ -39,7 +40,7 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
     opened = await openWhenFree(() => {
       const db = new Database(file);
       try {
-        db.pragma("journal_mode = WAL");
+        useWal(db);
         db.pragma("busy_timeout = 5000");
         db.pragma("synchronous = NORMAL");
         return { db, checkpointer: new SqliteCheckpointer(db), store: new SqliteStore(db, { embeddings, ttl: options.ttl }) };

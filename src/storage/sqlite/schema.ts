@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { recordTraits } from "../../memory/ranking/document-text.js";
 import { columnsOfTraits, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { useWal } from "./file-format.js";
 
 /**
  * The long-term store's tables, all prefixed `store_` so they sit beside the checkpoint tables
@@ -52,7 +53,7 @@ BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;
 
 /** Creates the store tables when missing (adding the trait and TTL columns to an older table) and turns on WAL. Idempotent. */
 export function createStoreSchema(db: Database.Database): void {
-  db.pragma("journal_mode = WAL");
+  useWal(db);
   db.pragma("busy_timeout = 5000");
   db.exec(DDL);
   addTraitColumns(db);
