@@ -23,11 +23,20 @@
  * With `--baseline <checkout>` (another commit's work tree, e.g. from `git worktree add`, with its
  * node_modules), that commit's service runs in the same rounds too (`ours_baseline`), and each phase
  * prints `ours_over_baseline`: a change measured against what it changed, side by side.
+ * Model tokens: each service calls the stand-in with its own API key (`modelAt`), and the stand-in
+ * tallies the usage its answers report by key and kind of call. Each side prints
+ * `model_tokens_per_turn` over the phase (its turns and what they left, as for CPU): per kind —
+ * `reply` (the streamed answer), `tool_call` (the classification), `text` (summaries, titles),
+ * `embeddings` — calls, input and output tokens per turn, and their total; each phase prints
+ * `classification_tokens_ours_over_floor` (tool-call tokens per turn, ours / six_node_floor).
+ * The messages rotate through five texts and the stand-in's replies are the same words every time,
+ * so most of our vectors come from the service's cache (`ReusingEmbeddings`): its embeddings
+ * figure is a floor, where distinct messages cost two calls a turn (the message and the reply).
  */
 import path from "node:path";
 import { flagsOrExit } from "../src/cli/args.js";
-import { startPacedProvider, type Pacing } from "./lib/paced-provider.js";
-import { ratio, startBare, startFloor, startOurs, startService, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { startPacedProvider, type CallKind, type Pacing, type PacedProvider, type TokenTally } from "./lib/paced-provider.js";
+import { modelAt, ratio, startBare, startFloor, startOurs, startService, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
@@ -53,15 +62,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The monotonic clock in µs: the clock of V8's CPU profiles, so a profile can be cut at a phase's bounds. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/** Model tokens per turn: per kind of call (calls, input and output tokens), and in all. */
+type ModelTokens = Record<CallKind, TokenTally> & { total: { input: number; output: number; total: number } };
+
 /** What a phase measured of one service. */
 interface Measured {
   cpu_ms_per_turn: number;
+  /** Reply tokens the client received (SSE `token` events). */
   tokens_per_turn: number;
+  model_tokens_per_turn: ModelTokens;
   ttft_ms: ReturnType<typeof stats>;
   turn_ms: ReturnType<typeof stats>;
 }
 
 interface Side {
+  /** Its name in the report, and the API key it calls the stand-in with. */
+  name: string;
   service: Service;
   /** Fields every turn sent to this service carries. */
   fields?: Record<string, unknown>;
@@ -77,8 +93,28 @@ async function round(side: Side, prefix: string, turn: number): Promise<void> {
   side.cpuMs += side.service.cpuMs() - before;
 }
 
-async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimensions">, sides: Side[], provider: { pacing: Pacing }, firstTurn: number) {
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const KINDS: CallKind[] = ["reply", "tool_call", "text", "embeddings"];
+
+/** `caller`'s model tokens over `turns` turns, per turn, from what the stand-in tallied. */
+function modelTokensPerTurn(provider: PacedProvider, caller: string, turns: number): ModelTokens {
+  const tallies = provider.tokens.get(caller);
+  const of = (kind: CallKind): TokenTally => {
+    const tally = tallies?.[kind] ?? { calls: 0, input: 0, output: 0 };
+    return { calls: round1(tally.calls / turns), input: round1(tally.input / turns), output: round1(tally.output / turns) };
+  };
+  const kinds = Object.fromEntries(KINDS.map((kind) => [kind, of(kind)])) as Record<CallKind, TokenTally>;
+  const input = round1(KINDS.reduce((sum, kind) => sum + (tallies?.[kind].input ?? 0), 0) / turns);
+  const output = round1(KINDS.reduce((sum, kind) => sum + (tallies?.[kind].output ?? 0), 0) / turns);
+  return { ...kinds, total: { input, output, total: round1(input + output) } };
+}
+
+/** Classification (tool-call) tokens per turn, in and out. */
+const classificationTokens = (measured: Measured) => measured.model_tokens_per_turn.tool_call.input + measured.model_tokens_per_turn.tool_call.output;
+
+async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimensions">, sides: Side[], provider: PacedProvider, firstTurn: number) {
   Object.assign(provider.pacing, pacing);
+  provider.tokens.clear();
   for (const side of sides) {
     side.cpuMs = 0;
     side.timings = [];
@@ -94,8 +130,9 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
   const window_us = { from: startedUs, to: monotonicUs() };
   const turns = SESSIONS * TURNS;
   const of = (side: Side): Measured => ({
-    cpu_ms_per_turn: Math.round((side.cpuMs / turns) * 10) / 10,
+    cpu_ms_per_turn: round1(side.cpuMs / turns),
     tokens_per_turn: Math.round(side.timings.reduce((sum, t) => sum + t.tokens, 0) / turns),
+    model_tokens_per_turn: modelTokensPerTurn(provider, side.name, turns),
     ttft_ms: stats(side.timings.map((t) => t.ttft)),
     turn_ms: stats(side.timings.map((t) => t.turn)),
   });
@@ -114,6 +151,7 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
     ours_over_memory_off: ratio(ours.cpu_ms_per_turn, memoryOff.cpu_ms_per_turn),
     ttft_p95_ratio: ratio(ours.ttft_ms.p95, bare.ttft_ms.p95),
     turn_p95_ratio: ratio(ours.turn_ms.p95, bare.turn_ms.p95),
+    classification_tokens_ours_over_floor: ratio(classificationTokens(ours), classificationTokens(floor)),
     // Where the phase starts and ends on the monotonic clock (for scripts/profile-summary.ts --from/--to).
     ...(process.env.BENCH_CPU_PROF ? { window_us } : {}),
   };
@@ -121,21 +159,26 @@ async function phase(name: string, pacing: Omit<Pacing, "embeddingsMs" | "dimens
 
 const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
 const temp = tempDir("mg-bench-stream-cost-");
-const ours = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true);
+const ours = await startOurs(temp.dir, modelAt(provider.baseUrl, "ours"), args.compiled === true);
 const bare = await startBare(temp.dir, provider.baseUrl);
 const floor = await startFloor(temp.dir, provider.baseUrl);
-const memoryOff = await startOurs(temp.dir, { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: provider.baseUrl }, args.compiled === true, "ours_memory_off");
+const memoryOff = await startOurs(temp.dir, modelAt(provider.baseUrl, "ours_memory_off"), args.compiled === true, "ours_memory_off");
 const baseline = args.baseline
   ? await startService("ours_baseline", path.resolve(args.baseline, "src/cli/start.ts"), {
       MEMORY_BACKEND: "sqlite",
       SQLITE_PATH: path.join(temp.dir, "ours_baseline.db"),
-      OPENAI_API_KEY: "bench",
-      OPENAI_BASE_URL: provider.baseUrl,
+      ...modelAt(provider.baseUrl, "ours_baseline"),
     })
   : undefined;
 try {
-  const sideOf = (service: Service, fields?: Side["fields"]): Side => ({ service, fields, cpuMs: 0, timings: [] });
-  const sides = [sideOf(ours), sideOf(bare), sideOf(floor), sideOf(memoryOff, { use_memory: false, remember: false }), ...(baseline ? [sideOf(baseline)] : [])];
+  const sideOf = (name: string, service: Service, fields?: Side["fields"]): Side => ({ name, service, fields, cpuMs: 0, timings: [] });
+  const sides = [
+    sideOf("ours", ours),
+    sideOf("bare", bare),
+    sideOf("six_node_floor", floor),
+    sideOf("ours_memory_off", memoryOff, { use_memory: false, remember: false }),
+    ...(baseline ? [sideOf("ours_baseline", baseline)] : []),
+  ];
   for (const side of sides) for (let turn = 0; turn < 2; turn += 1) await round(side, "warm-up-", turn);
   const instant = await phase("instant", { ttftMs: 0, tokens: 20, tokenGapMs: 0 }, sides, provider, 1);
   const short = await phase("paced_20", { ttftMs: TTFT, tokens: 20, tokenGapMs: GAP }, sides, provider, 1 + TURNS);

@@ -17,7 +17,7 @@ export interface TelemetryInstruments {
   recallLatency: Histogram;
   /** Recalls by how their vector search went (`used`, `late`, `failed`, `off`). */
   vectorSearch: Counter;
-  /** Model tokens, by tenant and kind (`input`, `output`). */
+  /** Model tokens, by tenant, kind (`input`, `output`) and node (what made the call: see `countTokens`). */
   tokens: Counter;
   /** Turns answered without a dependency, by dependency. */
   degradedTurns: Counter;
@@ -80,6 +80,28 @@ export function inSpan<T>(name: string, attributes: Attributes, work: (span: Spa
 export function traceFields(): { trace_id: string; span_id: string } | undefined {
   const ids = runtime?.activeIds();
   return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : undefined;
+}
+
+/** One model call's tokens as the token metric counts them (models/usage.ts `ModelUsage`). */
+export interface CountedCall {
+  node: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * Adds `calls` to the token metric, each under its `node` (call_model, classify_event, summarize,
+ * session_title, embeddings), its kind (`input`, `output`) and `tenant` when one is known. Zero
+ * counts are left out. Off: nothing.
+ */
+export function countTokens(calls: readonly CountedCall[], tenant?: string): void {
+  const tokens = runtime?.instruments.tokens;
+  if (!tokens) return;
+  for (const { node, inputTokens, outputTokens } of calls) {
+    const attributes = tenant === undefined ? { node } : { tenant, node };
+    if (inputTokens > 0) tokens.add(inputTokens, { ...attributes, kind: "input" });
+    if (outputTokens > 0) tokens.add(outputTokens, { ...attributes, kind: "output" });
+  }
 }
 
 /** Puts `read()`'s dependencies on the dependency gauge; returns how to stop (a no-op while off). */

@@ -3,7 +3,8 @@
  * `SqliteSaver` from @langchain/langgraph-checkpoint-sqlite, streamMode "messages" — behind the
  * same HTTP surface as the memory-graph service (Hono, POST /v1/turns and /v1/turns/stream with
  * `token` and `result` SSE events, GET /healthz), so that both pay the same HTTP and SSE costs.
- * Run as a child process: PORT, SQLITE_PATH, OPENAI_BASE_URL (an OpenAI-compatible stand-in).
+ * Run as a child process: PORT, SQLITE_PATH, OPENAI_BASE_URL (an OpenAI-compatible stand-in),
+ * OPENAI_API_KEY (default "bench"; a stand-in shared with other services counts tokens by it).
  *
  * With BARE_SHAPE=six_nodes it is the floor of what a memory graph of our shape costs: the same
  * official parts, but six nodes wired as ours are (ingest_prompt → recall → [call_model ‖
@@ -21,7 +22,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { classifyWithModel } from "../../src/models/structured.js";
 
-const openAi = { apiKey: "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0 };
+const openAi = { apiKey: process.env.OPENAI_API_KEY ?? "bench", model: "paced", configuration: { baseURL: process.env.OPENAI_BASE_URL }, maxRetries: 0 };
 // Not `streaming: true`: under streamMode "messages" it streams anyway, and the JSON route takes one answer.
 const model = new ChatOpenAI(openAi);
 const checkpointer = SqliteSaver.fromConnString(process.env.SQLITE_PATH ?? ":memory:");

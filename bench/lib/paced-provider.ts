@@ -10,8 +10,11 @@ import { classifyByKeywords } from "../../src/rules/keyword-classifier.js";
  * o200k_base counts a little more for JSON), not priced as a reply of `tokens`. A tool call's
  * arguments follow the JSON schema the request sends (see `toolArguments`), so a schema that
  * asks for less gets a shorter, faster answer, as from a real model. Embeddings answer after
- * `embeddingsMs`. Answers report usage, as providers do, with the completion tokens they were
- * paced by.
+ * `embeddingsMs`. Answers report usage, as providers do: the completion tokens they were paced by,
+ * and prompt tokens by the same rule of thumb (the request's messages and tools as JSON, four
+ * characters a token; an embeddings request's inputs). What each answer reported is tallied by
+ * caller — the API key of the request's Authorization header, so that a benchmark gives each
+ * service its own — and by kind of call (`tokens`).
  */
 export interface Pacing {
   ttftMs: number;
@@ -26,12 +29,28 @@ export interface Pacing {
 /** What a call was: a streamed reply, a non-streamed tool call (classification) or text (summary), embeddings. */
 export type CallKind = "reply" | "tool_call" | "text" | "embeddings";
 
+/** What the calls of one kind reported using: how many, tokens in (prompt) and out (completion). */
+export interface TokenTally {
+  calls: number;
+  input: number;
+  output: number;
+}
+
 export interface PacedProvider {
   baseUrl: string;
   pacing: Pacing;
   /** How long each call took, from its request to its last byte, by kind. */
   calls: { kind: CallKind; ms: number }[];
+  /** Usage the answers reported, by caller (the request's API key) and kind; a benchmark clears it between phases. */
+  tokens: Map<string, Record<CallKind, TokenTally>>;
   close(): Promise<void>;
+}
+
+/** What a chat call was, and the usage its answer reported. */
+interface Answered {
+  kind: CallKind;
+  input: number;
+  output: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -138,13 +157,15 @@ function askedAbout(body: Record<string, unknown>): Asked {
   return { message, lastIntent: context.lastIntent ?? undefined, activeEntities: (context.activeEntities ?? []).map(entityOf), found: context.found ?? [] };
 }
 
-const PROMPT_TOKENS = 120;
-const usageOf = (completion: number) => ({ prompt_tokens: PROMPT_TOKENS, completion_tokens: completion, total_tokens: PROMPT_TOKENS + completion });
+const usageOf = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
 /** Tokens of generated JSON or text by OpenAI's rule of thumb: about four characters a token. */
 const tokensOf = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+/** Tokens of a chat request's prompt by the same rule: its messages and its tools' schemas, as JSON. */
+const promptTokensOf = (body: Record<string, unknown>) => tokensOf(JSON.stringify(body.messages ?? [])) + (body.tools ? tokensOf(JSON.stringify(body.tools)) : 0);
 
-async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<CallKind> {
+async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<Answered> {
   const tools = body.tools as { function: { name: string; parameters?: JsonSchema } }[] | undefined;
+  const prompt = promptTokensOf(body);
   const pieces = Array.from({ length: pacing.tokens }, (_, i) => `w${i} `);
   if (body.stream === true && !tools?.length) {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -154,9 +175,9 @@ async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: 
       const delta = i === 0 ? { role: "assistant", content: piece } : { content: piece };
       res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
     }
-    res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: usageOf(pieces.length) })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "paced", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: usageOf(prompt, pieces.length) })}\n\n`);
     res.end("data: [DONE]\n\n");
-    return "reply";
+    return { kind: "reply", input: prompt, output: pieces.length };
   }
   const args = tools?.length ? JSON.stringify(toolArguments(tools[0]!.function.parameters ?? {}, askedAbout(body))) : "";
   const text = Array.from({ length: pacing.textTokens ?? pacing.tokens }, (_, i) => `w${i} `);
@@ -166,14 +187,29 @@ async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: 
     ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: args } }] }
     : { role: "assistant", content: text.join("") };
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "paced", choices: [{ index: 0, message, finish_reason: "stop" }], usage: usageOf(completion) }));
-  return tools?.length ? "tool_call" : "text";
+  res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "paced", choices: [{ index: 0, message, finish_reason: "stop" }], usage: usageOf(prompt, completion) }));
+  return { kind: tools?.length ? "tool_call" : "text", input: prompt, output: completion };
+}
+
+const tally = (): Record<CallKind, TokenTally> => ({
+  reply: { calls: 0, input: 0, output: 0 },
+  tool_call: { calls: 0, input: 0, output: 0 },
+  text: { calls: 0, input: 0, output: 0 },
+  embeddings: { calls: 0, input: 0, output: 0 },
+});
+
+/** Adds one answered call to `caller`'s tally. */
+function count(provider: PacedProvider, caller: string, { kind, input, output }: Answered): void {
+  const tallies = provider.tokens.get(caller) ?? tally();
+  provider.tokens.set(caller, tallies);
+  tallies[kind] = { calls: tallies[kind].calls + 1, input: tallies[kind].input + input, output: tallies[kind].output + output };
 }
 
 export async function startPacedProvider(pacing: Pacing): Promise<PacedProvider> {
-  const provider: PacedProvider = { baseUrl: "", pacing, calls: [], close: async () => undefined };
+  const provider: PacedProvider = { baseUrl: "", pacing, calls: [], tokens: new Map(), close: async () => undefined };
   const server = createServer((req, res) => {
     const started = performance.now();
+    const caller = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "") || "unknown";
     void bodyOf(req).then(async (body) => {
       if ((req.url ?? "").endsWith("/embeddings")) {
         await sleep(provider.pacing.embeddingsMs);
@@ -185,12 +221,15 @@ export async function startPacedProvider(pacing: Pacing): Promise<PacedProvider>
           const vector = vectorOf(text, provider.pacing.dimensions);
           return base64 ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
         };
-        res.end(JSON.stringify({ object: "list", model: "paced", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: embeddingOf(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        const input = inputs.reduce((sum, text) => sum + tokensOf(text), 0);
+        res.end(JSON.stringify({ object: "list", model: "paced", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: embeddingOf(text) })), usage: { prompt_tokens: input, total_tokens: input } }));
         provider.calls.push({ kind: "embeddings", ms: performance.now() - started });
+        count(provider, caller, { kind: "embeddings", input, output: 0 });
         return;
       }
-      const kind = await chat(res, body, provider.pacing);
-      provider.calls.push({ kind, ms: performance.now() - started });
+      const answered = await chat(res, body, provider.pacing);
+      provider.calls.push({ kind: answered.kind, ms: performance.now() - started });
+      count(provider, caller, answered);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -68,18 +68,24 @@ export function startOurs(dir: string, env: Record<string, string>, compiled = f
   return startService(name, entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${name}.db`), ...env });
 }
 
-/** The bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts) on a SQLite file in `dir`, its model at `baseUrl`. */
+/**
+ * The model settings of a service whose model is at `baseUrl`, with `caller` as its API key: a
+ * stand-in shared by several services tells their calls apart by it (see `PacedProvider.tokens`).
+ */
+export const modelAt = (baseUrl: string, caller: string) => ({ OPENAI_API_KEY: caller, OPENAI_BASE_URL: baseUrl });
+
+/** The bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts) on a SQLite file in `dir`, its model at `baseUrl` (API key `bare`). */
 export function startBare(dir: string, baseUrl: string): Promise<Service> {
-  return startService("bare_langgraph", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "bare.db"), OPENAI_BASE_URL: baseUrl });
+  return startService("bare_langgraph", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "bare.db"), ...modelAt(baseUrl, "bare") });
 }
 
 /**
  * The bare chatbot in the memory graph's shape (BARE_SHAPE=six_nodes: six nodes, both conditional
  * edges, the classification's model call each turn, nothing stored or recalled): the floor of a
- * turn of our design built from the official parts.
+ * turn of our design built from the official parts. Its API key is `six_node_floor`.
  */
 export function startFloor(dir: string, baseUrl: string): Promise<Service> {
-  return startService("six_node_floor", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "floor.db"), OPENAI_BASE_URL: baseUrl, BARE_SHAPE: "six_nodes" });
+  return startService("six_node_floor", "bench/lib/bare-chatbot-server.ts", { SQLITE_PATH: path.join(dir, "floor.db"), ...modelAt(baseUrl, "six_node_floor"), BARE_SHAPE: "six_nodes" });
 }
 
 /** A temporary directory, removed by the returned function. */

@@ -113,7 +113,7 @@ function createInstruments(meter: Meter): TelemetryInstruments {
     timeToFirstToken: meter.createHistogram(METRIC.timeToFirstToken, { ...ms, description: "Time from a streamed turn's start to its first token" }),
     recallLatency: meter.createHistogram(METRIC.recallLatency, { ...ms, description: "Time of recall" }),
     vectorSearch: meter.createCounter(METRIC.vectorSearch, { description: "Recalls by vector_search outcome: used, late (lexical only), failed, off" }),
-    tokens: meter.createCounter(METRIC.tokens, { unit: "{token}", description: "Model tokens by tenant and kind (input, output)" }),
+    tokens: meter.createCounter(METRIC.tokens, { unit: "{token}", description: "Model tokens by tenant, kind (input, output) and node (call_model, classify_event, summarize, session_title, embeddings)" }),
     degradedTurns: meter.createCounter(METRIC.degradedTurns, { description: "Turns answered without a storage dependency" }),
     refusedTurns: meter.createCounter(METRIC.refusedTurns, { description: "Turns refused for want of a storage dependency" }),
     importMessages: meter.createHistogram(METRIC.importMessages, { unit: "{message}", description: "Messages per import request" }),

@@ -16,7 +16,8 @@ import { buildCandidate, skippedTurn, turnResultOf, type TurnResult } from "../g
 import type { Persistence } from "./backends.js";
 import type { DependencyHealth } from "../resilience/dependency-health.js";
 import { newTurnOutcome, withTurnOutcome, type sessionlessTurns, type TurnConfig } from "../resilience/guarded-storage.js";
-import { countLateTokens, tracedTurn } from "./turn-telemetry.js";
+import { withUsageSink } from "../models/usage-sink.js";
+import { countLateTokens, tracedTurn, turnUsageSink, withCalls } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
 
 /** Per-call options of `runTurn` and `streamTurn`. */
@@ -87,6 +88,8 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     const valid = raw instanceof ValidTurn ? raw : ValidTurn.parse(raw, deps.limits.maxPromptChars);
     if (!valid.text && !valid.input.parentMessageId) return skippedTurn();
     const threadId = options.threadId ?? threadIdOf(valid.scope);
+    // The embeddings the turn's writes compute are the turn's (see `turnUsageSink`).
+    const usage = turnUsageSink(valid.scope.tenantId);
     return await new Promise<TurnResult>((resolve, reject) => {
       let answered = false;
       const answer = (result: TurnResult) => {
@@ -95,12 +98,15 @@ export function createTurnRunner(parts: TurnRunnerParts) {
       };
       // The user's lock, shared with the user's other turns, is held from before the session's lock until
       // the upkeep is done: forgetting the user, which holds it alone, comes before or after all of the turn.
-      const done = scoped(() =>
-        persistence.userLock.shared(userKeyOf(valid.scope), async () => {
-          const state = await persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer }));
-          if (state) await scoped(() => upkeepParts.afterTurn(threadId, valid.input, state));
-        }),
+      const done = withUsageSink(usage.add, () =>
+        scoped(() =>
+          persistence.userLock.shared(userKeyOf(valid.scope), async () => {
+            const state = await persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer, usage }));
+            if (state) await scoped(() => upkeepParts.afterTurn(threadId, valid.input, state));
+          }),
+        ),
       ).catch((error: unknown) => {
+        usage.end();
         if (!answered) {
           if (error instanceof MemoryGraphError && error.dependency) health.countRefused(error.dependency);
           // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the turn's own error, passed on as thrown
@@ -143,11 +149,11 @@ async function lockedTurn(
   parts: TurnRunnerParts & { stateOf: (threadId: string) => Promise<MemoryState | null> },
   turn: ValidTurn,
   threadId: string,
-  options: TurnOptions & { runGraph: RunGraph; answer: (result: TurnResult) => void },
+  options: TurnOptions & { runGraph: RunGraph; answer: (result: TurnResult) => void; usage: ReturnType<typeof turnUsageSink> },
 ): Promise<MemoryState | null> {
   const { persistence, sessionless, deps } = parts;
   const { input } = turn;
-  const { answer } = options;
+  const { answer, usage } = options;
   const outcome = newTurnOutcome();
   return await withTurnOutcome(outcome, async () => {
     // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
@@ -156,16 +162,18 @@ async function lockedTurn(
     const planned = await planTurn(persistence.store, turn, session.lastState);
     options.onStart?.({ replayed: planned.kind === "replay" });
     if (planned.kind === "replay") {
+      usage.end();
       answer(planned.result);
       return null;
     }
     let early: TurnResult | null = null;
     const onReply = (state: MemoryState) => {
       // A reply that failed (status ERROR) is answered with everything the turn recorded, at the end.
-      if (state.status === "OK") answer((early = { ...turnResultOf(withUpdate(state, buildCandidate(state))), degraded: session.degraded() }));
+      if (state.status === "OK") answer((early = { ...withCalls(turnResultOf(withUpdate(state, buildCandidate(state))), usage.take()), degraded: session.degraded() }));
     };
     const state = await session.run(parts.app, (graph, config) => options.runGraph(graph, { plan: planned.plan }, { ...config, signal: options.signal }, onReply));
-    const result: TurnResult = { ...turnResultOf(state), degraded: session.degraded() };
+    const result: TurnResult = { ...withCalls(turnResultOf(state), usage.take()), degraded: session.degraded() };
+    usage.end();
     // A turn that ended in ERROR is not a result to replay: a retry answers its message again.
     // An incognito turn leaves nothing in long-term memory, not even its result.
     if (planned.key !== null && result.status !== "ERROR" && input.remember !== false) {

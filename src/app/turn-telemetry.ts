@@ -1,9 +1,10 @@
-import { inSpan, metrics } from "../telemetry.js";
-import type { TurnResult } from "../graph/nodes/build-candidate.js";
+import { countTokens, inSpan, metrics } from "../telemetry.js";
+import { usageOf, type TurnResult } from "../graph/nodes/build-candidate.js";
+import type { ModelUsage } from "../models/usage.js";
 
 /**
  * One turn of `tenant` as a span (`turn`, parent of its graph nodes' spans) and its metrics: latency by status,
- * time to first token when streamed, tokens by tenant and kind. Off, `run` is called as it is
+ * time to first token when streamed, the result's tokens by tenant, kind and node. Off, `run` is called as it is
  * (and `onToken` passed on untouched).
  */
 export function tracedTurn(
@@ -26,7 +27,7 @@ export function tracedTurn(
   return inSpan("turn", { "memory_graph.tenant": tenant, "memory_graph.streamed": streamed }, async (span) => {
     const result = await run(timed);
     instruments.turnLatency.record(performance.now() - started, { status: result.status, streamed, replayed: result.replayed });
-    countTokens(instruments, tenant, result.usage.inputTokens, result.usage.outputTokens);
+    if (!result.replayed) countTokens(result.usage.calls, tenant);
     span?.setAttributes({
       "memory_graph.status": result.status,
       "memory_graph.replayed": result.replayed,
@@ -40,16 +41,58 @@ export function tracedTurn(
 
 /**
  * Tokens of a turn's model calls that ended after its result was handed over (a classification
- * the reply did not wait for), counted like the result's own when metrics are on.
+ * the reply did not wait for, the embeddings of what it stored), counted node by node like the
+ * result's own when metrics are on.
  */
 export function countLateTokens(tenant: string, early: TurnResult, final: TurnResult): void {
-  const instruments = metrics();
-  if (!instruments) return;
-  countTokens(instruments, tenant, final.usage.inputTokens - early.usage.inputTokens, final.usage.outputTokens - early.usage.outputTokens);
+  if (!metrics()) return;
+  const before = totalsByNode(early.usage.calls);
+  const late = [...totalsByNode(final.usage.calls)].map(([node, total]) => ({
+    node,
+    inputTokens: total.inputTokens - (before.get(node)?.inputTokens ?? 0),
+    outputTokens: total.outputTokens - (before.get(node)?.outputTokens ?? 0),
+  }));
+  countTokens(late, tenant);
 }
 
-/** Adds a turn's tokens to the token metric, by tenant and kind. */
-function countTokens(instruments: NonNullable<ReturnType<typeof metrics>>, tenant: string, input: number, output: number): void {
-  instruments.tokens.add(input, { tenant, kind: "input" });
-  instruments.tokens.add(output, { tenant, kind: "output" });
+function totalsByNode(calls: readonly ModelUsage[]): Map<string, { inputTokens: number; outputTokens: number }> {
+  const totals = new Map<string, { inputTokens: number; outputTokens: number }>();
+  for (const call of calls) {
+    const total = totals.get(call.node) ?? { inputTokens: 0, outputTokens: 0 };
+    totals.set(call.node, { inputTokens: total.inputTokens + call.inputTokens, outputTokens: total.outputTokens + call.outputTokens });
+  }
+  return totals;
+}
+
+/** `result` with `calls` added to its usage. */
+export function withCalls(result: TurnResult, calls: readonly ModelUsage[]): TurnResult {
+  return calls.length === 0 ? result : { ...result, usage: usageOf([...result.usage.calls, ...calls]) };
+}
+
+/**
+ * The model calls a turn makes outside its graph's own usage (the embeddings of recall's query
+ * and of what it stores; see `withUsageSink`). `add` is the turn's sink: until `end()`, a call
+ * joins the turn's results (`take()`: the calls so far, for a result handed over); from `end()`,
+ * calls no result took are counted in the token metric under `tenant`, and so is every later one
+ * (the embeddings of a summary made after the turn).
+ */
+export function turnUsageSink(tenant: string) {
+  const calls: ModelUsage[] = [];
+  let taken = 0;
+  let open = true;
+  return {
+    add: (more: readonly ModelUsage[]): void => {
+      if (open) calls.push(...more);
+      else countTokens(more, tenant);
+    },
+    take: (): ModelUsage[] => {
+      taken = calls.length;
+      return [...calls];
+    },
+    end: (): void => {
+      if (!open) return;
+      open = false;
+      countTokens(calls.slice(taken), tenant);
+    },
+  };
 }

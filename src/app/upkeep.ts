@@ -1,6 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseStore } from "@langchain/langgraph";
 import { log } from "../logger.js";
+import { countTokens } from "../telemetry.js";
 import type { MemoryGraphApp } from "../graph/build-graph.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import { makeSummary, summarizedSession, summaryDue } from "../graph/nodes/summarize.js";
@@ -53,6 +54,8 @@ export function upkeepOf(parts: UpkeepParts) {
     const started = performance.now();
     const scope = scopeOfState(snapshot);
     const made = await makeSummary(deps, store, scope, snapshot.session, snapshot.turn?.id);
+    // Made after the turn's result, so in no result: counted in the token metric, kept or dropped.
+    countTokens(made.usage, scope.tenantId);
     const commit = async () => {
       const current = await parts.stateOf(threadId);
       if (!current || current.session.summarizedThroughId !== snapshot.session.summarizedThroughId) return null;

@@ -7,6 +7,7 @@ import { startBare, startFloor, streamTurn, tempDir, type Service } from "../../
  * stand-in: the bare chatbot makes one model call a turn, the six-node floor two (the reply and
  * the classification's tool call), and both stream the whole reply. A floor that dropped its
  * classification, or failed mid-turn, would make the cost benchmarks compare with the wrong thing.
+ * Tests run in order: the last reads the tokens the stand-in tallied over the first two.
  */
 describe("the benchmarks' bare chatbot and six-node floor", () => {
   let provider: PacedProvider;
@@ -44,5 +45,17 @@ describe("the benchmarks' bare chatbot and six-node floor", () => {
       const calls = await callsDuring(async () => expect((await streamTurn(floor.url, "s1", message)).tokens).toBe(20));
       expect(calls).toEqual(["reply", "tool_call"]);
     }
+  });
+
+  it("each calls the stand-in with its own API key, so the stand-in tallies their tokens apart", () => {
+    const bareTokens = provider.tokens.get("bare");
+    const floorTokens = provider.tokens.get("six_node_floor");
+    expect(bareTokens?.reply).toMatchObject({ calls: 2, output: 40 });
+    expect(bareTokens?.tool_call.calls).toBe(0);
+    expect(floorTokens?.reply).toMatchObject({ calls: 3, output: 60 });
+    expect(floorTokens?.tool_call.calls).toBe(3);
+    // Prompt tokens from the request (the classification sends its tool's schema), not a constant.
+    expect(floorTokens!.tool_call.input / 3).toBeGreaterThan(floorTokens!.reply.input / 3);
+    expect([...provider.tokens.keys()].sort()).toEqual(["bare", "six_node_floor"]);
   });
 });

@@ -107,7 +107,14 @@ describe("npm start with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       expect(names, name).toContain(name);
     }
     const tokens = receiver.metrics.filter((m) => m.name === METRIC.tokens).flatMap((m) => m.points);
-    expect(tokens).toEqual(expect.arrayContaining([{ tenant: "default", kind: "input" }, { tenant: "default", kind: "output" }]));
+    // By what spent them: the reply, and the embeddings of what the turns recalled and stored.
+    expect(tokens).toEqual(
+      expect.arrayContaining([
+        { tenant: "default", kind: "input", node: "call_model" },
+        { tenant: "default", kind: "output", node: "call_model" },
+        { tenant: "default", kind: "input", node: "embeddings" },
+      ]),
+    );
     const vector = receiver.metrics.filter((m) => m.name === METRIC.vectorSearch).flatMap((m) => m.points.map((p) => p.outcome));
     expect(vector.every((outcome) => ["used", "late", "failed", "off"].includes(outcome as string))).toBe(true);
   });

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A local OpenAI-compatible provider for end-to-end tests: chat completions (plain, streamed,
- * and tool calls for structured output) and embeddings, with a switchable failure mode.
+ * and tool calls for structured output) and embeddings, with a switchable failure mode. Answers
+ * that are not streamed report usage: one token in and one out for a chat completion, and
+ * `embeddingTokensOf` its inputs for embeddings.
  */
 export type ProviderMode = "ok" | "error500" | "timeout" | "malformed";
 
@@ -37,6 +39,11 @@ function vectorOf(text: string, dims: number): number[] {
   for (let i = 0; i < text.length; i += 1) v[text.charCodeAt(i) % dims]! += 1;
   const norm = Math.hypot(...v) || 1;
   return v.map((x) => x / norm);
+}
+
+/** The tokens the stand-in reports for embedding `inputs`: about four characters a token, as OpenAI's rule of thumb. */
+export function embeddingTokensOf(inputs: readonly string[]): number {
+  return inputs.reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
 }
 
 const EVENT = { type: "INQUIRY", importance: 0.8, intent: "question", entities: [], language: "en", payload: {}, attributeUpdates: [] };
@@ -83,7 +90,7 @@ export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider
       if (path.endsWith("/embeddings")) {
         const inputs = ([] as string[]).concat(body.input as string | string[]);
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ object: "list", model: "stub", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text, 64) })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res.end(JSON.stringify({ object: "list", model: "stub", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text, 64) })), usage: { prompt_tokens: embeddingTokensOf(inputs), total_tokens: embeddingTokensOf(inputs) } }));
         return;
       }
       answer(res, body);
