@@ -46,6 +46,7 @@ export const envSchema = z.object({
   OPENAI_EMBEDDINGS_MODEL: z.string().min(1).default("text-embedding-3-small"),
   OPENAI_TIMEOUT_MS: int(30_000, 1),
   SESSION_TITLES: z.enum(["true", "false"]).default("false"),
+  CLASSIFY_POLICY: z.enum(["auto", "model", "rules"]).default("auto"),
   PROFILE_SCHEMA_PATH: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   PORT: int(8080, 1).pipe(z.number().max(65_535)),

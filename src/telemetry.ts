@@ -40,6 +40,8 @@ export interface TelemetryRuntime {
   startActiveSpan<T>(name: string, attributes: Attributes, work: (span: Span) => T): T;
   /** The trace and span ids of the active span, when one is. */
   activeIds(): { traceId: string; spanId: string } | undefined;
+  /** Sets `attributes` on the active span, when one is. */
+  annotateActive(attributes: Attributes): void;
   instruments: TelemetryInstruments;
   /** Reports `read()`'s dependencies on the dependency gauge until the returned function is called. */
   observeDependencies(read: () => readonly DependencyReading[]): () => void;
@@ -102,6 +104,11 @@ export function countTokens(calls: readonly CountedCall[], tenant?: string): voi
     if (inputTokens > 0) tokens.add(inputTokens, { ...attributes, kind: "input" });
     if (outputTokens > 0) tokens.add(outputTokens, { ...attributes, kind: "output" });
   }
+}
+
+/** Sets `attributes` on the active span (a graph node's, in a node): what the node decided. Off: nothing. */
+export function annotateSpan(attributes: Attributes): void {
+  runtime?.annotateActive(attributes);
 }
 
 /** Puts `read()`'s dependencies on the dependency gauge; returns how to stop (a no-op while off). */

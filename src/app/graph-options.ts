@@ -10,6 +10,7 @@ import { profileOf } from "../memory/profile.js";
 import { createChatModel, type ChatModelSettings } from "../models/chat-model.js";
 import { createEmbeddings } from "../models/embeddings.js";
 import type { GraphDeps, MemoryMode } from "../graph/nodes/deps.js";
+import type { ClassifyPolicy } from "../rules/classify-gate.js";
 import type { BackendKind } from "./backends.js";
 import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
 import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
@@ -31,6 +32,14 @@ export interface MemoryGraphOptions {
   /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;
+  /**
+   * When the classifier model is asked about a message. `auto` (default): every message is
+   * classified locally, and the model is asked only about one that may hold something to remember
+   * the rules cannot settle (a first-person statement, a name, an amount, a date, a correction, a
+   * preference; not "thanks!", a greeting or a question); `model`: every message; `rules`: never.
+   * Each turn's `event` says which way it went and why (`classifiedBy`, `classifyReason`).
+   */
+  classify?: ClassifyPolicy;
   summaryModel?: BaseChatModel | null;
   /**
    * Titles each session with the summary model after its first answered turn (one extra call per
@@ -87,6 +96,7 @@ export function graphDepsOf(options: MemoryGraphOptions): GraphDeps {
   return {
     chatModel: options.chatModel !== undefined ? options.chatModel : options.openai ? createChatModel({ maxRetries: 0, ...options.openai }) : null,
     classifierModel: options.classifierModel,
+    classify: options.classify ?? "auto",
     summaryModel: options.summaryModel,
     modelName: options.modelName ?? (options.chatModel === undefined && options.openai ? options.openai.model : "custom"),
     embeddings: embeddingsOf(options),

@@ -12,6 +12,7 @@ import type { ClassifiedEvent } from "../rules/event-schema.js";
 import { boundedInTime } from "../rules/facts/expiry.js";
 import { classifyByKeywords } from "../rules/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
+import { planClassification } from "../rules/classify-gate.js";
 import { classifierOf, retryOptions, type GraphDeps } from "../graph/nodes/deps.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
@@ -32,7 +33,8 @@ const SLICE_MS = 10;
  * entities for the next message as a live session does; events and facts are dated by the message,
  * a changed fact superseding the one before it as `saveFacts` would. Writes nothing: the caller
  * writes the returned puts with the import, in one batch. A model that fails falls back to the
- * keyword classifier (logged), as classify_event does. Yields to the event loop every few
+ * keyword classifier (logged), as classify_event does, and the classification policy
+ * (`deps.classify`) decides which messages the model sees, as it does there. Yields to the event loop every few
  * milliseconds, so a long import does not hold other requests up.
  */
 export async function classifyImported(store: BaseStore, deps: GraphDeps, user: UserScope, plan: ImportPlan): Promise<ImportClassification> {
@@ -46,15 +48,16 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
   for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
     if (record.role !== "user" || record.recall === false) continue;
     const context = { ...(contexts.get(scope.sessionId) ?? { activeEntities: [] }), profile: deps.profile?.prompt };
+    const plan = planClassification(deps.classify ?? "auto", model !== null, record.text, context);
     let fromModel: ClassifiedEvent | undefined;
-    if (model) {
+    if (model && plan.ask) {
       try {
         fromModel = await withRetry(() => classifyWithModel(model, record.text, context), { ...retryOptions(deps), isRetryable: isTransientError });
       } catch (error) {
         log.warn("classifier_fallback", { reason: messageOf(error), source: "import" });
       }
     }
-    const event = fromModel ?? classifyByKeywords(record.text, context);
+    const event = fromModel ?? plan.local ?? classifyByKeywords(record.text, context);
     if (event.importance >= deps.limits.importanceThreshold) {
       const { type, importance, intent, entities, language, payload } = event;
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };

@@ -25,6 +25,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
         }
       : undefined,
     chatModel: openaiConfigured ? undefined : null,
+    classify: env.CLASSIFY_POLICY,
     memoryMode: env.MEMORY_MODE,
     ...(env.PROFILE_SCHEMA_PATH ? { profile: profileFile(env.PROFILE_SCHEMA_PATH) } : {}),
     sessionTitles: env.SESSION_TITLES === "true",

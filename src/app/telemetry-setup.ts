@@ -78,6 +78,7 @@ export async function startTelemetry(options: TelemetryOptions, { spanExportDela
       const context = api.trace.getActiveSpan()?.spanContext();
       return context ? { traceId: context.traceId, spanId: context.spanId } : undefined;
     },
+    annotateActive: (attributes) => void api.trace.getActiveSpan()?.setAttributes(attributes),
     instruments,
     observeDependencies: (read) => {
       sources.add(read);

@@ -738,6 +738,14 @@ export interface components {
             };
             /** @description What the message is after (the classification's intent); null when nothing ran. When a model classifies, the result does not wait for it: null if it had not answered when the reply was made (the stored result, which a retry with the same message_id replays, has it). */
             intent: string | null;
+            /** @description How the message was classified: under which policy (CLASSIFY_POLICY), by the model or the local keyword classifier, and why (the `auto` policy's reason: e.g. `first_person`, `correction`, `names` when the model was asked; `acknowledgement`, `greeting`, `question`, `rule_matched`, `no_signal` when it was not; `policy_model`, `policy_rules`, `no_model` otherwise); `fallback_reason` when the model was asked and the keywords answered instead. Null as `intent` is (a classification the reply did not wait for). `policy` and `reason` are null in results stored before policies existed. */
+            classification: {
+                policy: ("model" | "rules" | "auto") | null;
+                /** @enum {string} */
+                by: "model" | "keywords";
+                reason: string | null;
+                fallback_reason: string | null;
+            } | null;
             /** @description Whether the message refers to what came before or is about the user (decided locally; when false, similar messages are not searched). */
             need_memory: boolean;
             /** @description One sentence: what memory was used and why, or why none was. */

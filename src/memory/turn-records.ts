@@ -57,6 +57,8 @@ export const turnResultSchema = z.object({
       payload: z.record(z.string(), z.unknown()),
       text: z.string(),
       classifiedBy: z.enum(["model", "keywords"]),
+      classifyPolicy: z.enum(["model", "rules", "auto"]).optional(),
+      classifyReason: z.string().optional(),
       attributeUpdates: z.array(z.object({ key: z.string(), value: z.string() })),
       saved: z.boolean(),
       fallbackReason: z.string().nullable(),

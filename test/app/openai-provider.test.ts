@@ -31,15 +31,16 @@ afterEach(async () => {
 describe("call_model through ChatOpenAI and a local provider", () => {
   it("answers with the provider's reply and a model-classified event", async () => {
     const { graph, provider } = await open("ok");
-    const turn = { ...scope, message: "What is the price of the blue kettle?", messageId: "m-kettle" };
+    // A statement about the user: the `auto` policy asks the model (a question would stay local).
+    const turn = { ...scope, message: "I bought the blue kettle last week.", messageId: "m-kettle" };
     const result = await graph.runTurn(turn);
     expect(result.status).toBe("OK");
-    expect(result.candidate).toMatchObject({ model: "gpt-4o-mini", text: "stub reply to: What is the price of the blue kettle?" });
+    expect(result.candidate).toMatchObject({ model: "gpt-4o-mini", text: "stub reply to: I bought the blue kettle last week." });
     // The result does not wait for the classification; the stored result (a retry's replay) has it.
     await graph.settled();
     const replay = await graph.runTurn(turn);
     expect(replay).toMatchObject({ replayed: true, candidate: result.candidate });
-    expect(replay.event).toMatchObject({ type: "INQUIRY", classifiedBy: "model" });
+    expect(replay.event).toMatchObject({ type: "INQUIRY", classifiedBy: "model", classifyPolicy: "auto", classifyReason: "first_person_event" });
     expect(provider.requests.some((r) => r.path.endsWith("/chat/completions"))).toBe(true);
   });
 

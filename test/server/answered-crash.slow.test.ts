@@ -71,7 +71,7 @@ async function answeredThenKilled(service: Awaited<ReturnType<typeof start>>, se
   // The first turn's checkpoint is written once its classification is in; the next turn waits for it.
   provider.hold = isClassifyCall;
   provider.requests.length = 0;
-  const second = await turn(service.base, session, "Please send it by express instead", `${session}-express`);
+  const second = await turn(service.base, session, "Please send it by express instead, my sister needs it", `${session}-express`);
   expect(provider.requests.filter((r) => isClassifyCall(r.body))).toHaveLength(1); // held: never answered
   service.child.kill("SIGKILL");
   await service.exited;
@@ -96,10 +96,10 @@ describe("[slow] a turn answered 200 before its checkpoint, then SIGKILL", () =>
       const again = await start(env);
       expect((await thread(again.base, "s1")).map((m) => m.id)).toEqual(answered);
       // Its client, retrying with the same message_id, gets that reply again: nothing is written.
-      const retried = await postTurn(again.base, "s1", "Please send it by express instead", "s1-express");
+      const retried = await postTurn(again.base, "s1", "Please send it by express instead, my sister needs it", "s1-express");
       expect(retried.replayed).toBe(true);
       expect(retried.message_ids).toEqual({ user: answered[2], assistant: answered[3] });
-      expect(retried.candidate?.text).toContain("Please send it by express instead");
+      expect(retried.candidate?.text).toContain("Please send it by express instead, my sister needs it");
       expect(retried.candidate?.id).toBe(answered[3]);
       expect((await thread(again.base, "s1")).map((m) => m.id)).toEqual(answered);
       const third = await turn(again.base, "s1", "And what does express cost?");
@@ -108,7 +108,7 @@ describe("[slow] a turn answered 200 before its checkpoint, then SIGKILL", () =>
       expectWholeTurns(after);
       // The model saw the answered turn in the next turn's history.
       const prompt = JSON.stringify(provider.requests.find((r) => r.path.endsWith("/chat/completions") && !isClassifyCall(r.body) && JSON.stringify(r.body).includes("what does express cost"))?.body ?? {});
-      expect(prompt).toContain("Please send it by express instead");
+      expect(prompt).toContain("Please send it by express instead, my sister needs it");
       again.child.kill("SIGTERM");
       expect(await again.exited).toBe(0);
     } finally {

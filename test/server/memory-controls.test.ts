@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { manualClock } from "../support/deps.js";
-import type { TurnResponse } from "../../src/server/turn-routes.js";
+import type { TurnResponse } from "../../src/server/turn-response.js";
 import { parseSse, tenantItems, testServer, type TestServer } from "./helpers.js";
 
 /** use_memory, top_k, memory_sections and remember over HTTP, and intent, need_memory, memory_reason back. */

@@ -8,7 +8,7 @@ import { METHOD_NAME_ALL } from "hono/router";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument, openApiJson, openApiPath } from "../../src/server/openapi.js";
 import { errorBodySchema } from "../../src/server/http-error.js";
-import { turnEventSchema } from "../../src/server/turn-routes.js";
+import { turnEventSchema } from "../../src/server/turn-response.js";
 import { responsesOf, ROUTES, type Status } from "../../src/server/routes.js";
 import { FlakyChatModel } from "../support/models.js";
 import { parseSse, testServer, type TestServer } from "./helpers.js";

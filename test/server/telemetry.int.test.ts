@@ -70,6 +70,12 @@ describe("npm start with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     expect(turn?.attributes).toMatchObject({ "memory_graph.status": "OK", "gen_ai.usage.input_tokens": expect.any(Number) });
     const nodes = childrenOf(trace, turn!).map((s) => s.name);
     expect(nodes).toEqual(expect.arrayContaining(["node ingest_prompt", "node recall", "node call_model", "node classify_event", "node build_candidate"]));
+    // classify_event's span says which way the message was classified and why.
+    expect(trace.find((s) => s.name === "node classify_event")?.attributes).toMatchObject({
+      "memory_graph.classify.policy": "auto",
+      "memory_graph.classify.by": "model",
+      "memory_graph.classify.reason": "stated_fact",
+    });
     const callModel = trace.find((s) => s.name === "node call_model")!;
     const chat = childrenOf(trace, callModel).find((s) => s.name === "chat gpt-4o-mini");
     expect(chat?.attributes).toMatchObject({ "gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": 1, "gen_ai.usage.output_tokens": 1 });

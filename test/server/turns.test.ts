@@ -1,7 +1,7 @@
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import type { Operation, OperationResults } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TurnResponse } from "../../src/server/turn-routes.js";
+import type { TurnResponse } from "../../src/server/turn-response.js";
 import { parseSse, streamingModel, testServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;
@@ -17,7 +17,7 @@ describe("POST /v1/turns", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as TurnResponse;
     expect(Object.keys(body).sort()).toEqual([
-      "candidate", "degraded", "errors", "intent", "memory_context", "memory_reason", "message_ids", "need_memory", "replayed", "status", "trim", "usage",
+      "candidate", "classification", "degraded", "errors", "intent", "memory_context", "memory_reason", "message_ids", "need_memory", "replayed", "status", "trim", "usage",
     ]);
     expect(body.status).toBe("OK");
     expect(body.candidate).toMatchObject({ kind: "text", status: "proposed", model: "offline" });

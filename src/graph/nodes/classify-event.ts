@@ -2,6 +2,7 @@ import { AIMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { messageOf } from "../../errors.js";
 import { log } from "../../logger.js";
+import { annotateSpan } from "../../telemetry.js";
 import { withMeta } from "../../messages/message-meta.js";
 import { saveEvent } from "../../memory/events.js";
 import { saveFacts } from "../../memory/facts.js";
@@ -10,7 +11,7 @@ import { boundedInTime } from "../../rules/facts/expiry.js";
 import { classifyByKeywords } from "../../rules/keyword-classifier.js";
 import { classifyWithModel } from "../../models/structured.js";
 import { isTransientError, withRetry } from "../../models/chat-model.js";
-import type { ClassifiedEvent } from "../../rules/event-schema.js";
+import { planClassification } from "../../rules/classify-gate.js";
 import { inModelSpan, modelNameOf } from "../../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
@@ -19,24 +20,29 @@ import { classifierOf, retryOptions, type GraphDeps } from "./deps.js";
 import { humanForNode, scopeOfState, turnOf } from "./turn.js";
 
 /**
- * classify_event: types the user's message (model with a structured schema, or the keyword
- * classifier when there is no model, it fails, or its answer does not parse — recorded as the
- * fallback). Saves events at or over the importance threshold, applies attribute updates as
+ * classify_event: types the user's message as the classification policy says (`deps.classify`:
+ * the model with a structured schema, or the keyword classifier — under `auto`, the model only for
+ * a message the gate says may hold more than the rules find; see `planClassification`), the
+ * keyword classifier also when the model fails or its answer does not parse (recorded as the
+ * fallback). The event records the policy, who classified and why (`classifyPolicy`,
+ * `classifiedBy`, `classifyReason`), and so does the node's span. Saves events at or over the importance threshold, applies attribute updates as
  * superseding facts, and keeps the last intent and active entities for follow-ups.
  */
 export function createClassifyEventNode(deps: GraphDeps) {
   const model = classifierOf(deps);
+  const policy = deps.classify ?? "auto";
   return async function classifyEvent(state: MemoryState, config: LangGraphRunnableConfig): Promise<MemoryUpdate> {
     const store = requireStore(config);
     const turn = turnOf(state);
     const scope = scopeOfState(state);
     const context = { lastIntent: state.session.lastIntent ?? undefined, activeEntities: state.session.activeEntities, profile: deps.profile?.prompt };
-    let classified: ClassifiedEvent;
+    const plan = planClassification(policy, model !== null, turn.text, context);
+    let classified = plan.local;
     let classifiedBy: TurnEvent["classifiedBy"] = "keywords";
-    let fallbackReason: string | null = model ? null : "no_model";
+    let fallbackReason: string | null = model || policy === "rules" ? null : "no_model";
     const errors = [];
     const usage: ModelUsage[] = [];
-    if (model) {
+    if (model && plan.ask) {
       try {
         const classify = () =>
           withRetry(() => classifyWithModel(model, turn.text, context, (reply) => usage.push(...usageOfReply(NODE.classifyEvent, reply))), {
@@ -49,11 +55,11 @@ export function createClassifyEventNode(deps: GraphDeps) {
         fallbackReason = messageOf(error);
         errors.push({ node: NODE.classifyEvent, code: "CLASSIFIER_FALLBACK", message: fallbackReason, turnId: turn.id });
         log.warn("classifier_fallback", { reason: fallbackReason });
-        classified = classifyByKeywords(turn.text, context);
       }
-    } else {
-      classified = classifyByKeywords(turn.text, context);
     }
+    classified ??= classifyByKeywords(turn.text, context);
+    const classification = { classifyPolicy: policy, classifyReason: plan.reason };
+    annotateSpan({ "memory_graph.classify.policy": policy, "memory_graph.classify.by": classifiedBy, "memory_graph.classify.reason": plan.reason });
 
     const now = deps.now();
     // An incognito turn (`remember: false`) is classified for its intent, and keeps nothing.
@@ -83,7 +89,7 @@ export function createClassifyEventNode(deps: GraphDeps) {
     }
     if (remember) await saveFacts(store, scope, boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
-    const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, saved, fallbackReason };
+    const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, ...classification, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {
       parentId: turn.messageId,
       createdAt: now.toISOString(),

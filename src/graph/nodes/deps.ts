@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { MemoryLimits } from "../../memory/limits.js";
 import type { Profile } from "../../memory/profile.js";
+import type { ClassifyPolicy } from "../../rules/classify-gate.js";
 
 export type MemoryMode = "conversation" | "node";
 
@@ -11,6 +12,8 @@ export interface GraphDeps {
   chatModel: BaseChatModel | null;
   /** The model that classifies events (default: chatModel). */
   classifierModel?: BaseChatModel | null;
+  /** When classify_event asks that model (default `auto`; see `ClassifyPolicy`). */
+  classify?: ClassifyPolicy;
   /** The model that writes summaries (default: chatModel). */
   summaryModel?: BaseChatModel | null;
   /** The name reported on candidates for the chat model. */
@@ -32,8 +35,12 @@ export function retryOptions(deps: Pick<GraphDeps, "retry">) {
   return { retries: deps.retry.retries, baseDelayMs: deps.retry.baseDelayMs };
 }
 
-/** The model that classifies messages (`classifierModel`, else the chat model); null: the keyword classifier. */
-export function classifierOf(deps: Pick<GraphDeps, "chatModel" | "classifierModel">): BaseChatModel | null {
+/**
+ * The model that classifies messages (`classifierModel`, else the chat model); null: the keyword
+ * classifier alone (no model, or the `rules` policy).
+ */
+export function classifierOf(deps: Pick<GraphDeps, "chatModel" | "classifierModel" | "classify">): BaseChatModel | null {
+  if (deps.classify === "rules") return null;
   return deps.classifierModel === undefined ? deps.chatModel : deps.classifierModel;
 }
 

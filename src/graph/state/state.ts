@@ -22,6 +22,7 @@ import type { MemoryContext } from "../../memory/recall.js";
 import type { EntityRef, EventRecord, TranscriptRecord } from "../../memory/records.js";
 import type { MemoryScope } from "../../memory/scope.js";
 import type { ModelUsage } from "../../models/usage.js";
+import type { ClassifyPolicy } from "../../rules/classify-gate.js";
 import { turnInputSchema, type TurnInput } from "./turn-input.js";
 
 export type TurnStatus = "OK" | "SKIP" | "ERROR";
@@ -85,9 +86,13 @@ export interface Candidate {
   createdAt: string;
 }
 
-/** The classification of this turn's message, with which classifier decided. */
+/** The classification of this turn's message, with which classifier decided, under which policy, and why. */
 export type TurnEvent = Omit<EventRecord, "id" | "messageId" | "sessionId" | "createdAt"> & {
   attributeUpdates: { key: string; value: string }[];
+  /** The classification policy the turn ran under (absent from results stored before policies). */
+  classifyPolicy?: ClassifyPolicy;
+  /** Why the message went to the model or stayed with the local classifier: a `ClassifyReason` (see `planClassification`; absent as `classifyPolicy`). */
+  classifyReason?: string;
   saved: boolean;
   fallbackReason: string | null;
 };

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { modelNeedOf, planClassification } from "../../src/rules/classify-gate.js";
+import { classifyByKeywords } from "../../src/rules/keyword-classifier.js";
+
+const need = (text: string, askScore?: number) => modelNeedOf(text, classifyByKeywords(text), askScore);
+
+describe("the auto policy's gate (modelNeedOf)", () => {
+  it.each([
+    ["", "empty"],
+    ["   ", "empty"],
+    ["thanks!", "acknowledgement"],
+    ["Thank you so much 🙏", "acknowledgement"],
+    ["ok 👍", "acknowledgement"],
+    ["ok thanks, got it", "acknowledgement"],
+    ["theek hai, shukriya", "acknowledgement"],
+    ["ขอบคุณครับ", "acknowledgement"],
+    ["Hi there!", "greeting"],
+    ["namaste", "greeting"],
+    ["สวัสดีครับ", "greeting"],
+    ["What is the capital of France?", "question"],
+    ["Bharat ka balance kitna hai?", "question"],
+    ["Where is my order?", "question"],
+    ["Usko 500 add karo", "rule_matched"],
+    ["That sounds lovely.", "no_signal"],
+  ])("settles %j locally (%s)", (text, reason) => {
+    expect(need(text)).toEqual({ ask: false, reason });
+  });
+
+  it.each([
+    ["Actually my number is 0812345678", "correction"],
+    ["I moved to Pune, can you update my address?", "correction"],
+    ["I prefer replies in Thai", "preference"],
+    ["Mera naam Rahul hai", "stated_fact"],
+    ["ผมย้ายไปเชียงใหม่แล้ว", "stated_fact"],
+    ["We adopted a puppy last spring.", "first_person_event"],
+    ["My sister is visiting next week.", "possession"],
+    ["Priya is coming to Pune.", "names"],
+    ["The meeting moved to Friday.", "date"],
+  ])("asks the model about %j (%s)", (text, reason) => {
+    expect(need(text)).toEqual({ ask: true, reason });
+  });
+
+  it("counts a strong signal in a question, not a weak one", () => {
+    expect(need("I just started a new job, can you help me with my CV?")).toMatchObject({ ask: true });
+    expect(need("Is Priya in Pune?")).toEqual({ ask: false, reason: "question" });
+  });
+
+  it("does not count a name said to the one addressed", () => {
+    expect(need("Hey Caroline, that looks great!")).toEqual({ ask: false, reason: "no_signal" });
+    expect(need("Hey Caroline, the kids met Melanie at the park!")).toEqual({ ask: true, reason: "names" });
+  });
+
+  it("asks less as the score it asks from rises", () => {
+    const text = "I'm so happy for you, that's amazing news about the new house";
+    expect(need(text, 1)).toMatchObject({ ask: true, reason: "first_person" });
+    expect(need(text, 3)).toEqual({ ask: false, reason: "no_signal" });
+  });
+});
+
+describe("planClassification", () => {
+  it("asks the model every message under `model`, never under `rules` or without a model", () => {
+    expect(planClassification("model", true, "thanks!", {})).toEqual({ ask: true, reason: "policy_model", local: null });
+    expect(planClassification("rules", true, "I moved to Pune", {})).toMatchObject({ ask: false, reason: "policy_rules" });
+    expect(planClassification("auto", false, "I moved to Pune", {})).toMatchObject({ ask: false, reason: "no_model" });
+    expect(planClassification("model", false, "I moved to Pune", {}).local).toMatchObject({ intent: "profile_update" });
+  });
+
+  it("under `auto`, classifies locally and asks as the gate says", () => {
+    const settled = planClassification("auto", true, "ok thanks", {});
+    expect(settled).toMatchObject({ ask: false, reason: "acknowledgement" });
+    expect(settled.local).toMatchObject({ type: expect.any(String), intent: expect.any(String) });
+    expect(planClassification("auto", true, "My sister Priya moved to Pune", {})).toMatchObject({ ask: true, reason: "stated_fact" });
+  });
+});
