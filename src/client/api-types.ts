@@ -766,7 +766,7 @@ export interface components {
                 code: string;
                 message: string;
             }[];
-            /** @description Tokens this turn's model calls used, as the provider reported them, up to the reply (a classification that answered after it is in the stored result a retry replays; a summary made after the reply is logged, not counted here). */
+            /** @description Tokens this turn's model calls used, as the provider reported them, by call (`node`: call_model, classify_event, summarize, embeddings), up to the reply (a classification that answered after it is in the stored result a retry replays; a summary or title made after the reply is counted in the token metric, by node, not here). */
             usage: {
                 input_tokens: number;
                 output_tokens: number;

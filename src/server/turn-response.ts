@@ -63,7 +63,7 @@ export const turnResponseSchema = z
       .strict()
       .meta({
         description:
-          "Tokens this turn's model calls used, as the provider reported them, up to the reply (a classification that answered after it is in the stored result a retry replays; a summary made after the reply is logged, not counted here).",
+          "Tokens this turn's model calls used, as the provider reported them, by call (`node`: call_model, classify_event, summarize, embeddings), up to the reply (a classification that answered after it is in the stored result a retry replays; a summary or title made after the reply is counted in the token metric, by node, not here).",
       }),
     replayed: z.boolean(),
     degraded: z.array(z.enum(["session_store", "memory_store"])).meta({
