@@ -17,7 +17,7 @@ import {
   type BaseMessage,
 } from "@langchain/core/messages";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { CompactSerializer } from "../../../src/storage/shared/checkpoint-serde.js";
+import { CompactSerializer, SHARED_JSON_TYPE } from "../../../src/storage/shared/checkpoint-serde.js";
 
 const FAST = "mg-json";
 const compact = new CompactSerializer();
@@ -256,12 +256,83 @@ function hasKey(value: unknown, keys: readonly string[]): boolean {
   return Object.entries(value).some(([key, item]) => keys.includes(key) || hasKey(item, keys));
 }
 
+describe("CompactSerializer with a message met twice", () => {
+  const human = () => new HumanMessage({ id: "u1", content: "Where is order 4711?", additional_kwargs: { memory_graph: { parentId: null } } });
+
+  it("writes it once, and loads it back as one instance equal to JsonPlus's", async () => {
+    const shared = human();
+    const value = { call_model: [shared, new AIMessage({ id: "a1", content: "On its way." })], classify_event: [shared, new AIMessage({ id: "u1#c", content: "{}" })] };
+    const [type, bytes] = await compact.dumpsTyped(value);
+    expect(type).toBe(SHARED_JSON_TYPE);
+    expect(new TextDecoder().decode(bytes).split("Where is order 4711?")).toHaveLength(2);
+    const loaded: Loose = await compact.loadsTyped(type, bytes);
+    expect(loaded.classify_event[0]).toBe(loaded.call_model[0]);
+    expect(loaded).toStrictEqual((await roundTrip(jsonplus, value)).value);
+    expect(fieldsOf(loaded.classify_event[0])).toEqual(fieldsOf(shared));
+  });
+
+  it("keeps mg-json for equal messages that are not one instance", async () => {
+    const fast = await roundTrip(compact, [human(), human()]);
+    expect(fast.type).toBe(FAST);
+    expect(fast.value[0]).not.toBe(fast.value[1]);
+  });
+
+  it("numbers messages in the order their text begins, nested ones included", async () => {
+    const inner = human();
+    const tool = new ToolMessage({ id: "t1", content: "found", tool_call_id: "call_1", artifact: { asked: inner } });
+    const value = [tool, inner, tool, { again: inner }];
+    const [type, bytes] = await compact.dumpsTyped(value);
+    expect(type).toBe(SHARED_JSON_TYPE);
+    const loaded: Loose = await compact.loadsTyped(type, bytes);
+    expect(loaded[0]).toBeInstanceOf(ToolMessage);
+    expect(loaded[2]).toBe(loaded[0]);
+    expect(loaded[1]).toBe(loaded[0].artifact.asked);
+    expect(loaded[3].again).toBe(loaded[1]);
+    expect(fieldsOf(loaded[1])).toEqual(fieldsOf(inner));
+  });
+
+  it("keeps each value's sharing as it was, whatever the pattern", async () => {
+    const pool = [human(), new AIMessage({ id: "a1", content: "x" }), new SystemMessage({ id: "s1", content: "y" })];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: pool.length - 1 }), { maxLength: 12 }), async (picks) => {
+        const value = picks.map((i) => pool[i]);
+        const loaded: Loose[] = (await roundTrip(compact, value)).value;
+        for (let i = 0; i < picks.length; i += 1) {
+          expect(fieldsOf(loaded[i])).toEqual(fieldsOf(value[i]));
+          for (let j = 0; j < i; j += 1) expect(loaded[i] === loaded[j]).toBe(picks[i] === picks[j]);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("hands a record with a $mgref key to JsonPlus, and reads one in mg-json text as data", async () => {
+    const fast = await roundTrip(compact, { $mgref: 0, m: human() });
+    expect(fast.type).not.toBe(FAST);
+    expect(fast.type).not.toBe(SHARED_JSON_TYPE);
+    expect(fast.value.$mgref).toBe(0);
+    await expect(compact.loadsTyped(FAST, '{"$mgref":0}')).resolves.toEqual({ $mgref: 0 });
+  });
+
+  it("refuses a reference to no message before it", async () => {
+    await expect(compact.loadsTyped(SHARED_JSON_TYPE, '[{"$mgref":0},{"$mg":"HumanMessage","content":"hi"}]')).rejects.toThrow(/before its reference/);
+  });
+
+  it("hands a message within its own fields to JsonPlus", async () => {
+    const loop = human();
+    loop.additional_kwargs.self = loop;
+    const [type] = await compact.dumpsTyped([loop]).catch(() => ["threw"]);
+    expect(type).not.toBe(FAST);
+    expect(type).not.toBe(SHARED_JSON_TYPE);
+  });
+});
+
 describe("CompactSerializer property", () => {
   it("round-trips any JSON value", async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), async (value) => {
         const fast = await roundTrip(compact, value);
-        if (!hasKey(value, ["$mg", "lc"])) expect(fast.type).toBe(FAST);
+        if (!hasKey(value, ["$mg", "$mgref", "lc"])) expect(fast.type).toBe(FAST);
         expect(fast.value).toStrictEqual(JSON.parse(JSON.stringify(value)));
       }),
       { numRuns: 300 },
