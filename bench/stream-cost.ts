@@ -23,6 +23,8 @@
  * With `--baseline <checkout>` (another commit's work tree, e.g. from `git worktree add`, with its
  * node_modules), that commit's service runs in the same rounds too (`ours_baseline`), and each phase
  * prints `ours_over_baseline`: a change measured against what it changed, side by side.
+ * `--baseline-env KEY=VALUE,...` sets variables of the baseline's service: with `--baseline .`, the
+ * same code under another setting (e.g. `CLASSIFY_POLICY=model`, the classification asked every turn).
  * Model tokens: each service calls the stand-in with its own API key (`modelAt`), and the stand-in
  * tallies the usage its answers report by key and kind of call. Each side prints
  * `model_tokens_per_turn` over the phase (its turns and what they left, as for CPU): per kind —
@@ -40,8 +42,8 @@ import { modelAt, ratio, startBare, startFloor, startOurs, startService, stats, 
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" }, compiled: { type: "boolean" }, baseline: { type: "string" } },
-  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15] [--compiled] [--baseline <checkout>]",
+  { sessions: { type: "string" }, turns: { type: "string" }, gap: { type: "string" }, ttft: { type: "string" }, compiled: { type: "boolean" }, baseline: { type: "string" }, "baseline-env": { type: "string" } },
+  "usage: npm run bench:stream-cost -- [--sessions 8] [--turns 10] [--ttft 300] [--gap 15] [--compiled] [--baseline <checkout>] [--baseline-env KEY=VALUE,...]",
 );
 const SESSIONS = Number(args.sessions ?? 8);
 const TURNS = Number(args.turns ?? 10);
@@ -168,6 +170,7 @@ const baseline = args.baseline
       MEMORY_BACKEND: "sqlite",
       SQLITE_PATH: path.join(temp.dir, "ours_baseline.db"),
       ...modelAt(provider.baseUrl, "ours_baseline"),
+      ...Object.fromEntries((args["baseline-env"] ?? "").split(",").filter(Boolean).map((pair) => pair.split("=", 2) as [string, string])),
     })
   : undefined;
 try {
