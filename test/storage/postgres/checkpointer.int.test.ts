@@ -1,23 +1,24 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { validate, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
+import { deltaChannelHistoryTests, validate, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
+import { PostgresCheckpointer } from "../../../src/storage/postgres/checkpointer.js";
 
-// LangGraph's PostgresSaver is the postgres backend's checkpointer; it must pass the whole suite,
-// on a schema of its own.
+// Our PostgresCheckpointer (LangGraph's PostgresSaver with our compact serializer, our setup and
+// pruning) is the postgres backend's checkpointer; it must pass LangGraph's whole conformance
+// suite, as the SQLite and Redis ones do, each on a schema of its own.
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
-const schemas = new Map<PostgresSaver, string>();
+const schemas = new Map<PostgresCheckpointer, string>();
 
 afterAll(async () => {
   await pool.end();
 });
 
-const initializer: CheckpointSaverTestInitializer<PostgresSaver> = {
-  checkpointerName: "PostgresSaver",
+const initializer: CheckpointSaverTestInitializer<PostgresCheckpointer> = {
+  checkpointerName: "PostgresCheckpointer",
   async createCheckpointer() {
     const schema = `mg_ckpt_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
-    const saver = new PostgresSaver(pool, undefined, { schema });
+    const saver = new PostgresCheckpointer(pool, { schema });
     await saver.setup();
     schemas.set(saver, schema);
     return saver;
@@ -28,3 +29,5 @@ const initializer: CheckpointSaverTestInitializer<PostgresSaver> = {
 };
 
 validate(initializer);
+// Opt-in part of the suite (not run by validate): the walk that rebuilds DeltaChannel state.
+deltaChannelHistoryTests(initializer);
