@@ -69,6 +69,15 @@ export interface MemoryGraph extends MemoryApi, MemoryItems, SessionApi {
 
 /** Builds the memory graph from options; close it when done. */
 export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promise<MemoryGraph> {
+  return (await openMemoryGraph(options)).graph;
+}
+
+/**
+ * A memory graph with what its nodes were built with: the deps (one embedder for the nodes and the
+ * store) and the scope of its logger. For code beside the graph that runs the same nodes on the
+ * same persistence (the agent middleware); not part of the package's API.
+ */
+export async function openMemoryGraph(options: MemoryGraphOptions = {}): Promise<{ graph: MemoryGraph; deps: GraphDeps; scoped: <T>(work: () => T) => T }> {
   const logger = options.logger === undefined ? undefined : resolveLogger(options.logger);
   // What the graph logs, in any call of it, goes to its own logger when it has one.
   const scoped = <T>(work: () => T): T => (logger ? withLogger(logger, work) : work());
@@ -99,7 +108,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
   const turns = createTurnRunner({ app: planned, persistence, health, sessionless, deps, checkpointKeep, titleModel, scoped, refuseWhenClosed });
   const { stateOf, settled } = turns;
 
-  return {
+  const graph: MemoryGraph = {
     app,
     persistence,
     limits,
@@ -128,6 +137,7 @@ export async function createMemoryGraph(options: MemoryGraphOptions = {}): Promi
         await persistence.close();
       }),
   };
+  return { graph, deps, scoped };
 }
 
 /** The persistence the options name: the caller's own, or a backend opened here. */

@@ -127,9 +127,17 @@ export function assemblePrompt(parts: PromptParts): BaseMessage[] {
       return message.getType() === "human" ? new HumanMessage(content) : new AIMessage(content);
     });
   const prompt: BaseMessage[] = [new SystemMessage(system), ...recent];
-  if (parts.memory.text) {
-    prompt.push(new SystemMessage(`Memory of this user (use it when it helps; it may be out of date):\n\n${parts.memory.text}`));
-  }
+  const memory = memoryBlock(parts.memory);
+  if (memory) prompt.push(new SystemMessage(memory));
   prompt.push(new HumanMessage(textOf(parts.newMessage)));
   return prompt;
+}
+
+/**
+ * The memory block as the model reads it — the rendered sections under one line that says what
+ * they are — or "" when memory holds nothing relevant. The graph's prompt gives it as a system
+ * message after the history; the agent middleware adds it to the agent's system message. Pure.
+ */
+export function memoryBlock(memory: Pick<RenderedContext, "text">): string {
+  return memory.text ? `Memory of this user (use it when it helps; it may be out of date):\n\n${memory.text}` : "";
 }

@@ -1,0 +1,23 @@
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { textOf } from "../../src/messages/message-meta.js";
+
+/**
+ * An agent's model for tests: LangChain's fake chat model (it binds tools and records every call)
+ * answering each of up to `calls` calls with `answer(messages)`: a string, or a message of its own
+ * (tool calls).
+ */
+export function answeringModel(answer: (messages: BaseMessage[]) => string | AIMessage = (messages) => `ok: ${textOf(messages.at(-1) as BaseMessage)}`, calls = 40) {
+  const model = fakeModel();
+  for (let i = 0; i < calls; i++) model.respond((messages) => {
+    const reply = answer(messages);
+    return typeof reply === "string" ? new AIMessage(reply) : reply;
+  });
+  return model;
+}
+
+/** The text of the system message of a model call (where the middleware puts memory). */
+export function systemTextOf(messages: readonly BaseMessage[]): string {
+  const first = messages[0];
+  return first && first.getType() === "system" ? textOf(first) : "";
+}
