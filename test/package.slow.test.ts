@@ -134,6 +134,7 @@ console.log(JSON.stringify(names));`;
     expect(names["./redis"]).toEqual(expect.arrayContaining(["RedisCheckpointer", "redisTurnLock"]));
     expect(names["./retention"]).toEqual(expect.arrayContaining(["forgetUser", "forgetSession", "collectGarbage"]));
     expect(names["./client"]).toEqual(["MemoryGraphApiError", "createMemoryGraphClient"]);
+    expect(names["./agent"]).toEqual(expect.arrayContaining(["memoryMiddleware", "MEMORY_TOOLS"]));
   });
 
   it.each(["memory-graph/reducers", "memory-graph", "memory-graph/client"])("imports %s without loading a storage driver", async (specifier) => {
