@@ -22,8 +22,8 @@ export { MEMORY_TOOLS, type MemoryToolName } from "./memory-tools.js";
 export interface MemoryMiddlewareOptions extends Omit<MemoryGraphOptions, "chatModel" | "systemPrompt" | "memoryMode" | "sessionTitles" | "checkpointKeep"> {
   /**
    * The model memory asks to classify messages and write summaries (`classifierModel` and
-   * `summaryModel` override it). Default none: the local rules, as the graph runs offline. The
-   * agent's own model is the agent's.
+   * `summaryModel` override it). Default: one made from `openai` when given, else none (the local
+   * rules, as the graph runs offline). The agent's own model is the agent's.
    */
   model?: BaseChatModel | null;
   /** Any LangGraph store to keep memory in, instead of a backend (turns are then serialised in this process). */
@@ -67,7 +67,8 @@ export async function memoryMiddleware(options: MemoryMiddlewareOptions = {}) {
   const persistence = graphOptions.persistence ?? (store ? { checkpointer: new MemorySaver(), store } : undefined);
   // The model's name on a stored reply, when the reply does not say it: the agent's.
   const modelName = graphOptions.modelName ?? "agent";
-  const { graph, deps, scoped } = await openMemoryGraph({ ...graphOptions, ...(persistence ? { persistence } : {}), chatModel: model ?? null, modelName });
+  // Without `model`, memory's model is the one `openai` describes, else none (as the graph's is).
+  const { graph, deps, scoped } = await openMemoryGraph({ ...graphOptions, ...(persistence ? { persistence } : {}), ...(model === undefined ? {} : { chatModel: model }), modelName });
   const parts = agentParts(graph, deps, scoped, onTurn);
   const startTurn = createTurnStart(parts);
   const endTurn = createTurnEnd(parts);

@@ -6,6 +6,7 @@ import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryMiddleware } from "../../../src/entries/agent.js";
 import { sqliteRows } from "../../support/every-row.js";
+import { memoryBlock } from "../../../src/memory/context.js";
 import { answeringModel, systemTextOf } from "../../support/agent.js";
 
 let dir = "";
@@ -116,6 +117,24 @@ describe("memoryMiddleware on a SQLite file", () => {
     // Two answered pairs make a summary due: made after the reply, covering the session's thread.
     const [summary] = await memory.graph.listSummaries(ada);
     expect(summary?.messageIds).toEqual(state.messages.map((m) => m.id));
+    await memory.close();
+  });
+
+  it("gives the model the memory block the graph gives its model for the same message (sections, order, budget)", async () => {
+    const memory = await memoryMiddleware({ sqlitePath: file, logger: false, limits: { context: { tokenBudget: 120 } } });
+    const model = answeringModel();
+    const agent = createAgent({ model, middleware: [memory] });
+    for (const [sessionId, text] of [["s1", "My name is Ada and I live in Lisbon"], ["s1", "My order 1234 arrived broken"], ["s2", "I have a cat called Miso"]] as const) {
+      await agent.invoke({ messages: [new HumanMessage(text)] }, { context: { ...ada, sessionId } });
+    }
+    await memory.settled();
+    const question = "What was wrong with my order, and what is my cat called?";
+    // Neither door keeps this turn, so both recall from the same memory.
+    await agent.invoke({ messages: [new HumanMessage(question)] }, { context: { ...ada, sessionId: "s3", remember: false } });
+    const graphTurn = await memory.graph.runTurn({ ...ada, sessionId: "s4", message: question, remember: false });
+    expect(graphTurn.memoryContext.text).toContain("## ");
+    expect(graphTurn.memoryContext.tokens).toBeLessThanOrEqual(120);
+    expect(systemTextOf(model.calls.at(-1)?.messages ?? [])).toBe(memoryBlock(graphTurn.memoryContext));
     await memory.close();
   });
 });
