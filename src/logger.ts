@@ -4,7 +4,8 @@ import { traceFields } from "./telemetry.js";
 /**
  * Logging. Our code calls `log.info(event, fields)`; where the line goes is the host's choice:
  * - by default, structured JSON to stdout, one object per line, with the `severity` field Cloud
- *   Logging reads, at the level of `setLogLevel` (entry points pass `LOG_LEVEL`);
+ *   Logging reads, at the level of `setLogLevel`: the service and the CLIs pass `LOG_LEVEL` (default
+ *   info); imported as a library it stays quiet (`silent`) unless `LOG_LEVEL` or `setLogLevel` names a level;
  * - `setLogger(logger)` sends everything to the host's logger instead (or `setLogger(false)`: nothing);
  * - `withLogger(logger, work)` sends what `work` logs, its async continuations included, to
  *   `logger`, whatever the process-wide one is: each memory graph runs its calls in its own.
@@ -65,7 +66,8 @@ export function resolveLogger(option: LoggerOption): Logger {
   return option;
 }
 
-let threshold: LogLevel = "info";
+// Quiet until a level is set: a library writes nothing into its host's output unless asked to.
+let threshold: LogLevel = "silent";
 let sink: (line: string) => void = stdout;
 const processJson = json(
   () => threshold,

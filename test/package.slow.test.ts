@@ -157,12 +157,12 @@ console.log(JSON.stringify(names));`;
     if (/\blogger\b/.test(code)) expect(stdout).not.toMatch(/^\{"severity"/m);
   }, 120_000);
 
-  it("writes JSON log lines to stdout by default, and none with LOG_LEVEL=silent", async () => {
+  it("writes no log line into its host's output by default, and JSON lines with LOG_LEVEL=info", async () => {
     const first = examples[0]?.name ?? "";
-    const logged = await sh(process.execPath, [`out/${first}.js`], { cwd: project, env: exampleEnv() });
+    const quiet = await sh(process.execPath, [`out/${first}.js`], { cwd: project, env: exampleEnv() });
+    expect(quiet.stdout).not.toMatch(/"severity"/);
+    expect(quiet.stdout).toContain("OK");
+    const logged = await sh(process.execPath, [`out/${first}.js`], { cwd: project, env: { ...exampleEnv(), LOG_LEVEL: "info" } });
     expect(logged.stdout).toMatch(/^\{"severity":"INFO".*"event":"persistence_opened"/m);
-    const silent = await sh(process.execPath, [`out/${first}.js`], { cwd: project, env: { ...exampleEnv(), LOG_LEVEL: "silent" } });
-    expect(silent.stdout).not.toMatch(/"severity"/);
-    expect(silent.stdout).toContain("OK");
   }, 120_000);
 });

@@ -2,7 +2,7 @@ import "dotenv/config";
 import readline from "node:readline";
 import { createMemoryGraph } from "../app/create-memory-graph.js";
 import { optionsFromEnv } from "../app/options-from-env.js";
-import { loadEnv, type Env } from "../config.js";
+import { loadEnv, type Env, logLevelFromEnv } from "../config.js";
 import { MemoryGraphError } from "../errors.js";
 import { setLogLevel, setLogSink } from "../logger.js";
 import { flagsOrExit } from "./args.js";
@@ -19,6 +19,8 @@ const args = flagsOrExit(
   "usage: npm run chat -- [--tenant T] [--user U] [--session S] [--verbose]",
 );
 setLogSink((line) => process.stderr.write(`${line}\n`));
+// The library is quiet by default; an entry point logs at LOG_LEVEL (info unless set), a failed start included.
+setLogLevel(logLevelFromEnv() ?? "info");
 let env: Env;
 try {
   env = loadEnv();

@@ -2,7 +2,7 @@ import "dotenv/config";
 import fs from "node:fs";
 import { createMemoryGraph } from "../app/create-memory-graph.js";
 import { optionsFromEnv } from "../app/options-from-env.js";
-import { loadEnv, type Env } from "../config.js";
+import { loadEnv, type Env, logLevelFromEnv } from "../config.js";
 import { setLogLevel, setLogSink } from "../logger.js";
 import { collectGarbage } from "../memory/gc.js";
 import { flagsOrExit } from "./args.js";
@@ -18,6 +18,8 @@ import { exitOnStartFailure } from "./fail.js";
  */
 const args = flagsOrExit(process.argv.slice(2), { keep: { type: "string" } }, "usage: npm run gc [-- --keep N]");
 setLogSink((line) => process.stderr.write(`${line}\n`));
+// The library is quiet by default; an entry point logs at LOG_LEVEL (info unless set), a failed start included.
+setLogLevel(logLevelFromEnv() ?? "info");
 let env: Env;
 try {
   env = loadEnv({ ...process.env, ...(args.keep === undefined ? {} : { CHECKPOINT_KEEP: args.keep }) });

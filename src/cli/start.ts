@@ -2,7 +2,7 @@ import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { checkStorage } from "../app/startup-checks.js";
-import { loadEnv, telemetryOptionsOf, type Env } from "../config.js";
+import { loadEnv, telemetryOptionsOf, type Env, logLevelFromEnv } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
@@ -20,6 +20,8 @@ import { configError, exitOnStartFailure } from "./fail.js";
  */
 const FAILED = "server.start_failed";
 
+// The library is quiet by default; an entry point logs at LOG_LEVEL (info unless set), a failed start included.
+setLogLevel(logLevelFromEnv() ?? "info");
 let env: Env;
 try {
   env = loadEnv();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import type { RankedItem } from "../../../src/memory/ports/store.js";
-import { setLogSink } from "../../../src/logger.js";
+import { setLogLevel, setLogSink } from "../../../src/logger.js";
 import { HashedNgramEmbeddings, tokenize } from "../../../src/memory/ranking/index.js";
 import { pathOf } from "../../../src/storage/shared/namespace.js";
 import { describeStoreContract } from "../store-contract.js";
@@ -171,6 +171,7 @@ describe("PostgresStore", () => {
 
   it("warns once, at set-up, when embeddings are configured but pgvector is not used", async () => {
     const lines: string[] = [];
+    setLogLevel("info");
     setLogSink((line) => lines.push(line));
     try {
       const store = new PostgresStore(pool, { schema: schemas.lex, embeddings: new HashedNgramEmbeddings(), vectors: "off" });
@@ -179,6 +180,7 @@ describe("PostgresStore", () => {
       await store.setup();
     } finally {
       setLogSink((line) => process.stdout.write(`${line}\n`));
+      setLogLevel("silent");
     }
     expect(lines.filter((l) => l.includes("store.vectors_unavailable"))).toHaveLength(1);
   });

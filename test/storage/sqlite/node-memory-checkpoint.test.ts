@@ -18,7 +18,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const scope = { tenantId: "t1", userId: "u1", sessionId: "s1" };
 const said = ["My locker code is 4711.", "I live in Chiang Mai.", "What is my locker code?", "Where do I live?"];
-const human = (messages: { getType(): string }[] | undefined) => (messages ?? []).filter((m) => m.getType() === "human");
+const human = <M extends { getType(): string }>(messages: M[] | undefined): M[] => (messages ?? []).filter((m) => m.getType() === "human");
 
 describe("node memory in a SQLite checkpoint", () => {
   it("writes each user message once for every node, and reads back the same messages, one instance for all nodes", async () => {
