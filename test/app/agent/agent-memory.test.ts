@@ -137,4 +137,21 @@ describe("memoryMiddleware on a SQLite file", () => {
     expect(systemTextOf(model.calls.at(-1)?.messages ?? [])).toBe(memoryBlock(graphTurn.memoryContext));
     await memory.close();
   });
+
+  it("corrects what the agent's earlier messages say of a fact that changed since, in what the model is sent only", async () => {
+    const memory = await memoryMiddleware({ sqlitePath: file, logger: false });
+    const model = answeringModel();
+    const agent = createAgent({ model, middleware: [memory], checkpointer: memory.checkpointer });
+    const config = { context: { ...ada, sessionId: "s1" }, configurable: { thread_id: "ada-moves" } };
+    for (const text of ["I live in Lisbon", "I moved to Porto", "Where do I live?"]) {
+      await agent.invoke({ messages: [new HumanMessage(text)] }, config);
+      await memory.settled();
+    }
+    const sent = (model.calls.at(-1)?.messages ?? []).map((m) => m.text);
+    expect(sent[1]).toMatch(/^\(since \S+ location city is Porto, not Lisbon\) I live in Lisbon$/);
+    expect(sent.at(-1)).toBe("Where do I live?");
+    const kept = (await agent.graph.getState(config)).values.messages.map((m: { text: string }) => m.text);
+    expect(kept[0]).toBe("I live in Lisbon");
+    await memory.close();
+  });
 });
