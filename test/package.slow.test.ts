@@ -84,6 +84,20 @@ beforeAll(async () => {
   );
   mkdirSync(path.join(project, "examples"));
   for (const example of examples) writeFileSync(path.join(project, "examples", `${example.name}.ts`), example.code);
+  // Type-checked with the examples, never run: a misspelt turn field does not compile.
+  writeFileSync(
+    path.join(project, "examples", "typed-turn.ts"),
+    [
+      'import { createMemoryGraph } from "memory-graph";',
+      "export async function misspelt(): Promise<void> {",
+      '  const memory = await createMemoryGraph({ backend: "memory" });',
+      "  // @ts-expect-error `mesage` is not a field of a turn",
+      '  await memory.runTurn({ tenantId: "t", userId: "u", sessionId: "s", mesage: "hi" });',
+      '  await memory.runTurn({ tenantId: "t", userId: "u", sessionId: "s", message: "hi", useMemory: false });',
+      "}",
+      "",
+    ].join("\n"),
+  );
   writeFileSync(path.join(project, "no-engines.mjs"), 'import { register } from "node:module";\nregister("./no-engines-hooks.mjs", import.meta.url);\n');
   writeFileSync(
     path.join(project, "no-engines-hooks.mjs"),

@@ -8,6 +8,7 @@ import { withStore } from "../memory/store-io.js";
 import { reusingEmbeddings } from "../memory/vector-reuse.js";
 import { summarizerOf, type GraphDeps } from "../graph/nodes/deps.js";
 import type { TurnResult } from "../graph/nodes/build-candidate.js";
+import type { TurnInput, ValidTurn } from "../graph/state/turn-input.js";
 import { MemoryGraphError } from "../errors.js";
 import { openPersistence, type Persistence } from "./backends.js";
 import { graphDepsOf, type MemoryGraphOptions } from "./graph-options.js";
@@ -37,14 +38,17 @@ export interface MemoryGraph extends MemoryApi, MemoryItems, SessionApi {
    * Runs one turn: validates the input (storing nothing when it is bad), then invokes the graph.
    * A `messageId` is an idempotency key: sent again with the same text after its turn finished,
    * the stored result comes back (`replayed: true`) and nothing runs; with another text, or the
-   * id of an assistant message, it fails with `MESSAGE_ID_CONFLICT` and nothing is written.
+   * id of an assistant message, it fails with `MESSAGE_ID_CONFLICT` and nothing is written. The
+   * input is typed (`TurnInput`: a misspelt field does not compile) and still checked at run time
+   * for callers without types; a `ValidTurn` (an input checked already, as the HTTP routes have)
+   * is taken as it is.
    */
-  runTurn(input: unknown, options?: TurnOptions): Promise<TurnResult>;
+  runTurn(input: TurnInput | ValidTurn, options?: TurnOptions): Promise<TurnResult>;
   /**
    * Runs one turn like `runTurn`, handing each piece of call_model's reply to `onToken` as it is
    * produced (the whole reply at once when the model does not stream, as offline, or replayed).
    */
-  streamTurn(input: unknown, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
+  streamTurn(input: TurnInput | ValidTurn, onToken: (text: string) => void, options?: TurnOptions): Promise<TurnResult>;
   /**
    * Resolves once every answered turn's upkeep has finished: a turn's result comes back when
    * build_candidate is done, and a due summary is made after it, with the session still locked.

@@ -1,3 +1,4 @@
+import type { TurnInput } from "../../src/graph/state/turn-input.js";
 import { describe, expect, it } from "vitest";
 import { MemoryGraphError } from "../../src/errors.js";
 import { memoryGraphForTest, scope } from "../support/deps.js";
@@ -21,7 +22,8 @@ const cases: { name: string; input: unknown; field: string }[] = [
 describe("bad input", () => {
   it.each(cases)("rejects $name with an error naming the field, storing nothing", async ({ input, field }) => {
     const { graph, store, checkpointer } = await memoryGraphForTest();
-    const error = await graph.runTurn(input).catch((e: unknown) => e);
+    // Untyped callers (JavaScript, JSON from elsewhere) get the run-time check.
+    const error = await graph.runTurn(input as TurnInput).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryGraphError);
     expect((error as MemoryGraphError).kind).toBe("user");
     expect((error as MemoryGraphError).field ?? "").toContain(field === "input" ? "" : field);
