@@ -2,9 +2,8 @@ import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { eventPut } from "../memory/events.js";
-import { loadFacts, upsertFacts } from "../memory/facts.js";
+import { factPut, loadFacts, upsertFacts } from "../memory/facts.js";
 import type { ImportPlan } from "../memory/import.js";
-import { namespaces } from "../memory/namespaces.js";
 import type { FactRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
@@ -80,7 +79,6 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
       sliceStart = performance.now();
     }
   }
-  // Unindexed, as `saveFacts` writes them: facts are read whole, never searched by text.
-  const factPuts = [...factWrites.values()].map((fact): Operation => ({ namespace: namespaces.facts(user), key: fact.id, value: { ...fact }, index: false }));
+  const factPuts = [...factWrites.values()].map((fact): Operation => factPut(user, fact));
   return { puts: [...eventPuts, ...factPuts], events: eventPuts.length, facts: factPuts.length, classified };
 }

@@ -21,29 +21,19 @@ type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 export const EVENT_TEXT_CHARS = 1_000;
 
 /**
- * Saves an event, its text cut to `EVENT_TEXT_CHARS`. When the user now has more than `maxEventsPerUser` events (one bounded probe),
- * retention runs at once; age-based expiry is left to `npm run gc`, which applies the whole
- * policy. Returns how many events were dropped.
+ * The write of one event, its text cut to `EVENT_TEXT_CHARS`, for a caller that batches writes
+ * (`saveClassified`, an import); the caller holds the user's events to the retention policy
+ * (`enforceEventCap`).
  */
-export async function saveEvent(
-  store: BaseStore,
-  scope: UserScope,
-  event: EventRecord,
-  retention: RetentionPolicy,
-  now: Date,
-): Promise<number> {
-  const { namespace, key, value } = eventPut(scope, event);
-  await store.put(namespace, key, value, false);
-  return enforceEventCap(store, scope, retention, now);
-}
-
-/** The write of one event (as `saveEvent` makes it), for a caller that batches writes. */
 export function eventPut(scope: UserScope, event: EventRecord): PutOperation & { value: Record<string, unknown> } {
   // Unindexed: events are read by recency, never searched by text (no full-text row, no vector).
   return { namespace: namespaces.events(scope), key: event.id, value: { ...event, text: truncate(event.text, EVENT_TEXT_CHARS) }, index: false };
 }
 
-/** Applies retention when the user holds more than `maxEventsPerUser` events (one bounded probe); returns how many were dropped. */
+/**
+ * Applies retention when the user holds more than `maxEventsPerUser` events (one bounded probe);
+ * age-based expiry is left to `npm run gc`, which applies the whole policy. Returns how many were dropped.
+ */
 export async function enforceEventCap(store: BaseStore, scope: UserScope, retention: RetentionPolicy, now: Date): Promise<number> {
   const beyond = await hasStoredAtLeast(store, namespaces.events(scope), retention.maxEventsPerUser + 1);
   return beyond ? applyRetention(store, scope, retention, now) : 0;

@@ -1,4 +1,4 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import type { FactRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -99,7 +99,10 @@ export function currentFacts(facts: readonly FactRecord[], now?: Date): FactReco
   return ordered.filter((fact) => !keys.has(fact.key) && keys.add(fact.key));
 }
 
-/** Applies attribute updates to the store; returns the records written. */
+/**
+ * Applies attribute updates to the store, in one batch (a superseded record is closed in the
+ * transaction that opens its successor); returns the records written.
+ */
 export async function saveFacts(
   store: BaseStore,
   scope: UserScope,
@@ -108,9 +111,14 @@ export async function saveFacts(
 ): Promise<FactRecord[]> {
   if (updates.length === 0) return [];
   const writes = upsertFacts(await loadFacts(store, scope), updates, source);
-  // Unindexed: facts are read whole, never searched by text (no full-text row, no vector).
-  await Promise.all(writes.map((fact) => store.put(namespaces.facts(scope), fact.id, { ...fact }, false)));
+  if (writes.length > 0) await store.batch(writes.map((fact) => factPut(scope, fact)));
   return writes;
+}
+
+/** The write of one fact record, for a caller that batches writes. */
+export function factPut(scope: UserScope, fact: FactRecord): PutOperation {
+  // Unindexed: facts are read whole, never searched by text (no full-text row, no vector).
+  return { namespace: namespaces.facts(scope), key: fact.id, value: { ...fact }, index: false };
 }
 
 /**

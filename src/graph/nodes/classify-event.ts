@@ -4,8 +4,7 @@ import { messageOf } from "../../errors.js";
 import { log } from "../../logger.js";
 import { annotateSpan } from "../../telemetry.js";
 import { withMeta } from "../../messages/message-meta.js";
-import { saveEvent } from "../../memory/events.js";
-import { saveFacts } from "../../memory/facts.js";
+import { saveClassified } from "../../memory/classified-writes.js";
 import { requireStore } from "../../memory/store-io.js";
 import { boundedInTime } from "../../rules/facts/expiry.js";
 import { classifyByKeywords } from "../../rules/keyword-classifier.js";
@@ -15,7 +14,9 @@ import { planClassification } from "../../rules/classify-gate.js";
 import { inModelSpan, modelNameOf } from "../../models/model-span.js";
 import { usageOfReply, type ModelUsage } from "../../models/usage.js";
 import { NODE } from "../state/node-names.js";
-import type { MemoryState, MemoryUpdate, TurnEvent } from "../state/state.js";
+import type { EventRecord } from "../../memory/records.js";
+import type { ClassifiedEvent } from "../../rules/event-schema.js";
+import type { MemoryState, MemoryUpdate, TurnEvent, TurnInfo } from "../state/state.js";
 import { classifierOf, retryOptions, type GraphDeps } from "./deps.js";
 import { humanForNode, scopeOfState, turnOf } from "./turn.js";
 
@@ -65,29 +66,16 @@ export function createClassifyEventNode(deps: GraphDeps) {
     // An incognito turn (`remember: false`) is classified for its intent, and keeps nothing.
     const remember = state.input?.remember !== false;
     const saved = remember && classified.importance >= deps.limits.importanceThreshold;
-    if (saved) {
-      await saveEvent(
-        store,
-        scope,
-        {
-          id: turn.messageId,
-          type: classified.type,
-          importance: classified.importance,
-          intent: classified.intent,
-          entities: classified.entities,
-          language: classified.language,
-          payload: classified.payload,
-          text: turn.text,
-          messageId: turn.messageId,
-          sessionId: scope.sessionId,
-          createdAt: now.toISOString(),
-          classifiedBy,
-        },
-        deps.limits.retention,
+    if (remember) {
+      // The event and the facts in one write (see `saveClassified`).
+      await saveClassified(store, scope, {
+        event: saved ? eventRecordOf(classified, classifiedBy, turn, scope.sessionId, now) : null,
+        facts: boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now),
+        source: { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() },
+        retention: deps.limits.retention,
         now,
-      );
+      });
     }
-    if (remember) await saveFacts(store, scope, boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now), { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() });
 
     const event: TurnEvent = { ...classified, text: turn.text, classifiedBy, ...classification, saved, fallbackReason };
     const answer = withMeta(new AIMessage({ id: `${turn.messageId}#${NODE.classifyEvent}`, content: JSON.stringify(classified) }), {
@@ -105,4 +93,10 @@ export function createClassifyEventNode(deps: GraphDeps) {
       },
     };
   };
+}
+
+/** The event record a classified message keeps, keyed by its message (classifying it again overwrites). */
+function eventRecordOf(classified: ClassifiedEvent, classifiedBy: TurnEvent["classifiedBy"], turn: TurnInfo, sessionId: string, now: Date): EventRecord {
+  const { type, importance, intent, entities, language, payload } = classified;
+  return { id: turn.messageId, type, importance, intent, entities, language, payload, text: turn.text, messageId: turn.messageId, sessionId, createdAt: now.toISOString(), classifiedBy };
 }
