@@ -19,7 +19,7 @@ import { bindThreadScope, planRunAlone, runInputOf, windowUpdate } from "./turn.
 /**
  * ingest_prompt: turns the planned turn (the facade's, or the run's input fields planned here) into
  * `input` and one HumanMessage in the window (stored here without embeddings, see `userRowWriter`). No prompt text →
- * SKIP, nothing stored. A session idle past its TTL starts a new window seeded from long-term
+ * SKIP, nothing stored, and an EMPTY_PROMPT entry in `errors` saying so. A session idle past its TTL starts a new window seeded from long-term
  * memory. With `parentMessageId` only the thread from the root to that parent is shown: an
  * assistant parent gets the new message under it; a user parent is re-answered (regeneration).
  */
@@ -31,7 +31,9 @@ export function createIngestPromptNode(deps: GraphDeps) {
     const { input, text, parent } = plan;
     const scope = bindThreadScope(state.scope, { tenantId: input.tenantId, userId: input.userId, sessionId: input.sessionId });
     const now = deps.now();
-    const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, memoryUse: null, turn: null, trim: null };
+    // A skipped run says why, in its errors (Studio shows them; so does the HTTP result).
+    const why = { node: NODE.ingestPrompt, code: "EMPTY_PROMPT", message: "The turn has no message or prompt text: nothing was answered or stored (status SKIP)." };
+    const skip: MemoryUpdate = { input, scope, status: "SKIP", candidate: null, llmText: "", event: null, recalled: null, memoryText: null, memoryUse: null, turn: null, trim: null, errors: [why] };
     if (!text && !input.parentMessageId) return skip;
     const regenerated = parent?.role === "user";
     if (!text && !regenerated) return skip;
