@@ -13,7 +13,8 @@
  * For each ask score (the default, 1, and higher: `modelNeedOf`'s `askScore`) it prints the share of
  * turns asked about and the share of evidence turns asked about, and at the default, per reason, and
  * of the evidence turns not asked about, the share the local classifier still keeps (an event at
- * the default importance threshold, or a fact). `model` is 1/1 and `rules` 0/0 by definition.
+ * the default importance threshold, or a fact), and the share of turns whose decision needed the
+ * local classification (the others are asked about on their text alone). `model` is 1/1 and `rules` 0/0 by definition.
  * Prints one JSON object.
  */
 import { flagsOrExit } from "../src/cli/args.js";
@@ -61,25 +62,33 @@ const keptLocally = (local: ClassifiedEvent) => local.importance >= DEFAULT_LIMI
 
 function report(turns: Turn[]) {
   const evidence = turns.filter((turn) => turn.evidence);
+  let localNeeded = 0;
   const started = performance.now();
-  const atDefault = turns.map((turn) => modelNeedOf(turn.text, turn.local));
+  const atDefault = turns.map((turn) =>
+    modelNeedOf(turn.text, () => {
+      localNeeded += 1;
+      return turn.local;
+    }),
+  );
   const gateUs = ((performance.now() - started) * 1000) / turns.length;
   const reasons: Record<string, number> = {};
   for (const need of atDefault) reasons[need.reason] = (reasons[need.reason] ?? 0) + 1;
-  const missed = evidence.filter((turn) => !modelNeedOf(turn.text, turn.local).ask);
+  const missed = evidence.filter((turn) => !modelNeedOf(turn.text, () => turn.local).ask);
   return {
     turns: turns.length,
     evidence_turns: evidence.length,
     trade_off: ASK_SCORES.map((askScore) => ({
       ask_score: askScore,
       default: askScore === DEFAULT_ASK_SCORE,
-      share_of_turns_asked: share(turns.filter((turn) => modelNeedOf(turn.text, turn.local, askScore).ask).length, turns.length),
-      share_of_evidence_turns_asked: share(evidence.filter((turn) => modelNeedOf(turn.text, turn.local, askScore).ask).length, evidence.length),
+      share_of_turns_asked: share(turns.filter((turn) => modelNeedOf(turn.text, () => turn.local, askScore).ask).length, turns.length),
+      share_of_evidence_turns_asked: share(evidence.filter((turn) => modelNeedOf(turn.text, () => turn.local, askScore).ask).length, evidence.length),
     })),
     reasons_at_default: reasons,
     evidence_not_asked: missed.length,
     evidence_not_asked_kept_locally: share(missed.filter((turn) => keptLocally(turn.local)).length, missed.length),
+    // The gate's own regular expressions; the keyword classification it asks for is made beforehand here.
     gate_us_per_message: Math.round(gateUs * 10) / 10,
+    share_needing_local_classification: share(localNeeded, turns.length),
   };
 }
 

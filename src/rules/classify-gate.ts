@@ -107,26 +107,40 @@ const SETTLED_TYPES: ReadonlySet<string> = new Set(["TRANSACTION", "REQUEST", "I
  */
 export const DEFAULT_ASK_SCORE = 1;
 
-/** The signals of `text`, each once. */
-function signalsOf(text: string, local: Pick<ClassifiedEvent, "entities" | "attributeUpdates">): AskReason[] {
+/** What the gate reads of the local classification: its type, entities and facts. */
+type LocalSignals = Pick<ClassifiedEvent, "entities" | "attributeUpdates" | "type">;
+
+/** The signals the text shows alone, each once. */
+function textSignalsOf(text: string): AskReason[] {
   const found: AskReason[] = [];
   if (CORRECTION.test(text)) found.push("correction");
   if (PREFERENCE.test(text)) found.push("preference");
-  if (local.attributeUpdates.length > 0) found.push("stated_fact");
   if (FIRST_PERSON_EVENT.test(text)) found.push("first_person_event");
   if (MY_THING.test(text)) found.push("possession");
   const mine = text.match(FIRST_PERSON_WORDS)?.length ?? 0;
   if (mine > 0 && mine >= (text.match(SECOND_PERSON)?.length ?? 0)) found.push("first_person");
-  const addressed = ADDRESSED.exec(text)?.[1];
-  if (local.entities.some((entity) => entity.type !== "language" && entity.value !== addressed && text.includes(entity.value))) found.push("names");
   if (DATE_WORDS.test(text)) found.push("date");
   if (AMOUNT.test(text)) found.push("amount");
   if (text.split(/\s+/).length >= LONG_STATEMENT_WORDS) found.push("long_statement");
   return found;
 }
 
+/** The signals that need the local classification: a fact it found, a name it found other than the one addressed. */
+function localSignalsOf(text: string, local: LocalSignals): AskReason[] {
+  const found: AskReason[] = [];
+  if (local.attributeUpdates.length > 0) found.push("stated_fact");
+  const addressed = ADDRESSED.exec(text)?.[1];
+  if (local.entities.some((entity) => entity.type !== "language" && entity.value !== addressed && text.includes(entity.value))) found.push("names");
+  return found;
+}
+
+const weightOf = (signals: ReadonlySet<AskReason>) => [...signals].reduce((sum, signal) => sum + WEIGHT[signal], 0);
+const heaviestOf = (signals: ReadonlySet<AskReason>) => [...signals].reduce((best, signal) => (WEIGHT[signal] > WEIGHT[best] ? signal : best));
+
 /**
- * Whether the `auto` policy asks the model about `text`, its local classification `local` made.
+ * Whether the `auto` policy asks the model about `text`; `localOf` gives its local classification,
+ * asked for only when the text alone does not settle the question (the keyword classifier, with
+ * its date parser and name tagging, is the gate's dearest part).
  *
  * Settled locally (no model call): an empty message; acknowledgements and greetings ("thanks!",
  * "ok", "namaste"); questions (a question asks for memory more than it adds to it: its entities
@@ -135,17 +149,14 @@ function signalsOf(text: string, local: Pick<ClassifiedEvent, "entities" | "attr
  * the rules found what there is); and statements whose signals weigh less than `askScore`.
  *
  * The signals, of the sentences that are not questions: a correction, a preference, a fact the
- * rules found (3 each); something the author did or has ("I moved", "my sister": 2); the correction, preference,
- * stated fact or deed count in a question too; first person outweighing second person, a name other than the one
- * addressed ("Hey Caroline!"), a date, an amount, a long statement (1 each). The reason given is
- * the heaviest signal. English, romanised Hindi and Thai. Pure and cheap: regular expressions over
- * the message and what the local classifier found.
+ * rules found (3 each); something the author did or has ("I moved", "my sister": 2); the
+ * correction, preference, stated fact or deed count in a question too; first person outweighing
+ * second person, a name other than the one addressed ("Hey Caroline!"), a date, an amount, a long
+ * statement (1 each). The reason given is the heaviest signal found: when the text's own signals
+ * reach `askScore` with one the rules do not read (not a name, amount or date), the model is asked
+ * at once, without the local classification. English, romanised Hindi and Thai.
  */
-export function modelNeedOf(
-  text: string,
-  local: Pick<ClassifiedEvent, "entities" | "attributeUpdates" | "type">,
-  askScore = DEFAULT_ASK_SCORE,
-): ModelNeed {
+export function modelNeedOf(text: string, localOf: () => LocalSignals, askScore = DEFAULT_ASK_SCORE): ModelNeed {
   const message = text.trim().replace(APOSTROPHES, "'");
   if (!message) return { ask: false, reason: "empty" };
   const phrases = phrasesOf(message);
@@ -153,16 +164,19 @@ export function modelNeedOf(
     return { ask: false, reason: phrases.some((phrase) => GREETING_WORDS.test(phrase)) ? "greeting" : "acknowledgement" };
   }
   const sentences = sentencesOf(message);
-  const statements = sentences.filter((sentence) => !isQuestion(sentence));
-  const questions = sentences.filter(isQuestion);
-  const signals = new Set(statements.length > 0 ? signalsOf(statements.join("\n"), local) : []);
-  if (questions.length > 0) for (const signal of signalsOf(questions.join("\n"), local)) if (TOLD_IN_QUESTIONS.has(signal)) signals.add(signal);
-  if (signals.size === 0) return { ask: false, reason: statements.length === 0 ? "question" : "no_signal" };
-  const heaviest = [...signals].reduce((best, signal) => (WEIGHT[signal] > WEIGHT[best] ? signal : best));
+  const statements = sentences.filter((sentence) => !isQuestion(sentence)).join("\n");
+  const questions = sentences.filter(isQuestion).join("\n");
+  const told = (found: AskReason[]) => found.filter((signal) => TOLD_IN_QUESTIONS.has(signal));
+  const signals = new Set([...textSignalsOf(statements), ...told(textSignalsOf(questions))]);
+  const settledByText = weightOf(signals) >= askScore && [...signals].some((signal) => !FOUND_BY_RULES.has(signal));
+  if (settledByText) return { ask: true, reason: heaviestOf(signals) };
+  const local = localOf();
+  for (const signal of [...localSignalsOf(statements, local), ...told(localSignalsOf(questions, local))]) signals.add(signal);
+  const settle = statements ? "no_signal" : "question";
+  if (signals.size === 0) return { ask: false, reason: settle };
   if (SETTLED_TYPES.has(local.type) && [...signals].every((signal) => FOUND_BY_RULES.has(signal))) return { ask: false, reason: "rule_matched" };
-  const score = [...signals].reduce((sum, signal) => sum + WEIGHT[signal], 0);
-  if (score < askScore) return { ask: false, reason: statements.length === 0 ? "question" : "no_signal" };
-  return { ask: true, reason: heaviest };
+  if (weightOf(signals) < askScore) return { ask: false, reason: settle };
+  return { ask: true, reason: heaviestOf(signals) };
 }
 
 /** Why a message was classified the way it was: the gate's reason, or the policy's. */
@@ -172,18 +186,19 @@ export type ClassifyReason = AskReason | SettleReason | "policy_model" | "policy
 export interface ClassificationPlan {
   ask: boolean;
   reason: ClassifyReason;
-  /** The keyword classification, when it was made (always but under `model`). */
+  /** The keyword classification, when it was made (when the gate needed it, or no model is asked). */
   local: ClassifiedEvent | null;
 }
 
 /**
  * How `policy` classifies `text` when a model is (`hasModel`) or is not there: `model` asks it,
- * `rules` (or no model) never does, `auto` classifies locally and asks as {@link modelNeedOf} says.
+ * `rules` (or no model) never does, `auto` asks as {@link modelNeedOf} says (classifying locally
+ * when the gate needs it; the caller classifies locally when `local` is null and no model answers).
  */
 export function planClassification(policy: ClassifyPolicy, hasModel: boolean, text: string, context: ClassifyContext): ClassificationPlan {
   if (!hasModel || policy === "rules") return { ask: false, reason: policy === "rules" ? "policy_rules" : "no_model", local: classifyByKeywords(text, context) };
   if (policy === "model") return { ask: true, reason: "policy_model", local: null };
-  const local = classifyByKeywords(text, context);
-  const need = modelNeedOf(text, local);
+  let local: ClassifiedEvent | null = null;
+  const need = modelNeedOf(text, () => (local ??= classifyByKeywords(text, context)));
   return { ask: need.ask, reason: need.reason, local };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { modelNeedOf, planClassification } from "../../src/rules/classify-gate.js";
 import { classifyByKeywords } from "../../src/rules/keyword-classifier.js";
 
-const need = (text: string, askScore?: number) => modelNeedOf(text, classifyByKeywords(text), askScore);
+const need = (text: string, askScore?: number) => modelNeedOf(text, () => classifyByKeywords(text), askScore);
 
 describe("the auto policy's gate (modelNeedOf)", () => {
   it.each([
@@ -30,8 +30,9 @@ describe("the auto policy's gate (modelNeedOf)", () => {
     ["Actually my number is 0812345678", "correction"],
     ["I moved to Pune, can you update my address?", "correction"],
     ["I prefer replies in Thai", "preference"],
-    ["Mera naam Rahul hai", "stated_fact"],
-    ["ผมย้ายไปเชียงใหม่แล้ว", "stated_fact"],
+    ["Mera naam Rahul hai", "possession"],
+    ["ผมย้ายไปเชียงใหม่แล้ว", "first_person"],
+    ["Email: anong@example.com", "stated_fact"],
     ["We adopted a puppy last spring.", "first_person_event"],
     ["My sister is visiting next week.", "possession"],
     ["Priya is coming to Pune.", "names"],
@@ -50,6 +51,20 @@ describe("the auto policy's gate (modelNeedOf)", () => {
     expect(need("Hey Caroline, the kids met Melanie at the park!")).toEqual({ ask: true, reason: "names" });
   });
 
+  it("classifies locally only when the text alone does not decide", () => {
+    let made = 0;
+    const counted = (text: string) => () => {
+      made += 1;
+      return classifyByKeywords(text);
+    };
+    expect(modelNeedOf("We adopted a puppy last spring.", counted("We adopted a puppy last spring."))).toEqual({ ask: true, reason: "first_person_event" });
+    expect(modelNeedOf("thanks!", counted("thanks!"))).toMatchObject({ ask: false });
+    expect(made).toBe(0);
+    // Names, amounts and dates alone leave it to the rules: the local classification decides.
+    expect(modelNeedOf("Usko 500 add karo", counted("Usko 500 add karo"))).toEqual({ ask: false, reason: "rule_matched" });
+    expect(made).toBe(1);
+  });
+
   it("asks less as the score it asks from rises", () => {
     const text = "I'm so happy for you, that's amazing news about the new house";
     expect(need(text, 1)).toMatchObject({ ask: true, reason: "first_person" });
@@ -66,9 +81,11 @@ describe("planClassification", () => {
   });
 
   it("under `auto`, classifies locally and asks as the gate says", () => {
-    const settled = planClassification("auto", true, "ok thanks", {});
-    expect(settled).toMatchObject({ ask: false, reason: "acknowledgement" });
-    expect(settled.local).toMatchObject({ type: expect.any(String), intent: expect.any(String) });
-    expect(planClassification("auto", true, "My sister Priya moved to Pune", {})).toMatchObject({ ask: true, reason: "stated_fact" });
+    // Settled by its text: the caller classifies it locally (no model answers).
+    expect(planClassification("auto", true, "ok thanks", {})).toEqual({ ask: false, reason: "acknowledgement", local: null });
+    const plain = planClassification("auto", true, "That sounds lovely.", {});
+    expect(plain).toMatchObject({ ask: false, reason: "no_signal" });
+    expect(plain.local).toMatchObject({ type: expect.any(String), intent: expect.any(String) });
+    expect(planClassification("auto", true, "My sister Priya moved to Pune", {})).toMatchObject({ ask: true, reason: "possession", local: null });
   });
 });

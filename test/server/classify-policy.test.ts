@@ -58,7 +58,7 @@ describe("CLASSIFY_POLICY through the service", () => {
     }
     expect(classifications()).toBe(0);
     const stated = await turn(s, "My sister Priya moved to Pune last month.", "m-3");
-    expect(stated.classification).toEqual({ policy: "auto", by: "model", reason: "stated_fact", fallback_reason: null });
+    expect(stated.classification).toEqual({ policy: "auto", by: "model", reason: "possession", fallback_reason: null });
     expect(stated.usage.calls.map((c) => c.node)).toContain("classify_event");
     expect(classifications()).toBe(1);
   });

@@ -74,7 +74,7 @@ describe("npm start with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     expect(trace.find((s) => s.name === "node classify_event")?.attributes).toMatchObject({
       "memory_graph.classify.policy": "auto",
       "memory_graph.classify.by": "model",
-      "memory_graph.classify.reason": "stated_fact",
+      "memory_graph.classify.reason": "possession",
     });
     const callModel = trace.find((s) => s.name === "node call_model")!;
     const chat = childrenOf(trace, callModel).find((s) => s.name === "chat gpt-4o-mini");
