@@ -10,11 +10,11 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
-import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
+import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings } from "../src/index.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
 import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
-import { loadLocomo, type LocomoConversation } from "./lib/locomo-data.js";
+import { loadLocomo, locomoSessions, type LocomoConversation } from "./lib/locomo-data.js";
 import { mean, percentile, recallAt, round, summarize, type QuestionResult } from "./lib/metrics.js";
 import { compareWithFile, pairedComparison, type PerQuestion } from "./lib/paired.js";
 import { PlainBm25 } from "./lib/plain-bm25.js";
@@ -43,7 +43,7 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
-    for (const session of sessionsOf(conv)) {
+    for (const session of locomoSessions(conv)) {
       const started = performance.now();
       await memory.importSessions(user, [session]);
       const perTurn = (performance.now() - started) / session.messages.length;
@@ -70,18 +70,6 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
     await memory.close();
     await opened.close();
   }
-}
-
-/** The conversation's turns as sessions to import, in order: the first speaker is the user. */
-function sessionsOf(conv: LocomoConversation): ImportSession[] {
-  const sessions = new Map<number, ImportSession>();
-  for (const turn of conv.turns) {
-    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
-    const role = turn.speaker === conv.speakers[0] ? "user" : "assistant";
-    session.messages.push({ id: turn.id, role, text: turn.text, speaker: turn.speaker, createdAt: turn.createdAt });
-    sessions.set(turn.session, session);
-  }
-  return [...sessions.values()];
 }
 
 async function main(): Promise<void> {

@@ -37,6 +37,7 @@
  */
 import path from "node:path";
 import { flagsOrExit } from "../src/cli/args.js";
+import { messageOf } from "./lib/entity-messages.js";
 import { startPacedProvider, type CallKind, type Pacing, type PacedProvider, type TokenTally } from "./lib/paced-provider.js";
 import { modelAt, ratio, startBare, startFloor, startOurs, startService, stats, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 
@@ -51,15 +52,7 @@ const TTFT = Number(args.ttft ?? 300);
 const GAP = Number(args.gap ?? 15);
 const TARGETS = { cpu_per_turn_ratio: 1.3, cpu_per_token_ratio: 1.2, paced_20_turn_p95_ratio: 1.15 };
 
-/** Entity-rich messages in English and romanised Hindi, as a voice assistant hears them. */
-const MESSAGES = [
-  "Bharat ka balance kitna hai?",
-  "Usko 500 add karo",
-  "My sister Priya moved to Pune last month, send her the new card",
-  "Order 4503 arrived late and the box was damaged, what can you do?",
-  "Kal Mumbai mein meeting hai, 3 baje remind karna",
-];
-const message = (turn: number) => MESSAGES[turn % MESSAGES.length]!;
+const message = messageOf;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The monotonic clock in µs: the clock of V8's CPU profiles, so a profile can be cut at a phase's bounds. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { ImportSession } from "../../src/index.js";
 
 /**
  * Reads a LoCoMo file (format: ../shared/bench/locomo/README.md) into plain turns and questions.
@@ -104,4 +105,16 @@ export function loadLocomo(path: string): LocomoConversation[] {
     }));
     return { sampleId: sample.sample_id, speakers: [conv.speaker_a, conv.speaker_b], turns, questions };
   });
+}
+
+/** The conversation's turns as sessions to import (`importSessions`), in order: the first speaker is the user. */
+export function locomoSessions(conv: LocomoConversation): ImportSession[] {
+  const sessions = new Map<number, ImportSession>();
+  for (const turn of conv.turns) {
+    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
+    const role = turn.speaker === conv.speakers[0] ? "user" : "assistant";
+    session.messages.push({ id: turn.id, role, text: turn.text, speaker: turn.speaker, createdAt: turn.createdAt });
+    sessions.set(turn.session, session);
+  }
+  return [...sessions.values()];
 }
