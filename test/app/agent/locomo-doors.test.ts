@@ -13,6 +13,8 @@ import { answeringModel, systemTextOf } from "../../support/agent.js";
 /** The LoCoMo development set, beside the repository (outside it: CI on this machine has it there). */
 const DATA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../shared/bench/locomo/locomo-dev.json");
 const present = existsSync(DATA);
+const MISSING = `skipped: ${DATA} is missing (LoCoMo's development set; see ../shared/bench/locomo/README.md)`;
+if (!present) console.warn(`locomo-doors.test.ts ${MISSING}`);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mg-locomo-doors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,11 +23,11 @@ const TITLE = "gives the agent's model the memory block the graph's runTurn rend
 
 describe("recall through either door on LoCoMo's development set", () => {
   // The data set lives beside the repository, not in it: without it the test says so, and is skipped.
-  it.skipIf(!present)(present ? TITLE : `${TITLE} — skipped: ${DATA} is missing (see ../shared/bench/locomo/README.md)`, { timeout: 60_000 }, async () => {
+  it.skipIf(!present)(present ? TITLE : `${TITLE} — ${MISSING}`, { timeout: 60_000 }, async () => {
     const [conversation] = loadLocomo(DATA);
     if (!conversation) throw new Error(`${DATA} holds no conversation`);
     const memory = await memoryMiddleware({ sqlitePath: path.join(dir, "memory.db"), logger: false });
-    // Every question of the conversation that has evidence (about 150: some 10 s here).
+    // Every question of the conversation that has evidence (197: some 10 s here).
     const asked = conversation.questions.filter((qa) => qa.evidence.length > 0);
     expect(asked.length).toBeGreaterThanOrEqual(20);
     const model = answeringModel(undefined, asked.length);
