@@ -4,12 +4,12 @@ import { isRomanisedHindi } from "./text-signals.js";
 
 /**
  * How classify_event classifies a message: `rules` never calls a model; `model` asks it every
- * message; `auto` classifies locally every message and asks the model only for the messages that
- * may carry something to remember that the rules cannot settle (see {@link modelNeedOf}).
+ * message; `auto` asks it only about a message that may carry something to remember that the
+ * rules cannot settle, and classifies the others locally (see {@link modelNeedOf}).
  */
 export type ClassifyPolicy = "model" | "rules" | "auto";
 
-/** Why `auto` asks the model about a message: the first signal found. */
+/** Why `auto` asks the model about a message: the heaviest signal found. */
 export type AskReason =
   | "correction"
   | "preference"
