@@ -26,8 +26,9 @@ import { humanForNode, scopeOfState, turnOf } from "./turn.js";
  * a message the gate says may hold more than the rules find; see `planClassification`), the
  * keyword classifier also when the model fails or its answer does not parse (recorded as the
  * fallback). The event records the policy, who classified and why (`classifyPolicy`,
- * `classifiedBy`, `classifyReason`), and so does the node's span. Saves events at or over the importance threshold, applies attribute updates as
- * superseding facts, and keeps the last intent and active entities for follow-ups.
+ * `classifiedBy`, `classifyReason`), and so does the node's span. Saves events at or over the
+ * importance threshold, applies attribute updates as superseding facts, and keeps the last intent
+ * and active entities for follow-ups.
  */
 export function createClassifyEventNode(deps: GraphDeps) {
   const model = classifierOf(deps);
