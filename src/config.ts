@@ -57,6 +57,7 @@ export const envSchema = z.object({
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   STORAGE_TIMEOUT_MS: int(1500, 50),
   INSPECTOR: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"]).optional()),
+  CORS_ORIGINS: optionalString.transform(parseOrigins),
   NODE_ENV: optionalString,
   K_SERVICE: optionalString,
   WEB_CONCURRENCY: int(1, 1),
@@ -85,6 +86,30 @@ function parseOtlpHeaders(raw: string | undefined, ctx: z.core.$RefinementCtx<st
     headers[key] = decodeURIComponent(pair.slice(at + 1).trim());
   }
   return headers;
+}
+
+/**
+ * `https://app.example.com,http://localhost:5173`: the web origins (scheme, host and port, nothing
+ * after) whose pages may call the API from a browser. Unset or empty: none (no CORS headers at all).
+ */
+function parseOrigins(raw: string | undefined, ctx: z.core.$RefinementCtx<string | undefined>): string[] {
+  if (raw === undefined) return [];
+  const origins: string[] = [];
+  for (const part of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    let origin = "";
+    try {
+      const url = new URL(part);
+      if (url.protocol === "http:" || url.protocol === "https:") origin = url.origin;
+    } catch {
+      origin = "";
+    }
+    if (origin === "" || origin !== part.replace(/\/$/, "")) {
+      ctx.addIssue({ code: "custom", message: `"${part}" is not an origin like https://app.example.com (scheme, host and port only)` });
+      return z.NEVER;
+    }
+    origins.push(origin);
+  }
+  return origins;
 }
 
 export type Env = z.infer<typeof envSchema>;

@@ -111,8 +111,8 @@ async function serveHere(): Promise<void> {
     apiKeys: keys,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-    // The inspector is for people looking at memory: off in production unless asked for.
-    inspector: env.INSPECTOR === undefined ? !production : env.INSPECTOR === "on",
+    inspector: env.INSPECTOR === undefined ? !production : env.INSPECTOR === "on", // for people looking at memory: off in production unless asked for
+    corsOrigins: env.CORS_ORIGINS,
     rateLimitCounter: counter?.limiter,
     isDraining: () => draining,
   });

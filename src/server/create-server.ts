@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
+import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
@@ -16,7 +17,7 @@ import { DEFAULT_IMPORT_BODY_LIMIT_BYTES } from "./memory-api-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { OpenStreams } from "./open-streams.js";
 import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
-import { API_PREFIX } from "./responses.js";
+import { API_PREFIX, REPLAYED_HEADER } from "./responses.js";
 import { registerRoutes } from "./route.js";
 import { ROUTES } from "./routes.js";
 
@@ -40,6 +41,11 @@ export interface ServerOptions {
    * across workers and instances. Without it each process counts its own.
    */
   rateLimitCounter?: RateLimiterAbstract;
+  /**
+   * Web origins whose pages may call /v1 from a browser (`CORS_ORIGINS`): their requests get CORS
+   * headers and their preflights (OPTIONS) an answer. Empty or left out (the default): CORS is off.
+   */
+  corsOrigins?: readonly string[];
   /** True while shutting down: readiness fails so that no new traffic is sent here. */
   isDraining?: () => boolean;
 }
@@ -64,6 +70,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   // Hono's request id keeps a sent id of word characters, '-' and '=' (up to 128); the generator, asked for any other, also keeps '.' and ':'.
   app.use("*", requestId({ limitLength: 128, generator: (c) => sentRequestId(c.req.header("x-request-id")) ?? randomUUID() }));
   app.use("*", requestLog());
+  // Before the key check: a browser's preflight carries no key.
+  if (options.corsOrigins?.length) app.use(`${API_PREFIX}/*`, crossOrigin(options.corsOrigins));
   app.use(`${API_PREFIX}/*`, authenticate(keys));
   if (limiter) app.use(`${API_PREFIX}/*`, rateLimit(limiter));
   registerRoutes(app, ROUTES, {
@@ -88,6 +96,20 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   // Hono's bearer auth refuses with an HTTPException carrying the answer made for it (see `authenticate`).
   app.onError((error, c) => (error instanceof HTTPException && error.res ? error.getResponse() : respondError(c, error)));
   return app;
+}
+
+/**
+ * Hono's CORS middleware for the listed origins only: the headers a browser page needs to send a
+ * key and JSON, and to read the request id, rate-limit and replay headers of the answer.
+ */
+function crossOrigin(origins: readonly string[]): MiddlewareHandler<ServerEnv> {
+  return cors({
+    origin: [...origins],
+    allowMethods: ["GET", "POST", "PATCH", "DELETE"],
+    allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+    exposeHeaders: ["X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", REPLAYED_HEADER],
+    maxAge: 600,
+  });
 }
 
 /** One structured log line per request (under its request id). */
