@@ -25,6 +25,11 @@ export interface AgentParts {
    * lock shared so that forgetting the user waits for it: the locks a turn of the graph holds.
    */
   locked: <T>(scope: MemoryScope, work: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs `work` after the session's earlier work of this kind in this process has ended (each
+   * turn's classification and bookkeeping, in the order of the turns), holding no lock.
+   */
+  inOrder: <T>(scope: MemoryScope, work: () => Promise<T>) => Promise<T>;
   /** Runs `work` after the reply, off its path (`settled()` waits for it); its failure is logged. */
   afterReply: (scope: MemoryScope, work: () => Promise<void>) => void;
   /** Resolves once every turn's work after its reply is done. */
@@ -38,12 +43,23 @@ export interface AgentParts {
 export function agentParts(graph: MemoryGraph, deps: GraphDeps, scoped: <T>(work: () => T) => T, onTurn?: (result: AgentTurnResult) => void): AgentParts {
   const { persistence } = graph;
   const running = new Set<Promise<void>>();
+  const queues = new Map<string, Promise<unknown>>();
   return {
     graph,
     store: persistence.store,
     deps,
     scoped,
     locked: (scope, work) => persistence.userLock.shared(userKeyOf(scope), () => persistence.turnLock.run(threadIdOf(scope), work)),
+    inOrder<T>(scope: MemoryScope, work: () => Promise<T>): Promise<T> {
+      const key = threadIdOf(scope);
+      const turn = (queues.get(key) ?? Promise.resolve()).then(work);
+      const tail = turn.catch(() => undefined);
+      queues.set(key, tail);
+      void tail.then(() => {
+        if (queues.get(key) === tail) queues.delete(key);
+      });
+      return turn;
+    },
     afterReply(scope, work) {
       const done = scoped(work).catch((error: unknown) => {
         scoped(() => log.error("agent.upkeep_failed", { tenant: scope.tenantId, error: messageOf(error) }));

@@ -1,5 +1,4 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { log } from "../../logger.js";
 import { countTokens } from "../../telemetry.js";
 import { textOf } from "../../messages/message-meta.js";
@@ -10,7 +9,7 @@ import { messageToRecord } from "../../memory/transcript.js";
 import type { TurnContextRecord } from "../../memory/turn-contexts.js";
 import { getTurnRecord, saveTurnRecord } from "../../memory/turn-records.js";
 import { buildCandidate, turnResultOf } from "../../graph/nodes/build-candidate.js";
-import { createClassifyEventNode } from "../../graph/nodes/classify-event.js";
+import { createClassifier, keepClassification } from "../../graph/nodes/classify-event.js";
 import { makeSummary, summarizedSession } from "../../graph/nodes/summarize.js";
 import { EMPTY_SESSION, withUpdate } from "../../graph/state/state.js";
 import type { AgentParts } from "./agent-parts.js";
@@ -26,8 +25,8 @@ export interface TurnEnd {
  * The end of an agent's turn, as the graph ends one: the agent's answer (its last message, when
  * that is the model's text) stored with what its memory context showed, in one write, as the
  * session's one writer — unless a try of the same `messageId` was answered meanwhile (nothing is
- * written twice). Then, off the reply's path: the user message classified by the graph's
- * classify_event node (events, facts with their supersession and provenance), the session's
+ * written twice). Then, off the reply's path (see `finishTurn`): the user message classified as the
+ * graph's classify_event node does (events, facts with their supersession and provenance), the session's
  * bookkeeping and the turn's result (under its idempotency key) stored, and the summary made when
  * one is due. A turn with no answer (the agent failed or stopped on a tool) leaves its user message
  * stored unanswered: a retry with its `messageId` answers it. An incognito turn (`remember: false`)
@@ -35,7 +34,7 @@ export interface TurnEnd {
  */
 export function createTurnEnd(parts: AgentParts) {
   const { deps, store } = parts;
-  const classify = createClassifyEventNode(deps);
+  const classify = createClassifier(deps);
   return async function endTurn(messages: readonly BaseMessage[], turn: AgentTurn | null | undefined): Promise<TurnEnd | undefined> {
     if (!turn) return undefined;
     await parts.writes.finish(turn.id);
@@ -71,30 +70,37 @@ function contextOf(turn: AgentTurn, replyId: string, createdAt: string): TurnCon
 }
 
 /**
- * The turn's work after its reply, as the session's one writer: classification, the session's
- * bookkeeping and the turn's result; then the due summary, made off the lock.
+ * The turn's work after its reply, in the order of the session's turns in this process: the user
+ * message classified holding no lock (a classifier model call never keeps the session's next turn
+ * waiting), then, as the session's one writer, what the classification found kept (events, facts),
+ * the session's bookkeeping and the turn's result; then the due summary, made off the lock.
  */
-async function finishTurn(parts: AgentParts, classify: ReturnType<typeof createClassifyEventNode>, turn: AgentTurn, answer: AIMessage, model: string): Promise<void> {
+async function finishTurn(parts: AgentParts, classify: ReturnType<typeof createClassifier>, turn: AgentTurn, answer: AIMessage, model: string): Promise<void> {
   const { deps, store } = parts;
   const { scope } = turn;
   const remember = turn.input.remember !== false;
-  const done = await parts.locked(scope, async () => {
-    const session = await readAgentSession(store, scope);
-    const before = memoryStateOf(turn, [userMessageOf(turn.user), answer], session, { id: answer.id ?? "", model });
-    const state = withUpdate(before, await classify(before, { store } as LangGraphRunnableConfig), deps.limits.window);
-    const result = turnResultOf(withUpdate(state, buildCandidate(state)));
-    countTokens(result.usage.calls, scope.tenantId);
-    if (!remember) return { result, next: null };
-    const next: AgentSession = {
-      ...session,
-      lastMessageId: answer.id ?? null,
-      lastIntent: state.session.lastIntent,
-      activeEntities: state.session.activeEntities,
-      pairsSinceSummary: session.pairsSinceSummary + 1,
-    };
-    await saveAgentSession(store, scope, next);
-    if (turn.key !== null) await saveTurnRecord(store, scope, { key: turn.key, text: turn.user.text, parentMessageId: null, result, createdAt: deps.now().toISOString() });
-    return { result, next };
+  const messages = [userMessageOf(turn.user), answer];
+  const reply = { id: answer.id ?? "", model };
+  const done = await parts.inOrder(scope, async () => {
+    const classification = await classify(memoryStateOf(turn, messages, await readAgentSession(store, scope), reply));
+    return parts.locked(scope, async () => {
+      const session = await readAgentSession(store, scope);
+      const before = memoryStateOf(turn, messages, session, reply);
+      const state = withUpdate(before, await keepClassification(deps, store, before, classification), deps.limits.window);
+      const result = turnResultOf(withUpdate(state, buildCandidate(state)));
+      countTokens(result.usage.calls, scope.tenantId);
+      if (!remember) return { result, next: null };
+      const next: AgentSession = {
+        ...session,
+        lastMessageId: answer.id ?? null,
+        lastIntent: state.session.lastIntent,
+        activeEntities: state.session.activeEntities,
+        pairsSinceSummary: session.pairsSinceSummary + 1,
+      };
+      await saveAgentSession(store, scope, next);
+      if (turn.key !== null) await saveTurnRecord(store, scope, { key: turn.key, text: turn.user.text, parentMessageId: null, result, createdAt: deps.now().toISOString() });
+      return { result, next };
+    });
   });
   parts.onTurn?.({ ...done.result, scope });
   if (done.next && done.next.pairsSinceSummary >= deps.limits.summaryInterval) await summarize(parts, turn, done.next);

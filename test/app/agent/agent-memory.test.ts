@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { createAgent } from "langchain";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { memoryMiddleware } from "../../../src/entries/agent.js";
 import { sqliteRows } from "../../support/every-row.js";
 import { memoryBlock } from "../../../src/memory/context.js";
-import { answeringModel, systemTextOf } from "../../support/agent.js";
+import { answeringModel, GatedModel, systemTextOf } from "../../support/agent.js";
 
 let dir = "";
 let file = "";
@@ -117,6 +117,33 @@ describe("memoryMiddleware on a SQLite file", () => {
     // Two answered pairs make a summary due: made after the reply, covering the session's thread.
     const [summary] = await memory.graph.listSummaries(ada);
     expect(summary?.messageIds).toEqual(state.messages.map((m) => m.id));
+    await memory.close();
+  });
+
+  it("classifies off the session's lock: the session's next turn is answered while the last turn's classifier call is out, and the turns' classifications are kept in order", async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // Memory's own model (classification): every call waits for the gate, then answers nothing usable (the keyword classifier takes over).
+    const memoryModel = new GatedModel(gate);
+    const memory = await memoryMiddleware({ sqlitePath: file, logger: false, model: memoryModel });
+    const agent = createAgent({ model: answeringModel(), middleware: [memory] });
+    const context = { context: { ...ada, sessionId: "s1" } };
+    await agent.invoke({ messages: [new HumanMessage("I live in Lisbon")] }, context);
+    await vi.waitFor(() => expect(memoryModel.callCount).toBe(1));
+    // Under the lock, this turn would wait for the first turn's classifier call, which waits for the gate.
+    const second = await agent.invoke({ messages: [new HumanMessage("I moved to Porto last week")] }, context);
+    expect(second.messages.at(-1)?.text).toBe("ok: I moved to Porto last week");
+    expect(memoryModel.callCount).toBe(1);
+    open();
+    await memory.settled();
+    expect(memoryModel.callCount).toBe(2);
+    const facts = await memory.graph.listFacts(ada, {});
+    expect(facts.filter((fact) => fact.key === "location.city").map((fact) => [fact.value, fact.validTo === null])).toEqual(
+      expect.arrayContaining([
+        ["Porto", true],
+        ["Lisbon", false],
+      ]),
+    );
     await memory.close();
   });
 
