@@ -8,11 +8,11 @@ import type { FactRecord } from "../memory/records.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { isTransientError, withRetry } from "../models/chat-model.js";
 import type { ClassifiedEvent } from "../rules/event-schema.js";
-import { boundedInTime } from "../rules/facts/expiry.js";
 import { classifyByKeywords } from "../rules/keyword-classifier.js";
 import { classifyWithModel } from "../models/structured.js";
 import { planClassification } from "../rules/classify-gate.js";
 import { classifierOf, retryOptions, type GraphDeps } from "../graph/nodes/deps.js";
+import { factUpdatesOf } from "../graph/nodes/classify-event.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
@@ -62,7 +62,7 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
       eventPuts.push(eventPut(user, { ...base, type, importance, intent, entities, language, payload, classifiedBy: fromModel ? "model" : "keywords" }));
     }
-    const updates = boundedInTime(deps.profile ? deps.profile.fit(event.attributeUpdates) : event.attributeUpdates, record.text, new Date(record.createdAt));
+    const updates = factUpdatesOf(deps, event, record.text, new Date(record.createdAt));
     const writes = upsertFacts(facts, updates, { messageId: record.id, sessionId: scope.sessionId, now: record.createdAt });
     if (writes.length > 0) {
       const ids = new Set(writes.map((fact) => fact.id));

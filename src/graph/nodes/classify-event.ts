@@ -105,7 +105,7 @@ export async function keepClassification(deps: GraphDeps, store: BaseStore, stat
   if (remember) {
     await saveClassified(store, scope, {
       event: saved ? eventRecordOf(classified, classifiedBy, turn, scope.sessionId, now) : null,
-      facts: boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, turn.text, now),
+      facts: factUpdatesOf(deps, classified, turn.text, now),
       source: { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() },
       retention: deps.limits.retention,
       now,
@@ -127,6 +127,11 @@ export async function keepClassification(deps: GraphDeps, store: BaseStore, stat
       activeEntities: classified.entities.length > 0 ? classified.entities : state.session.activeEntities,
     },
   };
+}
+
+/** The fact updates a classification of `text` (said at `at`) makes: those the profile keeps, each bounded in time as the text says. */
+export function factUpdatesOf(deps: Pick<GraphDeps, "profile">, classified: ClassifiedEvent, text: string, at: Date) {
+  return boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, text, at);
 }
 
 /** The event record a classified message keeps, keyed by its message (classifying it again overwrites). */
