@@ -138,11 +138,11 @@ describe("the LangGraph SDK against npm run studio", () => {
 
   it("refuses a bad input before anything runs, and a failed run leaves nothing behind for the next one", async () => {
     const thread = await client.threads.create();
-    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { input: { ...who, message: "nested" } } })).rejects.toThrow(/input/);
-    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, userId: "a/b", message: "bad id" } })).rejects.toThrow(/userId/);
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { input: { ...who, message: "nested" } } })).rejects.toThrow(/INVALID_INPUT: tenantId: /);
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, userId: "a/b", message: "bad id" } })).rejects.toThrow(/INVALID_INPUT: userId: /);
     expect((await client.threads.getState(thread.thread_id)).next).toEqual([]);
     // A run that fails inside ingest_prompt (an unknown parent); the next one, without a parent, is not affected.
-    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "again", parentMessageId: "nope" } })).rejects.toThrow(/UNKNOWN_PARENT|parent/);
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "again", parentMessageId: "nope" } })).rejects.toThrow(/UNKNOWN_PARENT: parentMessageId: /);
     const next = (await client.runs.wait(thread.thread_id, GRAPH, { input: { ...who, message: "Hello" } })) as unknown as TurnValues;
     expect(next.status).toBe("OK");
     expect(next.messages.map((m) => m.content)).toContain("Hello");
@@ -173,6 +173,61 @@ describe("the LangGraph SDK against npm run studio", () => {
     const other = await client.threads.create();
     const later = (await client.runs.wait(other.thread_id, GRAPH, { input: { ...me, sessionId: "s2", message: "What is my phone number?" } })) as unknown as TurnValues;
     expect(later.candidate?.text).not.toContain("555-0100");
-    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...me, message: "hi", topK: 99 } })).rejects.toThrow(/topK/);
+    await expect(client.runs.wait(thread.thread_id, GRAPH, { input: { ...me, message: "hi", topK: 99 } })).rejects.toThrow(/INVALID_INPUT: topK: /);
   }, 90_000);
+});
+
+describe("Studio speaks our errors", () => {
+  const who = { tenantId: `errors-${RUN}`, userId: "anong", sessionId: "s1" };
+
+  /** The events of one streamed run (what Studio reads), and the thread it ran on. */
+  async function streamRun(input: Record<string, unknown>) {
+    const thread = await client.threads.create();
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, GRAPH, { input, streamMode: ["values", "updates"] })) events.push(part);
+    return { thread, events, errors: events.filter((e) => e.event === "error").map((e) => e.data as { error: string; message: string }) };
+  }
+
+  it("the input schema names the required fields and describes every field", async () => {
+    const { input_schema } = await client.assistants.getSchemas(GRAPH);
+    const schema = input_schema as { required?: string[]; description?: string; additionalProperties?: boolean; properties: Record<string, { description?: string }> };
+    expect(schema.required).toEqual(["tenantId", "userId", "sessionId"]);
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.description).toMatch(/skipped: status SKIP.*EMPTY_PROMPT/);
+    const undescribed = Object.entries(schema.properties).filter(([, field]) => !field.description?.trim());
+    expect(undescribed.map(([key]) => key)).toEqual([]);
+    expect(Object.keys(schema.properties)).toHaveLength(13);
+  }, 60_000);
+
+  it.each([
+    { what: "a bad id", input: { ...who, userId: "a/b", message: "hi" }, error: /^INVALID_INPUT: userId: must not contain '\/'$/ },
+    { what: "a missing tenant", input: { userId: "u", sessionId: "s", message: "hi" }, error: /^INVALID_INPUT: tenantId: / },
+    { what: "an unknown field", input: { ...who, message: "hi", mesage: "typo" }, error: /^INVALID_INPUT: input: .*mesage/ },
+    { what: "a field of the wrong type", input: { ...who, message: "hi", useMemory: "no" }, error: /^INVALID_INPUT: useMemory: / },
+    { what: "a prompt over the limit", input: { ...who, message: "x".repeat(32_001) }, error: /^PROMPT_TOO_LONG: message: the prompt has 32001 characters; the limit is 32000$/ },
+    { what: "text with NUL", input: { ...who, message: "a\u0000b" }, error: /^INVALID_TEXT: message/ },
+  ])("$what: the run ends in our error (code, field, message) before any node runs", async ({ input, error }) => {
+    const run = await streamRun(input);
+    expect(run.errors).toEqual([{ error: "MemoryGraphError", message: expect.stringMatching(error) }]);
+    expect(run.events.filter((e) => e.event === "updates")).toEqual([]);
+    const state = await client.threads.getState(run.thread.thread_id);
+    expect(state.values).toEqual({});
+    expect((await client.threads.get(run.thread.thread_id)).status).toBe("error");
+  }, 60_000);
+
+  it("an input error found against the store (an unknown parent) carries its code too", async () => {
+    const run = await streamRun({ ...who, message: "again", parentMessageId: "no-such-message" });
+    expect(run.errors).toEqual([{ error: "MemoryGraphError", message: "UNKNOWN_PARENT: parentMessageId: no message no-such-message in this session" }]);
+  }, 60_000);
+
+  it("a run with no message says why it was skipped: status SKIP, EMPTY_PROMPT in its errors", async () => {
+    const run = await streamRun({ ...who, message: "   " });
+    expect(run.errors).toEqual([]);
+    const last = run.events.filter((e) => e.event === "values").at(-1)?.data as { status: string; errors: { node: string; code: string; message: string }[]; candidate: unknown };
+    expect(last.status).toBe("SKIP");
+    expect(last.candidate).toBeNull();
+    expect(last.errors).toEqual([{ node: "ingest_prompt", code: "EMPTY_PROMPT", message: expect.stringMatching(/no message or prompt text.*SKIP/) }]);
+    const nodes = run.events.filter((e) => e.event === "updates").flatMap((e) => Object.keys(e.data as object));
+    expect(nodes).toEqual(["ingest_prompt"]);
+  }, 60_000);
 });

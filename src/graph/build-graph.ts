@@ -11,6 +11,7 @@ import { NODE } from "./state/node-names.js";
 import { inSpan } from "../telemetry.js";
 import { z } from "zod";
 import { createStateAnnotation, type MemoryState, type PlannedTurn } from "./state/state.js";
+import type { StudioTurnInput } from "./state/studio-input.js";
 import { turnInputSchema } from "./state/turn-input.js";
 
 /**
@@ -53,12 +54,16 @@ const plannedInputSchema = z.object({ plan: z.custom<PlannedTurn>((value) => typ
  * checked against `turnInputSchema` before anything runs or is written. With `planned` (the
  * facade's graph), a run's input is one value instead, the turn it planned: `{ plan }`. With
  * `summariesApart` (the facade's graph again: it makes summaries off the session's lock, see
- * app/upkeep.ts), a run ends after build_candidate and summarize is left to the caller.
+ * app/upkeep.ts), a run ends after build_candidate and summarize is left to the caller. With
+ * `studioInput` (the LangGraph dev server's entry), a run's TurnInput is described and checked by
+ * it instead (required fields in its JSON schema, our error codes for a bad input), and the input
+ * errors ingest_prompt finds against the store are reported with their codes too.
  */
-export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summariesApart?: boolean } = {}) {
-  const input = (options.planned ? plannedInputSchema : turnInputSchema) as typeof turnInputSchema;
+export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summariesApart?: boolean; studioInput?: StudioTurnInput } = {}) {
+  const input = (options.planned ? plannedInputSchema : (options.studioInput ?? turnInputSchema)) as typeof turnInputSchema;
+  const ingestPrompt = createIngestPromptNode(deps);
   return new StateGraph(createStateAnnotation(deps.limits.window, { planned: options.planned }), { input })
-    .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, createIngestPromptNode(deps)))
+    .addNode(NODE.ingestPrompt, yielding(NODE.ingestPrompt, options.studioInput?.explaining(ingestPrompt) ?? ingestPrompt))
     .addNode(NODE.recall, yielding(NODE.recall, createRecallNode(deps)))
     .addNode(NODE.classifyEvent, yielding(NODE.classifyEvent, createClassifyEventNode(deps)))
     .addNode(NODE.callModel, yielding(NODE.callModel, createCallModelNode(deps)))
@@ -76,7 +81,7 @@ export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summar
 
 /**
  * The compiled graph with its persistence (both optional where a host, like Studio, injects them).
- * `planned` and `summariesApart` as `buildGraph` says. `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
+ * `planned`, `summariesApart` and `studioInput` as `buildGraph` says. `replyFirst` stops each run after build_candidate (an interrupt, so the turn is checkpointed
  * there): the caller has its result before upkeep, and resuming the run (`invoke(null)`) makes the
  * summary when one is due. A run that is never resumed loses nothing: the summary stays due and
  * the session's next turn makes it.
@@ -84,7 +89,7 @@ export function buildGraph(deps: GraphDeps, options: { planned?: boolean; summar
 export function compileGraph(
   deps: GraphDeps,
   persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {},
-  options: { replyFirst?: boolean; planned?: boolean; summariesApart?: boolean } = {},
+  options: { replyFirst?: boolean; planned?: boolean; summariesApart?: boolean; studioInput?: StudioTurnInput } = {},
 ) {
   return buildGraph(deps, options).compile({
     checkpointer: persistence.checkpointer,
