@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: "user",
   NOT_FOUND: "user",
   SESSION_NOT_FOUND: "user",
+  USER_NOT_FOUND: "user",
   FACT_NOT_FOUND: "user",
   EVENT_NOT_FOUND: "user",
   MESSAGE_NOT_FOUND: "user",

@@ -10,6 +10,7 @@ import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/
 import { validateUser, type UserScope } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
 import { listSessions, type SessionPage } from "../memory/session-list.js";
+import { listUsers, userOverview, type UserListing, type UserPage } from "../memory/user-list.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import { classifyImported } from "./import-classify.js";
 
@@ -64,6 +65,13 @@ export interface MemoryApi {
    * default 20) from `offset` (default 0).
    */
   listSessions(user: UserScope, page?: { limit?: number; offset?: number }): Promise<SessionPage>;
+  /**
+   * The users of a tenant, newest activity first, each with its session, current-fact and message
+   * counts; `prefix` narrows to ids that start with it; `limit` (1–100, default 20) from `offset`.
+   */
+  listUsers(tenantId: string, page?: { prefix?: string; limit?: number; offset?: number }): Promise<UserPage>;
+  /** One user's activity and counts; USER_NOT_FOUND when nothing of the user is stored. */
+  getUser(user: UserScope): Promise<UserListing>;
 }
 
 /**
@@ -85,6 +93,8 @@ export function guardMemoryApi(
     importSessions: (user, input, options) => open(() => api.importSessions(user, input, options)),
     exportUser: (user) => open(() => settled().then(() => api.exportUser(user))),
     listSessions: (user, page) => open(() => api.listSessions(user, page)),
+    listUsers: (tenantId, page) => open(() => api.listUsers(tenantId, page)),
+    getUser: (user) => open(() => api.getUser(user)),
   };
 }
 
@@ -112,6 +122,8 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
     },
     exportUser: (user) => exportUserMemory(store, validateUser(user)),
     listSessions: (user, page = {}) => listSessions(store, validateUser(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
+    listUsers: (tenantId, page = {}) => listUsers(store, tenantId, { ...(page.prefix === undefined ? {} : { prefix: page.prefix }), limit: page.limit ?? 20, offset: page.offset ?? 0 }),
+    getUser: (user) => userOverview(store, validateUser(user)),
   };
 }
 

@@ -95,7 +95,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/users/{user_id}/sessions": {
+    "/v1/users": {
         parameters: {
             query?: never;
             header?: never;
@@ -103,10 +103,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's sessions, newest first
-         * @description Each with a title (the model's when one is configured, else the first user message), message count, first and last activity; paged by limit and offset.
+         * The tenant's users, newest activity first
+         * @description Each with its last activity and counts of sessions, current facts and stored messages; narrowed by `prefix` of the id; paged by limit and offset.
          */
-        get: operations["listUserSessions"];
+        get: operations["listUsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -122,11 +122,35 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One user's activity and counts
+         * @description 404 USER_NOT_FOUND when nothing is stored for the user: an unknown user, where the other user routes answer empty lists.
+         */
+        get: operations["getUser"];
         put?: never;
         post?: never;
         /** Forget a user: every layer, every session */
         delete: operations["forgetUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's sessions, newest first
+         * @description Each with a title (the model's when one is configured, else the first user message), message count, first and last activity; paged by limit and offset.
+         */
+        get: operations["listUserSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -864,6 +888,22 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        UserList: {
+            users: components["schemas"]["UserOverview"][];
+            /** @description Users (matching the prefix) in all. */
+            total: number;
+            /** @description The offset of the next page; null on the last. */
+            next_offset: number | null;
+        };
+        UserOverview: {
+            user_id: string;
+            /** @description When the user's newest stored message was said (else the last write to its memory). */
+            last_activity_at: string;
+            session_count: number;
+            /** @description Current facts (superseded versions not counted). */
+            fact_count: number;
+            message_count: number;
+        };
         UserSessions: {
             user_id: string;
             sessions: {
@@ -1455,14 +1495,43 @@ export interface operations {
             503: components["responses"]["ShuttingDown"];
         };
     };
-    listUserSessions: {
+    listUsers: {
         parameters: {
             query?: {
-                /** @description Sessions per page, 1–100 (default 20). */
+                /** @description Only users whose id starts with this. */
+                prefix?: string;
+                /** @description Users per page, 1–100 (default 20). */
                 limit?: string;
-                /** @description Sessions to skip (default 0): the `next_offset` of the previous page. */
+                /** @description Users to skip (default 0): the `next_offset` of the previous page. */
                 offset?: string;
             };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the tenant's users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
             header?: never;
             path: {
                 /** @description The user. */
@@ -1472,18 +1541,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the user's sessions. */
+            /** @description The user. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserSessions"];
+                    "application/json": components["schemas"]["UserOverview"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description USER_NOT_FOUND: nothing is stored for this user. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -1510,6 +1589,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Forgotten"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    listUserSessions: {
+        parameters: {
+            query?: {
+                /** @description Sessions per page, 1–100 (default 20). */
+                limit?: string;
+                /** @description Sessions to skip (default 0): the `next_offset` of the previous page. */
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the user's sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserSessions"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -6,6 +6,7 @@ import { forgetSession, forgetUser, getUserMemory, listSessionMessages } from ".
 import type { AnyRoute } from "./route.js";
 import { listUserSessions } from "./session-list-routes.js";
 import { createTurn, streamTurn } from "./turn-routes.js";
+import { getUser, listUsers } from "./user-list-routes.js";
 
 export { API_PREFIX, REPLAYED_HEADER, responsesOf } from "./responses.js";
 export type { Status } from "./route.js";
@@ -21,6 +22,8 @@ export const ROUTES = {
   listSessionMessages,
   forgetSession,
   getUserMemory,
+  listUsers,
+  getUser,
   listUserSessions,
   forgetUser,
   searchMemory,

@@ -160,6 +160,8 @@ describe("every status the server answers is documented, and every documented st
     { method: "POST", path: "/v1/users/u1/sessions/import", body: imported },
     { method: "GET", path: "/v1/users/u1/export" },
     { method: "GET", path: "/v1/users/u1/sessions" },
+    { method: "GET", path: "/v1/users" },
+    { method: "GET", path: "/v1/users/u1" },
     ...itemRequests,
   ];
   const cases: Case[] = [
@@ -199,6 +201,11 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1/export?format=csv", status: 400 },
     { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=2&offset=0", status: 200 },
     { server: main, method: "GET", path: "/v1/users/u1/sessions?limit=0", status: 400 },
+    { server: main, method: "GET", path: "/v1/users?prefix=u&limit=2", status: 200 },
+    { server: main, method: "GET", path: "/v1/users?limit=0", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1?limit=1", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/nobody", status: 404 },
     ...([
       { method: "GET", path: `${users}/facts`, status: 200 },
       { method: "GET", path: `${users}/facts?current=maybe`, status: 400 },
@@ -228,7 +235,7 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },

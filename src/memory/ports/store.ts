@@ -67,6 +67,8 @@ export interface StoreSupports {
    * once, and `sweepExpiredItems` to delete them.
    */
   ttl: boolean;
+  /** `listUsers`: a tenant's users with their activity and counts, in one query. */
+  userListing: boolean;
 }
 
 /** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
@@ -78,6 +80,7 @@ export const PLAIN_STORE_SUPPORTS: Readonly<StoreSupports> = Object.freeze({
   orphanCleanup: false,
   searchWarming: false,
   ttl: false,
+  userListing: false,
 });
 
 /**
@@ -109,6 +112,39 @@ export interface StorePort extends BaseStore {
   warmSearch(prefix: string[]): Promise<void>;
   /** Deletes every item whose TTL has run out (with its index rows); returns how many. */
   sweepExpiredItems(): Promise<number>;
+  /** A page of the users of tenant label `tenant` (see `UserListQuery`), newest activity first. */
+  listUsers(tenant: string, query: UserListQuery): Promise<StoredUserPage>;
+}
+
+/**
+ * Which users `listUsers` lists: those whose label starts with `labelPrefix` (or, with `exact`,
+ * is it), newest activity first (ties by label), `limit` from `offset`. Labels are as stored
+ * (`encodeLabel`'s); a user is one with at least one live item under `[tenant, "users", label]`.
+ */
+export interface UserListQuery {
+  labelPrefix: string;
+  exact: boolean;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * One user as a store counts it: its newest message's `createdAt` (else the last write to any of
+ * its items; ISO time), its sessions with a stored transcript, its current facts (`validTo` null)
+ * and its stored messages.
+ */
+export interface StoredUser {
+  label: string;
+  lastActivityAt: string;
+  sessions: number;
+  facts: number;
+  messages: number;
+}
+
+/** A page of `listUsers`, with the number of users that matched in all. */
+export interface StoredUserPage {
+  users: StoredUser[];
+  total: number;
 }
 
 /** A checkpointer that lists its threads and prunes a thread's old checkpoints (what GC needs of one). */

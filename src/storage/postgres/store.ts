@@ -7,6 +7,7 @@ import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import { deleteItem, deletePrefix, listNamespaces, live, readItem, readItems, refreshExpiry, sweepExpired, writeItems } from "./items.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
+import { listUsers } from "./users.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
 import { schemaIdentifier } from "./sql.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
@@ -14,7 +15,7 @@ import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type In
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
 import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-settings.js";
-import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+import type { StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** Options of `PostgresStore`. */
@@ -68,6 +69,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     orphanCleanup: true,
     searchWarming: true,
     ttl: true,
+    userListing: true,
   });
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
@@ -253,6 +255,12 @@ export class PostgresStore extends TenantStore implements StorePort {
       `DELETE FROM ${this.schema}.store_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${this.schema}.store_items i WHERE i.id = v.item_id)`,
     );
     return pruned + (result.rowCount ?? 0);
+  }
+
+  /** A page of the users of tenant label `tenant`, with their activity and counts: one grouped scan of their range. */
+  async listUsers(tenant: string, query: UserListQuery): Promise<StoredUserPage> {
+    assertTenantNamespace([tenant]);
+    return this.setup().then(() => listUsers(this.pool, this.schema, tenant, query));
   }
 
   /** The distinct first labels (tenants) of stored namespaces. */

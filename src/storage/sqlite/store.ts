@@ -12,7 +12,7 @@ import {
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
-import type { StorePort, StoreSupports } from "../../memory/ports/store.js";
+import type { StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, LIVE, type ItemRow } from "./schema.js";
@@ -22,6 +22,7 @@ import { itemsOf, searchRanked } from "./search.js";
 import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
 import { statement } from "./statements.js";
 import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, writeItem } from "./writes.js";
+import { listUsers } from "./users.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
 import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
@@ -35,6 +36,7 @@ const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
   orphanCleanup: true,
   searchWarming: true,
   ttl: true,
+  userListing: true,
 });
 
 /** Options of `SqliteStore`. */
@@ -232,6 +234,14 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.setup();
     const rows = this.db.prepare("SELECT DISTINCT substr(ns_path, 1, instr(ns_path, char(31)) - 1) AS tenant FROM store_items").all() as { tenant: string }[];
     return rows.map((row) => row.tenant);
+  }
+
+  /** A page of the users of tenant label `tenant`, with their activity and counts: one grouped scan of their range. */
+  async listUsers(tenant: string, query: UserListQuery): Promise<StoredUserPage> {
+    assertTenantNamespace([tenant]);
+    this.assertOpen();
+    this.setup();
+    return listUsers(this.db, tenant, query, Date.now());
   }
 
   /** Deletes full-text and vector rows whose item is gone; returns how many. */
