@@ -8,6 +8,8 @@ import { freePort } from "./free-port.js";
 export interface Service {
   name: string;
   url: string;
+  /** The process id (for readings from /proc). */
+  pid: number;
   /** CPU (user + system) the process has used since it started, in ms (from /proc: 10 ms ticks). */
   cpuMs(): number;
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startService(name: string, entry: string, env: Record<stri
   return {
     name,
     url,
+    pid: child.pid!,
     cpuMs: () => processCpuMs(child.pid!),
     stop: async () => {
       if (child.exitCode !== null) return;

@@ -1,0 +1,220 @@
+/**
+ * `npm run bench:load`: the service in its deployed shape under traffic. Two service processes
+ * (`src/cli/start.ts`, as two Cloud Run instances behind one load balancer) on one Postgres
+ * database (long-term memory) with their sessions in Redis (a private redis-server), their model
+ * at a paced OpenAI-compatible stand-in (first token after --ttft ms, then 20 tokens --gap ms
+ * apart; memory classifies and embeds there too).
+ *
+ * Before the traffic, --users users are given histories of different lengths, written straight
+ * into the store as an import writes them (most short: 4–40 messages; 18% 50–300; 2% 500–2,000;
+ * --long users 10,000), in a fresh database. Then for --seconds, visits arrive (open loop: a
+ * visit starts on time whether or not the others ended) at a rate that makes --rate turns a
+ * second: in each, a user sends 1–5 turns in a new session, each after the last one's answer and a
+ * pause; 80% of visits are by a user who came in the last two minutes, 20% by any user (usually
+ * one no instance has served yet). Each turn goes to the two instances in turn (a load balancer
+ * that does not stick), over POST /v1/turns/stream; recall reads the user's earlier sessions.
+ *
+ * Prints JSON: first token and result p50/p95/p99 of all turns and split by whether the instance
+ * that took the turn had served that user before (`cached`) or not (`unseen`), errors, the
+ * unseen/cached first-token p95 ratio beside the target (≤ 1.2), each instance's RSS sampled
+ * every 2 s (max and last) and Postgres connections to the database (max).
+ */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import pg from "pg";
+import { flagsOrExit } from "../src/cli/args.js";
+import { setLogLevel } from "../src/logger.js";
+import { namespaces } from "../src/memory/namespaces.js";
+import type { TranscriptRecord } from "../src/memory/records.js";
+import { PostgresStore } from "../src/storage/postgres/store.js";
+import { percentile, round } from "./lib/metrics.js";
+import { startPacedProvider } from "./lib/paced-provider.js";
+import { startRedisChild } from "./lib/redis-child.js";
+import { modelAt, startOurs, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
+
+const args = flagsOrExit(
+  process.argv.slice(2),
+  {
+    users: { type: "string" },
+    long: { type: "string" },
+    seconds: { type: "string" },
+    rate: { type: "string" },
+    ttft: { type: "string" },
+    gap: { type: "string" },
+    "database-url": { type: "string" },
+  },
+  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test]",
+);
+const USERS = Number(args.users ?? 10_000);
+const LONG = Number(args.long ?? 3);
+const SECONDS = Number(args.seconds ?? 180);
+const RATE = Number(args.rate ?? 8);
+const TTFT = Number(args.ttft ?? 300);
+const GAP = Number(args.gap ?? 15);
+const ADMIN_URL = args["database-url"] ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const TARGET_UNSEEN_OVER_CACHED_P95 = 1.2;
+const random = seededRandom(11);
+
+/** How many messages user `n` has: the --long users first, then a mix of short, medium and long histories. */
+function historyLength(n: number): number {
+  if (n < LONG) return 10_000;
+  const draw = random();
+  if (draw < 0.8) return 4 + Math.floor(random() * 37);
+  if (draw < 0.98) return 50 + Math.floor(random() * 251);
+  return 500 + Math.floor(random() * 1501);
+}
+
+/** The user id the service gets for session `session` (`streamTurn` sends `user-<session>`). */
+const userOf = (n: number) => `user-u${n}`;
+
+/** Writes every user's history into the store of `url`, one batch per 500 messages; returns the messages written. */
+async function seed(url: string): Promise<number> {
+  const store = PostgresStore.fromConnString(url, {});
+  await store.setup();
+  let written = 0;
+  try {
+    for (let n = 0; n < USERS; n++) {
+      const scope = { tenantId: "default", userId: userOf(n), sessionId: "history" };
+      const length = historyLength(n);
+      const start = Date.UTC(2025, 0, 1) + n * 1000;
+      for (let from = 0; from < length; from += 500) {
+        const ops = [];
+        for (let i = from; i < Math.min(length, from + 500); i++) {
+          const record: TranscriptRecord = {
+            id: `h${n}-${i}`,
+            role: i % 2 === 0 ? "user" : "assistant",
+            text: syntheticSentence(random, 6 + Math.floor(random() * 14)),
+            parentId: i === 0 ? null : `h${n}-${i - 1}`,
+            sessionId: scope.sessionId,
+            createdAt: new Date(start + i * 60_000).toISOString(),
+          };
+          ops.push({ namespace: namespaces.transcript(scope), key: record.id, value: { ...record } });
+        }
+        await store.batch(ops);
+        written += ops.length;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return written;
+}
+
+/** Resident set size of process `pid`, in MB (from /proc). */
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return round(kb / 1024, 1);
+}
+
+interface Sent extends TurnTiming {
+  instance: number;
+  cached: boolean;
+}
+
+const summary = (values: readonly number[]) => ({ n: values.length, p50: round(percentile(values, 50), 1), p95: round(percentile(values, 95), 1), p99: round(percentile(values, 99), 1) });
+
+setLogLevel("warn");
+const database = `mg_load_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+const admin = new pg.Client({ connectionString: ADMIN_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${database}`);
+const url = new URL(ADMIN_URL);
+url.pathname = `/${database}`;
+const databaseUrl = url.toString();
+const temp = tempDir("mg-load-");
+const redis = await startRedisChild();
+const provider = await startPacedProvider({ ttftMs: TTFT, tokens: 20, tokenGapMs: GAP, embeddingsMs: 0, dimensions: 1536 });
+const instances: Service[] = [];
+try {
+  const seedStarted = performance.now();
+  const messages = await seed(databaseUrl);
+  const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
+  const env = { MEMORY_BACKEND: "redis", REDIS_URL: redis.url, DATABASE_URL: databaseUrl, ...modelAt(provider.baseUrl, "load") };
+  for (const name of ["instance_a", "instance_b"]) instances.push(await startOurs(temp.dir, env, false, name));
+
+  const served = instances.map(() => new Set<number>());
+  const recent: { user: number; at: number }[] = [];
+  const sent: Sent[] = [];
+  let errors = 0;
+  const errorSamples: string[] = [];
+  const rss = instances.map(() => [] as number[]);
+  const connections: number[] = [];
+  const sampler = setInterval(() => {
+    instances.forEach((instance, i) => rss[i]!.push(rssMb(instance.pid)));
+    void admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [database]).then((r) => connections.push(r.rows[0]?.n ?? 0));
+  }, 2000);
+
+  let next = 0;
+  /** One turn of `user`, on the instance whose turn it is (a load balancer that does not stick). */
+  async function turn(user: number): Promise<void> {
+    const instance = next++ % instances.length;
+    const cached = served[instance]!.has(user);
+    served[instance]!.add(user);
+    try {
+      const timing = await streamTurn(instances[instance]!.url, `u${user}-${visits}`, `${syntheticSentence(random, 8)} What did we say about that?`);
+      sent.push({ ...timing, instance, cached });
+    } catch (error) {
+      errors += 1;
+      if (errorSamples.length < 5) errorSamples.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  let visits = 0;
+  /** One visit: a user as the traffic draws them sends 1–5 turns, each after the last one's answer and a pause of 0.5–2 s. */
+  async function visit(): Promise<void> {
+    visits += 1;
+    const now = performance.now();
+    while (recent.length > 0 && now - recent[0]!.at > 120_000) recent.shift();
+    const user = recent.length > 0 && random() < 0.8 ? recent[Math.floor(random() * recent.length)]!.user : Math.floor(random() * USERS);
+    recent.push({ user, at: now });
+    const turns = 1 + Math.floor(random() * 5);
+    for (let t = 0; t < turns; t++) {
+      if (t > 0) await new Promise((resolve) => setTimeout(resolve, 500 + random() * 1500));
+      await turn(user);
+    }
+  }
+
+  // Visits arrive open loop at a rate that makes --rate turns a second (a visit has 3 turns on average).
+  const started = performance.now();
+  const running: Promise<void>[] = [];
+  for (let k = 0; performance.now() - started < SECONDS * 1000; k++) {
+    const wait = started + (k * 3000) / RATE - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    running.push(visit());
+  }
+  await Promise.all(running);
+  clearInterval(sampler);
+
+  const of = (cached: boolean | null, pick: (t: Sent) => number) => sent.filter((t) => cached === null || t.cached === cached).map(pick);
+  const cachedP95 = percentile(of(true, (t) => t.ttft), 95);
+  const unseenP95 = percentile(of(false, (t) => t.ttft), 95);
+  const report = {
+    benchmark: "load",
+    shape: "two service processes, Postgres long-term memory, Redis sessions, paced OpenAI-compatible stand-in",
+    users: USERS,
+    seeded_messages: messages,
+    seed_seconds: seedSeconds,
+    seconds: SECONDS,
+    rate_per_s: RATE,
+    pacing: { ttft_ms: TTFT, tokens: 20, token_gap_ms: GAP },
+    turns: sent.length,
+    errors,
+    error_samples: errorSamples,
+    first_token_ms: { all: summary(of(null, (t) => t.ttft)), cached: summary(of(true, (t) => t.ttft)), unseen: summary(of(false, (t) => t.ttft)) },
+    result_ms: { all: summary(of(null, (t) => t.turn)), cached: summary(of(true, (t) => t.turn)), unseen: summary(of(false, (t) => t.turn)) },
+    unseen_over_cached_first_token_p95: round(unseenP95 / cachedP95, 2),
+    rss_mb: instances.map((instance, i) => ({ instance: instance.name, max: Math.max(...rss[i]!), last: rss[i]!.at(-1) ?? 0 })),
+    postgres_connections_max: Math.max(0, ...connections),
+    met: { no_errors: errors === 0, unseen_first_token_p95: unseenP95 / cachedP95 <= TARGET_UNSEEN_OVER_CACHED_P95 },
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  await Promise.all(instances.map((instance) => instance.stop()));
+  await provider.close();
+  await redis.dispose();
+  temp.remove();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+}
