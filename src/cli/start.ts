@@ -7,6 +7,7 @@ import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
 import { parseApiKeys } from "../server/api-keys.js";
 import { configError, exitOnStartFailure } from "./fail.js";
+import { warmUpBetweenRequests } from "./warm-up.js";
 
 /**
  * `npm start`: the HTTP service on the configured backend (SQLite by default). Without API_KEYS
@@ -83,19 +84,17 @@ const STREAM_END_MS = 500;
 
 /** One server process: the graph, the HTTP service and its graceful shutdown. */
 async function serveHere(): Promise<void> {
-  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }, { OpenStreams }, { warmDateParsing }] = await Promise.all([
+  const [{ serve }, { createMemoryGraph }, { optionsFromEnv }, { createServer, OPEN_TENANT }, { OpenStreams }] = await Promise.all([
     import("@hono/node-server"),
     import("../app/create-memory-graph.js"),
     import("../app/options-from-env.js"),
     import("../server/create-server.js"),
     import("../server/open-streams.js"),
-    import("../memory/relative-dates.js"),
   ]);
   // Tracing and metrics only when an OTLP endpoint is configured: otherwise OpenTelemetry is never loaded.
   const telemetryOptions = telemetryOptionsOf(env);
   const telemetry = telemetryOptions ? await (await import("../app/telemetry-setup.js")).startTelemetry(telemetryOptions) : null;
   const memory = await createMemoryGraph(optionsFromEnv(env)).catch((error: unknown) => exitOnStartFailure(FAILED, error));
-  log.info("server.warmed", { date_parser_ms: warmDateParsing() }); // the date parser's one-off set-up, here rather than in a turn
   if (keys.length === 0) {
     log.warn("server.open_mode", {
       message: `no API_KEYS configured: listening on 127.0.0.1 only, serving one tenant "${OPEN_TENANT}" without a key`,
@@ -116,8 +115,10 @@ async function serveHere(): Promise<void> {
     rateLimitCounter: counter?.limiter,
     isDraining: () => draining,
   });
-  const server = serve({ fetch: app.fetch, hostname: host, port: env.PORT }, (info) => {
+  const warmUp = warmUpBetweenRequests(app.fetch, streams, () => draining);
+  const server = serve({ fetch: warmUp.fetch, hostname: host, port: env.PORT }, (info) => {
     log.info("server.listening", { host: info.address, port: info.port, tenants: keys.length === 0 ? [OPEN_TENANT] : undefined, keys: keys.length });
+    warmUp.start();
   }) as Server;
   server.on("error", (cause) =>
     exitOnStartFailure(FAILED, new MemoryGraphError("LISTEN_FAILED", `PORT: cannot listen on ${host}:${env.PORT}: ${messageOf(cause)}`, { kind: "system", field: "PORT", cause })),

@@ -1,4 +1,4 @@
-import * as chrono from "chrono-node";
+import { dates } from "./language-tools.js";
 import { dateWords } from "./ranking/document-text.js";
 
 /** Words that make a time expression relative to when it was said. */
@@ -39,25 +39,6 @@ function stretchesOf(text: string): [from: number, to: number][] {
 
 const RELATIVE_WORDS = new RegExp(RELATIVE.source, "gi");
 
-/** Relative and absolute dates, times and durations: one sentence that takes chrono through its parsers. */
-const WARM_UP = "We met yesterday and last month; next Friday at 5pm, in 3 days, 2 weeks ago, this weekend, since last year, on 12 August 1990 and March 14.";
-
-/**
- * Runs chrono-node (the date parser of recall's annotations and of fact extraction) once over
- * `WARM_UP`, the ways both call it, and returns how long that took (ms). The parser builds its
- * patterns on first use: about 240 ms of CPU on the benchmark machine, spread over the first
- * dated messages of a process, each call blocking the event loop (about 180 ms for a first "last
- * month"); later calls take well under a millisecond. A service runs this before it listens, so
- * that no turn pays it.
- */
-export function warmDateParsing(): number {
-  const started = performance.now();
-  chrono.parse(WARM_UP, { instant: new Date(), timezone: 0 }, { forwardDate: false });
-  chrono.parse(WARM_UP);
-  chrono.parseDate(WARM_UP, new Date(), { forwardDate: true });
-  return Math.round(performance.now() - started);
-}
-
 /**
  * `text` with each relative time expression ("yesterday", "two weeks ago", "last Saturday", "next
  * month") followed by the date it meant when said at `saidAt` (ISO), in brackets: "yesterday
@@ -94,7 +75,7 @@ function annotate(text: string, instant: Date): string {
   let out = "";
   let at = 0;
   for (const [from, to] of stretchesOf(text)) {
-    for (const result of chrono.parse(text.slice(from, to), { instant, timezone: 0 }, { forwardDate: false })) {
+    for (const result of dates().parse(text.slice(from, to), { instant, timezone: 0 }, { forwardDate: false })) {
       if (!RELATIVE.test(result.text) || /^\s*(for|since)\b/i.test(result.text)) continue;
       const end = from + result.index + result.text.length;
       out += `${text.slice(at, end)} [${resolved(result.text, result.start.date())}]`;

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { ChatOpenAI } from "@langchain/openai";
 import { log } from "../logger.js";
+import { openAiModule } from "./openai-module.js";
 
 /** How to reach the chat model; `apiKey` or `baseUrl` must be set for a model to exist. */
 export interface ChatModelSettings {
@@ -27,6 +27,7 @@ export function createChatModel(settings: ChatModelSettings): BaseChatModel | nu
     return null;
   }
   log.debug("chat_model_configured", { model: settings.model, customBaseUrl: baseUrl !== undefined });
+  const { ChatOpenAI } = openAiModule();
   return new ChatOpenAI({
     model: settings.model,
     apiKey: apiKey ?? PLACEHOLDER_KEY,

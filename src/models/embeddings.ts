@@ -1,5 +1,6 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import { OpenAIEmbeddings } from "@langchain/openai";
+import type { OpenAIEmbeddings } from "@langchain/openai";
+import { openAiModule } from "./openai-module.js";
 import { reportUsage } from "./usage-sink.js";
 import { CALL } from "./usage.js";
 
@@ -21,7 +22,7 @@ export interface EmbeddingsSettings {
  */
 export function createEmbeddings(settings: EmbeddingsSettings): EmbeddingsInterface | undefined {
   if (!settings.apiKey && !settings.baseUrl) return undefined;
-  return new UsageReportingEmbeddings({
+  return new (usageReportingEmbeddings())({
     apiKey: settings.apiKey ?? "not-needed",
     model: settings.model,
     timeout: settings.timeoutMs,
@@ -35,13 +36,20 @@ export function createEmbeddings(settings: EmbeddingsSettings): EmbeddingsInterf
  * `usage.prompt_tokens`, which LangChain's class reads past) as a call named `embeddings`: to the
  * turn that made it, else to the token metric (`reportUsage`). `embeddingWithRetry` is the one
  * method every request goes through (a large `embedDocuments` is several), and the class's
- * documented point of extension. A provider that reports no usage reports nothing here.
+ * documented point of extension. A provider that reports no usage reports nothing here. The class
+ * is made the first time it is needed, as `@langchain/openai` is loaded then (see `openAiModule`).
  */
-export class UsageReportingEmbeddings extends OpenAIEmbeddings {
-  protected override async embeddingWithRetry(request: Parameters<OpenAIEmbeddings["embeddingWithRetry"]>[0]): ReturnType<OpenAIEmbeddings["embeddingWithRetry"]> {
-    const response = await super.embeddingWithRetry(request);
-    const tokens = response.usage?.prompt_tokens;
-    if (typeof tokens === "number") reportUsage([{ node: CALL.embeddings, inputTokens: tokens, outputTokens: 0 }]);
-    return response;
-  }
+export function usageReportingEmbeddings(): EmbeddingsClass {
+  reporting ??= class UsageReportingEmbeddings extends openAiModule().OpenAIEmbeddings {
+    protected override async embeddingWithRetry(request: Parameters<OpenAIEmbeddings["embeddingWithRetry"]>[0]): ReturnType<OpenAIEmbeddings["embeddingWithRetry"]> {
+      const response = await super.embeddingWithRetry(request);
+      const tokens = response.usage?.prompt_tokens;
+      if (typeof tokens === "number") reportUsage([{ node: CALL.embeddings, inputTokens: tokens, outputTokens: 0 }]);
+      return response;
+    }
+  };
+  return reporting;
 }
+
+type EmbeddingsClass = new (fields?: ConstructorParameters<typeof OpenAIEmbeddings>[0]) => OpenAIEmbeddings;
+let reporting: EmbeddingsClass | undefined;

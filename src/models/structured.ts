@@ -2,7 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import { ChatOpenAI } from "@langchain/openai";
+import { openAiLoaded, openAiModule } from "./openai-module.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log } from "../logger.js";
 import { type ClassifiedEvent, type ClassifyContext, EVENT_TYPES, type EventEntity, classifiedEventSchema, modelEventSchema } from "../rules/event-schema.js";
@@ -165,14 +165,21 @@ const lowTemperatureClones = new WeakMap<BaseChatModel, BaseChatModel>();
 
 /** A ChatOpenAI copy at temperature 0.2; other models (and reasoning models, which refuse it) as they are. */
 function forSummaries(model: BaseChatModel): BaseChatModel {
-  if (!(model instanceof ChatOpenAI)) return model;
+  // A ChatOpenAI exists only once @langchain/openai is loaded: the check loads nothing otherwise.
+  if (!isChatOpenAi(model)) return model;
   if (model.temperature === SUMMARY_TEMPERATURE || /^(o\d|gpt-5)/.test(model.model)) return model;
   let clone = lowTemperatureClones.get(model);
   if (!clone) {
-    clone = new ChatOpenAI({ ...model.lc_kwargs, temperature: SUMMARY_TEMPERATURE });
+    clone = new (openAiModule().ChatOpenAI)({ ...model.lc_kwargs, temperature: SUMMARY_TEMPERATURE });
     lowTemperatureClones.set(model, clone);
   }
   return clone;
+}
+
+/** Whether `model` is a `ChatOpenAI` (the one this process loaded, whoever built the model). */
+function isChatOpenAi(model: BaseChatModel): model is InstanceType<ReturnType<typeof openAiModule>["ChatOpenAI"]> {
+  if (!model.lc_namespace.includes("openai") && !openAiLoaded()) return false;
+  return model instanceof openAiModule().ChatOpenAI;
 }
 
 function transcriptOf(messages: readonly SummaryMessage[]): string {

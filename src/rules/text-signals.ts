@@ -1,4 +1,4 @@
-import nlp from "compromise";
+import { nlp } from "../memory/language-tools.js";
 import type { EventEntity } from "./event-schema.js";
 import { THAI_PLACES } from "./facts/lexicon.js";
 import { isKnownPlace } from "./facts/places.js";
@@ -82,7 +82,7 @@ function entityTypeOf(name: string): string {
 
 function typeOfName(name: string): string {
   if (isKnownPlace(name)) return "place";
-  const doc = nlp(name);
+  const doc = nlp()(name);
   if (doc.has("#Place") && !doc.has("#Person")) return "place";
   if (doc.has("#Organization")) return "organization";
   return "person";

@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
+import type { CountryCode } from "libphonenumber-js";
+import { phones } from "../../memory/language-tools.js";
 import type { Found } from "./found.js";
 import { ORDER_CUE_BEFORE } from "./orders.js";
 
@@ -38,7 +39,7 @@ export function findPhones(text: string, country?: CountryCode): { value: string
     if (/^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/.test(value) || /^\d{1,3}(,\d{3})+$/.test(value)) continue;
     // "my order number is 4821399123": the cue "number" belongs to the order.
     if (ORDER_CUE_BEFORE.test(withoutEmails.slice(Math.max(0, (m.index ?? 0) - 40), m.index))) continue;
-    const parsed = parsePhoneNumberFromString(value, country);
+    const parsed = phones().parsePhoneNumberFromString(value, country);
     if (cue ? digits >= 7 : parsed?.isValid() === true || (value.startsWith("+") && digits >= 9)) {
       found.push({ value, index: m.index ?? 0 });
     }

@@ -1,4 +1,4 @@
-import * as chrono from "chrono-node";
+import { dates } from "../../memory/language-tools.js";
 import type { Found } from "./found.js";
 
 const THAI_MONTHS: [RegExp, number][] = [
@@ -53,7 +53,7 @@ function dateIn(text: string): { year?: number; month: number; day: number } | u
   const thai = thaiDate(text);
   if (thai) return thai;
   // chrono reads "12 August", "March 14", "2 July 1990" in English and in romanised-Hindi sentences.
-  for (const result of chrono.parse(text)) {
+  for (const result of dates().parse(text)) {
     const known = result.start;
     if (!known.isCertain("day") || !known.isCertain("month")) continue;
     const month = known.get("month");

@@ -1,4 +1,4 @@
-import nlp from "compromise";
+import { nlp } from "../../memory/language-tools.js";
 import { type Found, itemFact } from "./found.js";
 import { BUSINESS_NOUNS, OCCUPATIONS, countOf, languageOf, namedOneKey } from "./lexicon.js";
 import { isKnownPlace, placeFacts } from "./places.js";
@@ -16,7 +16,7 @@ const FIRST_PERSON_WORK = /\b(?:i|we)\b.*\b(?:work|working|run|own|have|opened|t
 function isActor(phrase: string): boolean {
   const last = phrase.trim().split(/\s+/).pop()?.toLowerCase() ?? "";
   if (/^(fan|lot|bit|kind|person|guy|girl|man|woman|friend|customer|member|user)$/.test(last)) return false;
-  return OCCUPATIONS.has(last) || nlp(last).has("#Actor");
+  return OCCUPATIONS.has(last) || nlp()(last).has("#Actor");
 }
 
 /** Clauses that each say one thing: sentences, then "…, I …" and "… and I …" splits. */
@@ -36,7 +36,7 @@ function nameFacts(clause: string): Found[] {
   const intro = /\b(?:i am|i'm|im|this is|call me|i go by)\s+([A-Za-z][\w'-]*)(?:\s+([A-Z][\w'-]*))?\s*(?=[,.!]|$|\s+(?:and|here|from)\b)/i.exec(clause);
   const first = intro?.[1];
   if (!first || NOT_NAMES.test(first) || isKnownPlace(first) || languageOf(first) || OCCUPATIONS.has(first.toLowerCase())) return [];
-  const doc = nlp(first);
+  const doc = nlp()(first);
   const person = doc.has("#Person") || doc.has("#FirstName");
   const capitalised = /^[A-Z][a-z]/.test(first) && !doc.has("#Adjective") && !doc.has("#Verb");
   if (!person && !capitalised) return [];
@@ -121,7 +121,7 @@ function ageFacts(clause: string): Found[] {
   for (const pattern of AGES) {
     const written = pattern.exec(text)?.[1];
     if (!written) continue;
-    const read: unknown = /^\d+$/.test(written) ? Number(written) : nlp(written).numbers().get();
+    const read: unknown = /^\d+$/.test(written) ? Number(written) : nlp()(written).numbers().get();
     const age = Array.isArray(read) ? (read[0] as unknown) : read;
     if (typeof age === "number" && Number.isInteger(age) && age >= 5 && age <= 120) return [{ key: "age", value: String(age) }];
   }

@@ -1,4 +1,4 @@
-import * as chrono from "chrono-node";
+import { dates } from "../../memory/language-tools.js";
 
 /**
  * When what a message says stops being true, if the message bounds it in time: "this week",
@@ -25,7 +25,7 @@ export function expiryOf(text: string, now: Date): string | null {
   }
   const until = UNTIL.exec(text);
   if (until) {
-    const date = chrono.parseDate(until[1] ?? "", now, { forwardDate: true });
+    const date = dates().parseDate(until[1] ?? "", now, { forwardDate: true });
     if (date && date.getTime() > now.getTime()) return endOfDay(date).toISOString();
   }
   if (/\bthis week\b/i.test(text)) return endOfDay(addDays(now, (7 - now.getUTCDay()) % 7)).toISOString();

@@ -1,4 +1,4 @@
-import nlp from "compromise";
+import { nlp } from "../../memory/language-tools.js";
 import { CITIES, COUNTRIES, THAI_PLACES, placeOf } from "./lexicon.js";
 import type { Found } from "./found.js";
 
@@ -30,7 +30,7 @@ export function placeAtStart(rest: string, allowUnknown: boolean): PlaceHit | un
   }
   const run = /^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}/.exec(trimmed)?.[0];
   if (!run || !WORD.test(run)) return undefined;
-  const doc = nlp(run);
+  const doc = nlp()(run);
   if (doc.has("#Country")) return { name: run, kind: "country", length: offset + run.length };
   if (doc.has("#Place") || allowUnknown) {
     if (doc.has("#Person") && !doc.has("#Place")) return undefined;

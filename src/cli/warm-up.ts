@@ -1,0 +1,34 @@
+import { log } from "../logger.js";
+import { warmLanguageTools } from "../memory/language-tools.js";
+import type { OpenStreams } from "../server/open-streams.js";
+
+/** How long after listening the warm-up starts: a request waiting to be accepted goes first. */
+const WARM_AFTER_MS = 50;
+
+/**
+ * The service's fetch handler counting the requests being answered (a streamed answer until its
+ * stream ends), and a warm-up of the language tools (`warmLanguageTools`) that `start` schedules
+ * once the server listens and that runs only while no request is being answered and the service is
+ * not draining: a turn that needs a tool first loads it itself, and no turn waits for the others.
+ */
+export function warmUpBetweenRequests<A extends unknown[]>(
+  fetch: (request: Request, ...rest: A) => Response | Promise<Response>,
+  streams: OpenStreams,
+  draining: () => boolean,
+): { fetch: (request: Request, ...rest: A) => Promise<Response>; start: () => void } {
+  let answering = 0;
+  const idle = () => answering === 0 && streams.size === 0 && !draining();
+  return {
+    fetch: async (request, ...rest) => {
+      answering += 1;
+      try {
+        return await fetch(request, ...rest);
+      } finally {
+        answering -= 1;
+      }
+    },
+    start: () => {
+      setTimeout(() => void warmLanguageTools(idle).then((ms) => log.info("server.warmed", { language_tools_ms: ms })), WARM_AFTER_MS).unref();
+    },
+  };
+}
