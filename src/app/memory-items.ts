@@ -1,7 +1,8 @@
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { invalidInput } from "../errors.js";
 import { log } from "../logger.js";
 import { deleteFact, editFact, findFact, historyOf, type FactDeletion, type FactVersion, type FactVersions } from "../memory/fact-edits.js";
+import { restoreDeleted, restoreVersion, sweepUndo, undoRecordWrite } from "../memory/fact-undo.js";
 import { redactor } from "../memory/redaction.js";
 import { detectAttributeUpdates } from "../rules/attribute-detect.js";
 import { boundedInTime } from "../rules/facts/expiry.js";
@@ -55,6 +56,12 @@ export interface MemoryItems {
    * session windows (see `deleteFact` in memory/fact-edits.ts). Idempotent (0 the second time).
    */
   deleteFact(user: UserScope, factId: string, options?: { versions?: FactVersions }): Promise<FactDeletion>;
+  /**
+   * Undoes a person's change of a fact: `factId` deleted within the last minute comes back with the
+   * items its delete cut (see memory/fact-undo.ts); a version an edit replaced is current again and the
+   * edit's version goes (FACT_STALE when it has been changed since). FACT_NOT_FOUND when neither.
+   */
+  restoreFact(user: UserScope, factId: string): Promise<FactRecord>;
   /** A page of the user's events, newest first; `type` keeps one event type. */
   listEvents(user: UserScope, options?: PageInput & { type?: string }): Promise<EventRecord[]>;
   getEvent(user: UserScope, eventId: string): Promise<EventRecord>;
@@ -126,7 +133,7 @@ function userLocked(lock: TurnLock) {
 type Deps = Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings" | "profile">;
 
 /** The fact methods of `memoryItems`: list, read with history, edit, delete (with the deleted values cut out of every layer). */
-function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: SessionWindowEdits): Pick<MemoryItems, "listFacts" | "getFact" | "updateFact" | "deleteFact"> {
+function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: SessionWindowEdits): Pick<MemoryItems, "listFacts" | "getFact" | "updateFact" | "deleteFact" | "restoreFact"> {
   const asUser = userLocked(lock);
   return {
     async listFacts(user, options = {}) {
@@ -148,11 +155,24 @@ function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: Sess
     },
     deleteFact: (user, factId, options = {}) => {
       const versions = factVersions(options.versions);
-      return asUser(user, (scope) => deleteFact(store, scope, itemId("factId", factId), versions)).then(async ({ values, ...deleted }) => {
+      const id = itemId("factId", factId);
+      const undoRecord = (scope: UserScope) => (deleted: FactRecord[], writes: Operation[]) => undoRecordWrite(store, scope, id, deleted, writes, deps.now());
+      return asUser(user, async (scope) => {
+        await sweepUndo(store, scope, deps.now());
+        return deleteFact(store, scope, id, versions, { undoRecord: undoRecord(scope) });
+      }).then(async ({ values, ...deleted }) => {
         const scope = validateUser(user);
         log.info("memory.fact_deleted", { tenant: scope.tenantId, versions, ...deleted });
         await redactWindows(store, lock, windows, scope, values);
         return deleted;
+      });
+    },
+    restoreFact: (user, factId) => {
+      const id = itemId("factId", factId);
+      return asUser(user, async (scope) => {
+        const fact = (await restoreDeleted(store, scope, id, deps.now())) ?? (await restoreVersion(store, scope, id));
+        log.info("memory.fact_restored", { tenant: scope.tenantId, key: fact.key });
+        return fact;
       });
     },
   };

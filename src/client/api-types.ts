@@ -381,6 +381,26 @@ export interface paths {
         patch: operations["updateMessage"];
         trace?: never;
     };
+    "/v1/users/{user_id}/facts/{fact_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a fact's delete (within a minute) or edit
+         * @description A fact deleted in the last minute comes back, with the messages, events and summaries its delete cut (the session windows keep `[removed]`); a version an edit replaced becomes current again, and the edit's version goes. Until then a deleted value is out of everything the model reads.
+         */
+        post: operations["restoreFact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user_id}/memory/items": {
         parameters: {
             query?: never;
@@ -448,7 +468,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The inspector's script and style */
+        /** The inspector's scripts and style */
         get: operations["inspectorAsset"];
         put?: never;
         post?: never;
@@ -2409,6 +2429,58 @@ export interface operations {
             503: components["responses"]["ShuttingDown"];
         };
     };
+    restoreFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+                /** @description The fact (one version) (URL-encoded; fact ids carry their key, e.g. `location.city@m1`). */
+                fact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fact as it now reads. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FactAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FACT_NOT_FOUND: no such fact, or its delete is more than a minute old. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description FACT_STALE: the version that replaced this one has been changed since; nothing was written. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
     searchItems: {
         parameters: {
             query: {
@@ -2538,7 +2610,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                file: "inspector.js" | "inspector.css";
+                file: "inspector.js" | "inspector-ui.js" | "inspector-views.js" | "inspector.css";
             };
             cookie?: never;
         };

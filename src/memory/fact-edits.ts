@@ -136,7 +136,8 @@ export interface FactDeletion {
  * covering the messages the versions came from), stored turn results and titles. A value that a
  * remaining fact still states is kept. Deleting one version never makes another current: the
  * current value stays unless it is the one deleted, and then the key has none until one is
- * learned or written. One batch. Returns the counts (all 0 when there was no such fact: deleting
+ * learned or written. With `undoRecord`, its write (what the delete can be undone from, fact-undo.ts)
+ * joins the batch. One batch. Returns the counts (all 0 when there was no such fact: deleting
  * twice is safe) and the values cut out, which the caller cuts out of the session windows too.
  */
 export async function deleteFact(
@@ -144,6 +145,7 @@ export async function deleteFact(
   scope: UserScope,
   id: string,
   versions: FactVersions = "one",
+  options: { undoRecord?: (deleted: FactRecord[], writes: Operation[]) => Promise<Operation> } = {},
 ): Promise<FactDeletion & { values: string[] }> {
   const facts = await loadFacts(store, scope);
   const target = facts.find((fact) => fact.id === id);
@@ -154,7 +156,8 @@ export async function deleteFact(
   const values = [...new Set(deleted.map((fact) => fact.value))].filter((value) => !kept.has(value.trim().toLowerCase()));
   const sources = new Set(deleted.flatMap((fact) => fact.sourceMessageIds));
   const { writes, counts } = await redactionWrites(store, scope, values, sources);
-  await store.batch([...deleted.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })), ...writes]);
+  const undo = options.undoRecord ? [await options.undoRecord(deleted, writes)] : [];
+  await store.batch([...deleted.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })), ...writes, ...undo]);
   return {
     facts: deleted.length,
     staleSummaries: counts.summaries,

@@ -22,6 +22,8 @@ export const namespaces = {
   events: (s: UserScope): string[] => [...user(s), "events"],
   facts: (s: UserScope): string[] => [...user(s), "facts"],
   summaries: (s: UserScope): string[] => [...user(s), "summaries"],
+  /** What a fact's delete can be undone from, for a short while (fact-undo.ts): read by nothing the model reads. */
+  factUndo: (s: UserScope): string[] => [...user(s), "fact-undo"],
   /**
    * The finished turns of one session that carried a client message id (the idempotency key),
    * kept apart from `sessions` so that transcript recall never sees them.

@@ -1,3 +1,4 @@
+import { restoreFact } from "./fact-restore-route.js";
 import { health, openApi, ready } from "./health-routes.js";
 import { inspector, inspectorAsset } from "./inspector.js";
 import { getTurnContext, layerItemRoutes, searchItems } from "./item-routes.js";
@@ -30,6 +31,7 @@ export const ROUTES = {
   importSessions,
   exportUser,
   ...layerItemRoutes,
+  restoreFact,
   searchItems,
   getTurnContext,
   inspector,

@@ -136,6 +136,7 @@ describe("every status the server answers is documented, and every documented st
       { method: "PATCH", path: requestPath, body: requestPath.includes("facts") ? { pinned: true } : requestPath.includes("events") ? { importance: 0.9 } : { text: "corrected" } },
       { method: "DELETE", path: requestPath },
     ]),
+    { method: "POST", path: `${users}/facts/name@k1/restore` },
   ];
   const tooBig = { text: "x".repeat(300_000) };
   /** Per item (fact, event, summary, message): read, missing, a bad query, corrections good and bad, deletes. */
@@ -212,6 +213,10 @@ describe("every status the server answers is documented, and every documented st
       ...itemCases(`${users}/facts`, "name@k1", { pinned: true }, { colour: "red" }),
       { method: "PATCH", path: `${users}/facts/name@k1`, body: { value: "Bob" }, status: 200 },
       { method: "PATCH", path: `${users}/facts/name@k1`, body: { value: "Carl" }, status: 409 },
+      { method: "POST", path: `${users}/facts/name@k1/restore?x=1`, status: 400 },
+      { method: "POST", path: `${users}/facts/name@k1/restore`, status: 200 },
+      { method: "POST", path: `${users}/facts/name@k1/restore`, status: 409 },
+      { method: "POST", path: `${users}/facts/nope/restore`, status: 404 },
       { method: "GET", path: `${users}/events?type=INQUIRY&limit=5`, status: 200 },
       { method: "GET", path: `${users}/events?limit=x`, status: 400 },
       ...itemCases(`${users}/events`, "ev1", { importance: 0.9 }, { importance: 2 }),
@@ -235,7 +240,7 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/facts/name@k1/restore", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },
