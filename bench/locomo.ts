@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings } from "../src/index.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
+import type { GraphWalkOptions } from "../src/memory/limits.js";
 import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLocomo, locomoSessions, type LocomoConversation } from "./lib/locomo-data.js";
@@ -23,6 +24,8 @@ const TOP = 50;
 
 /** `--hybrid <json>`: ranking options (see `HybridOptions`) to try instead of the defaults. */
 let tuning: HybridOptions | undefined;
+/** `--graph <json>`: entity-graph walk options (see `GraphWalkOptions`) to try instead of the defaults, e.g. `{"walk":false}`. */
+let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
 
 interface Measured {
   results: QuestionResult[];
@@ -40,7 +43,7 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk } } });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
     for (const session of locomoSessions(conv)) {
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
       "per-question": { type: "string" },
       baseline: { type: "string" },
       hybrid: { type: "string" },
+      graph: { type: "string" },
       ...BACKEND_OPTIONS,
     },
     strict: true,
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
   }
   const conversations = loadLocomo(values.data);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
+  if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { results: [], bm25: [], ids: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {

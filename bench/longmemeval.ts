@@ -15,6 +15,7 @@ import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
+import type { GraphWalkOptions } from "../src/memory/limits.js";
 import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
 import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
@@ -27,6 +28,8 @@ const TOP = 50;
 
 /** `--hybrid <json>`: ranking options (see `HybridOptions`) to try instead of the defaults. */
 let tuning: HybridOptions | undefined;
+/** `--graph <json>`: entity-graph walk options (see `GraphWalkOptions`) to try instead of the defaults, e.g. `{"walk":false}`. */
+let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
 const METRICS = ["turn_ndcg@10", "turn_recall@10", "turn_recall_all@10", "turn_recall_all@5"];
 
 interface Measured {
@@ -45,7 +48,7 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk } } });
   const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
   try {
@@ -121,6 +124,7 @@ async function main(): Promise<void> {
       "per-question": { type: "string" },
       baseline: { type: "string" },
       hybrid: { type: "string" },
+      graph: { type: "string" },
       every: { type: "string", default: "1" },
       embeddings: { type: "string", default: "none" },
       ...BACKEND_OPTIONS,
@@ -136,6 +140,7 @@ async function main(): Promise<void> {
   }
   const questions = loadLongMemEval(values.data).filter((_, i) => i % every === 0);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
+  if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [], newestFirst: [] };
   try {

@@ -1,6 +1,7 @@
 import type { BaseCheckpointSaver, BaseStore, Item, Operation } from "@langchain/langgraph-checkpoint";
 import { log } from "../logger.js";
 import { restoreSuperseded } from "./facts.js";
+import { fromMessages, graphForgetWrites } from "./entities/forget-graph.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import { deleteSessionTitle } from "./session-list.js";
 import type { TurnLock, UserLock } from "./ports/persistence.js";
@@ -110,6 +111,8 @@ export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<
     allFacts.map((item) => item.value as FactRecord),
     new Set(facts.map((item) => item.key)),
   );
+  // The entity graph loses what the session's messages alone said.
+  const graph = await graphForgetWrites(store, scope, fromMessages(scope.sessionId));
   // One batch: on our stores the learned records go, and the facts they superseded come back, together.
   const learned: Operation[] = [
     ...[...summaries, ...events, ...facts].map((item): Operation => ({ namespace: item.namespace, key: item.key, value: null })),
@@ -117,6 +120,7 @@ export async function forgetCheckedSession(target: ForgetTarget, scope: Checked<
     ...pinned
       .filter((fact) => fact.sourceMessageIds.length > 0)
       .map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact, sourceMessageIds: [] }, index: false })),
+    ...graph,
   ];
   if (learned.length > 0) await store.batch(learned);
   const messages = await deletePrefix(store, namespaces.session(scope));

@@ -7,6 +7,7 @@ import type { MemoryScope } from "./scope.js";
 import { loadFacts } from "./facts.js";
 import { assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
+import { entityGraphWrites } from "./entities/entity-graph.js";
 
 /**
  * Import of past conversations: messages go into the transcript through the write path of live
@@ -184,11 +185,13 @@ export async function applyImport(store: BaseStore, plan: ImportPlan, extra: rea
     const namespace = namespaces.transcript(scope);
     return records.map((record): Operation => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) }));
   });
-  const operations = [...messages, ...plan.layers, ...extra];
+  const user = plan.transcripts[0]?.scope;
+  // The entity graph of the imported messages, stored in the same batch (one transaction).
+  const graph = user ? await entityGraphWrites(store, user, plan.transcripts.flatMap((t) => t.records)) : [];
+  const operations = [...messages, ...plan.layers, ...graph, ...extra];
   if (operations.length === 0) return;
   await store.batch(operations);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
-  const user = plan.transcripts[0]?.scope;
   if (messages.length > 0 && user) await warmSearch(store, namespaces.sessions(user));
 }
 

@@ -20,6 +20,22 @@ export interface RecallLimits {
    * vector is still computed and stored with the message).
    */
   vectorWaitMs: number;
+  /** How recall walks the user's entity graph (see entities/entity-walk.ts). */
+  graph: GraphWalkOptions;
+}
+
+/** How recall walks the entity graph; each part can be turned off for ablations. */
+export interface GraphWalkOptions {
+  /** Whether recall walks the graph at all (off: the ranking is the store's alone). */
+  walk: boolean;
+  /** Hops from the query's entities: 0 reads only their own messages, 1 their neighbours' too, 2 one more ring. */
+  hops: number;
+  /** Most nodes read per ring: a bound on the walk's reads. */
+  maxNodes: number;
+  /** Messages the walk hands to the ranking, best first. */
+  candidates: number;
+  /** Weight of the walk's list in the reciprocal-rank fusion with the store's ranking (which weighs 1). */
+  weight: number;
 }
 
 /** Item and character limits of one prompt section. */
@@ -69,6 +85,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     importantMinScore: 0.7,
     recentTurns: 6,
     vectorWaitMs: 25,
+    graph: { walk: false, hops: 1, maxNodes: 16, candidates: 50, weight: 0.1 },
   },
   context: {
     history: { items: 10, chars: 200 },

@@ -1,5 +1,6 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { truncate } from "./clip.js";
+import { fromMessages, graphForgetWrites, graphRelearnWrites } from "./entities/forget-graph.js";
 import { EVENT_TEXT_CHARS } from "./events.js";
 import { loadFacts, restoreSuperseded, upsertFacts, type FactUpdate } from "./facts.js";
 import { getRecord, type Page } from "./item-edits.js";
@@ -61,7 +62,11 @@ export async function updateMessage(
   const updated: TranscriptRecord = { ...message, text };
   await saveTranscriptMessage(store, scope, updated);
   const event = await store.get(namespaces.events(scope), id);
-  const writes: Operation[] = [...(await staleSummaryWrites(store, scope, new Set([id]))), ...(await relearnedFactWrites(store, scope, updated, options))];
+  const writes: Operation[] = [
+    ...(await staleSummaryWrites(store, scope, new Set([id]))),
+    ...(await relearnedFactWrites(store, scope, updated, options)),
+    ...(await graphRelearnWrites(store, scope, updated)),
+  ];
   if (event) writes.push({ namespace: namespaces.events(scope), key: id, value: { ...(event.value as EventRecord), text: truncate(text, EVENT_TEXT_CHARS) }, index: false });
   if (writes.length > 0) await store.batch(writes);
   return updated;
@@ -104,6 +109,7 @@ export async function deleteMessage(store: BaseStore, scope: MemoryScope, id: st
   const learned = allFacts.filter((fact) => fact.sourceMessageIds.length > 0 && fact.sourceMessageIds.every((source) => source === id));
   const restored = restoreSuperseded(allFacts, new Set(learned.map((fact) => fact.id)));
   const stale = await staleSummaryWrites(store, scope, new Set([id]));
+  const graph = await graphForgetWrites(store, scope, fromMessages(scope.sessionId, id));
   const writes: Operation[] = [
     { namespace: transcript, key: id, value: null },
     { namespace: namespaces.turnContexts(scope), key: id, value: null },
@@ -113,6 +119,7 @@ export async function deleteMessage(store: BaseStore, scope: MemoryScope, id: st
     ...learned.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: null })),
     ...restored.map((fact): Operation => ({ namespace: namespaces.facts(scope), key: fact.id, value: { ...fact }, index: false })),
     ...stale,
+    ...graph,
   ];
   await store.batch(writes);
   // Relinked one by one, each as a message is saved (its index kept as it was).

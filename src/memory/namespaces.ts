@@ -24,6 +24,8 @@ export const namespaces = {
   summaries: (s: UserScope): string[] => [...user(s), "summaries"],
   /** What a fact's delete can be undone from, for a short while (fact-undo.ts): read by nothing the model reads. */
   factUndo: (s: UserScope): string[] => [...user(s), "fact-undo"],
+  /** The user's entity graph: one item per node (entity or alias), keyed by its normalised name (see entities/). */
+  entities: (s: UserScope): string[] => [...user(s), "entities"],
   /**
    * The finished turns of one session that carried a client message id (the idempotency key),
    * kept apart from `sessions` so that transcript recall never sees them.

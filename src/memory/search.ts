@@ -79,6 +79,7 @@ export async function searchMemory(
     minVectorScore: recall.minVectorScore,
     excludeIds: new Set(),
     embeddings: deps.embeddings,
+    graph: { user, ...(session === undefined ? {} : { sessionId: session }), options: recall.graph },
   });
   const hits = similar.map(
     (hit): MemoryHit => ({

@@ -4,6 +4,10 @@ import { embedOrSkip } from "./ranking/embed-or-skip.js";
 import { RecallIndex, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize } from "./ranking/index.js";
 import { indexSource, lexicalMaxOf, rankingOf } from "./ranking/index-source.js";
 import type { TranscriptRecord } from "./records.js";
+import { walkEntityGraph } from "./entities/entity-walk.js";
+import { fuseGraphCandidates } from "./entities/graph-fusion.js";
+import type { GraphWalkOptions } from "./limits.js";
+import type { MemoryScope } from "./scope.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
 import { roleWeightsFor } from "./query-subject.js";
 import { listAll, supportsOf } from "./store-io.js";
@@ -38,6 +42,12 @@ export interface SimilarSearch {
    * ranks lexically. Left out, the query is embedded with `embeddings` (by the store, or here).
    */
   queryVector?: readonly number[] | null;
+  /**
+   * The user's entity graph to walk from the query's entities (see entities/entity-walk.ts), its
+   * reached messages fused with the store's ranking; left out (or `walk` false), it is not read.
+   * `sessionId` keeps the walk's messages to one session (a search of one session's transcript).
+   */
+  graph?: { user: Pick<MemoryScope, "tenantId" | "userId">; sessionId?: string; options: GraphWalkOptions };
 }
 
 /**
@@ -49,12 +59,19 @@ export interface SimilarSearch {
  */
 export async function searchSimilar(store: BaseStore, prefix: string[], search: SimilarSearch): Promise<SimilarMessage[]> {
   if (!search.query.trim()) return [];
-  const wanted = search.limit + search.excludeIds.size;
+  const graph = search.graph?.options.walk ? search.graph : undefined;
+  // The walk reorders the store's list: it needs a list deep enough to reorder.
+  const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
   const labelWeights = roleWeightsFor(search.query);
   const options: WeightedSearchOptions = { query: search.query, limit: wanted, withNeighbours: true, textChars: search.textChars, ...(labelWeights ? { labelWeights } : {}) };
-  const hits = supportsOf(store).rankedSearch
-    ? await rankedByStore(store, prefix, search, options)
-    : await rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights);
+  const [ranked, reached] = await Promise.all([
+    supportsOf(store).rankedSearch
+      ? rankedByStore(store, prefix, search, options)
+      : rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights),
+    graph ? walkEntityGraph(store, graph.user, search.query, graph.options) : Promise.resolve([]),
+  ]);
+  const inScope = graph?.sessionId === undefined ? reached : reached.filter((c) => c.sessionId === graph.sessionId);
+  const hits = graph && inScope.length > 0 ? await fuseGraphCandidates(store, graph.user, ranked, inScope, graph.options.weight) : ranked;
   return hits
     .filter((item) => !search.excludeIds.has(item.key) && isRecallable(item.value))
     .slice(0, search.limit)

@@ -2,6 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { metaOf, textOf, withMeta } from "../messages/message-meta.js";
 import { extractThread, threadCycle } from "../messages/thread.js";
+import { entityGraphWrites } from "./entities/entity-graph.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -21,7 +22,11 @@ import { listAll, newestItems, valuesOf, warmSearch } from "./store-io.js";
  */
 export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean } = {}): Promise<void> {
   const indexed = options.indexed !== false && record.recall !== false;
-  await store.put(namespaces.transcript(scope), record.id, { ...record }, indexed ? undefined : false);
+  const put = { namespace: namespaces.transcript(scope), key: record.id, value: { ...record }, ...(indexed ? {} : { index: false as const }) };
+  // An indexed message feeds the entity graph too, in the same batch (its nodes are read first).
+  const graph = indexed ? await entityGraphWrites(store, scope, [record]) : [];
+  if (graph.length === 0) await store.put(put.namespace, put.key, put.value, indexed ? undefined : false);
+  else await store.batch([put, ...graph]);
   if (indexed) await warmSearch(store, namespaces.sessions(scope));
 }
 
@@ -29,7 +34,8 @@ export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope
 export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScope, records: readonly TranscriptRecord[]): Promise<void> {
   if (records.length === 0) return;
   const namespace = namespaces.transcript(scope);
-  await store.batch(records.map((record) => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) })));
+  const graph = await entityGraphWrites(store, scope, records);
+  await store.batch([...records.map((record) => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) })), ...graph]);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   await warmSearch(store, namespaces.sessions(scope));
 }

@@ -88,14 +88,16 @@ describe.each(backends)("forgetting on %s", (_name, make) => {
     const { store, checkpointer } = await open();
     const otherBefore = await itemsOf(store, "u10");
     expect((await itemsOf(store, "u1")).length).toBeGreaterThan(4);
+    const graphNodes = (await store.search(namespaces.entities({ tenantId, userId: "u1" }), { limit: 1000 })).length;
+    expect(graphNodes).toBeGreaterThan(0); // "My name is Anong" names someone
     const counts = await forgetUser(graph.persistence, { tenantId, userId: "u1" });
     expect(counts.sessions).toBe(2);
     expect(counts.threads).toBe(2);
     expect(counts.items).toBeGreaterThan(4);
     expect(counts).toMatchObject({ messages: 6, summaries: 3 });
     expect(counts.events + counts.facts).toBeGreaterThan(0);
-    // Besides the layers, one memory-context record per answered turn (half the messages).
-    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts + counts.messages / 2);
+    // Besides the layers, one memory-context record per answered turn (half the messages), and the entity graph's nodes.
+    expect(counts.items).toBe(counts.messages + counts.summaries + counts.events + counts.facts + counts.messages / 2 + graphNodes);
     expect(await itemsOf(store, "u1")).toEqual([]);
     const everything = await store.search([tenantId], { limit: 1000 });
     expect(everything.every((item) => item.namespace[2] !== "u1")).toBe(true);

@@ -1,0 +1,86 @@
+import type { BaseStore, GetOperation, Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import { namespaces } from "../namespaces.js";
+import type { TranscriptRecord } from "../records.js";
+import type { MemoryScope } from "../scope.js";
+import { aliasKey, extractFromMessage } from "./extract.js";
+import { applyExtractions, type EntityRecord, type SourcedExtraction } from "./graph-records.js";
+
+/**
+ * The entity graph layer over the store port: each user's nodes are items of
+ * `namespaces.entities(user)` (one per node, unindexed), so every engine keeps them in its own
+ * tables, per tenant and user, and forgetting the user deletes them with the rest of the prefix.
+ *
+ * Derived from: every stored message a person said (a user message, or any message that names
+ * its speaker), by `extractFromMessage` at write time, in the batch that stores the messages.
+ * Deleting a message removes what came only from it (`withoutSources`, see forget-graph.ts).
+ */
+
+type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
+
+/** The node of the user themself, the subject of "I" and "my" in a user message that names no speaker. */
+export const USER_NODE = "me";
+
+/** Whether a stored message feeds the graph: said by a person (the user, or a named speaker), and recallable. */
+export function feedsGraph(record: Pick<TranscriptRecord, "role" | "speaker" | "recall">): boolean {
+  return record.recall !== false && (record.role === "user" || (record.speaker !== undefined && record.speaker !== ""));
+}
+
+/**
+ * The extractions of `records` in the order they were said (by `createdAt`, then as given), each
+ * with its source; "she"/"usko" resolve to the last person another message of the same session
+ * named (the session's active entity), `active` seeding it per session. Pure.
+ */
+export function graphExtractions(records: readonly TranscriptRecord[], active: ReadonlyMap<string, string> = new Map()): SourcedExtraction[] {
+  const last = new Map(active);
+  return records
+    .map((record, i) => ({ record, i }))
+    .filter(({ record }) => feedsGraph(record))
+    .sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt) || a.i - b.i)
+    .map(({ record }) => {
+      const speaker = record.speaker !== undefined && record.speaker.trim() !== "" ? record.speaker : USER_NODE;
+      const extraction = extractFromMessage(record.text, speaker, last.get(record.sessionId));
+      const self = speaker.trim().toLowerCase();
+      for (const entity of extraction.entities) if (entity.kind === "person" && entity.key !== self && entity.mentioned !== false) last.set(record.sessionId, entity.key);
+      return { extraction, source: [record.sessionId, record.id], at: record.createdAt } satisfies SourcedExtraction;
+    });
+}
+
+/** The nodes a set of extractions touches (the keys to read before they are applied). */
+function touchedKeys(extractions: readonly SourcedExtraction[]): string[] {
+  const keys = new Set<string>();
+  for (const { extraction } of extractions) {
+    for (const entity of extraction.entities) {
+      keys.add(entity.key);
+      for (const alias of entity.aliases) keys.add(aliasKey(alias));
+    }
+  }
+  return [...keys];
+}
+
+/** The stored nodes under `keys` (absent ones left out), read in one batch. */
+export async function loadNodes(store: BaseStore, user: UserScope, keys: readonly string[]): Promise<Map<string, EntityRecord>> {
+  const namespace = namespaces.entities(user);
+  const nodes = new Map<string, EntityRecord>();
+  if (keys.length === 0) return nodes;
+  const results = await store.batch<GetOperation[]>(keys.map((key): GetOperation => ({ namespace, key })));
+  for (const item of results) if (item) nodes.set(item.key, item.value as EntityRecord);
+  return nodes;
+}
+
+/** The put of one node (unindexed: the graph is read by key, never searched as text). */
+export function nodePut(user: UserScope, node: EntityRecord): PutOperation {
+  return { namespace: namespaces.entities(user), key: node.key, value: { ...node }, index: false };
+}
+
+/**
+ * The writes that bring `user`'s graph up to date with `records` (about to be stored): reads the
+ * nodes they touch in one batch, applies their extractions, and returns a put per changed node, for
+ * the caller to add to the batch that stores the messages. Nothing when no record feeds the graph.
+ */
+export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[]): Promise<Operation[]> {
+  const extractions = graphExtractions(records);
+  if (extractions.length === 0) return [];
+  const stored = await loadNodes(store, user, touchedKeys(extractions));
+  const { graph, changed } = applyExtractions(stored, extractions);
+  return [...changed].map((key) => nodePut(user, graph.get(key) as EntityRecord));
+}

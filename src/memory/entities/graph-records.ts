@@ -1,0 +1,126 @@
+import { aliasKey, FUNCTIONAL, type Extraction } from "./extract.js";
+
+/**
+ * The entity graph's records and the pure functions that change them. One record per node (an
+ * entity, or an alias such as "sister" that points at the entities it named), holding the node's
+ * mentions and its edges; an edge is kept on both of its nodes (the inverse one's type starts with
+ * "~"), so a walk reads one record per node. Every mention and edge names the messages it came from
+ * (`SourceRef`); a node or edge whose sources are all gone is gone (`withoutSources`).
+ */
+
+/** A message a graph item came from: its session and id. */
+export type SourceRef = [sessionId: string, messageId: string];
+
+/** One edge of a node, with validity like a fact's: `validTo` set when a newer edge of a one-valued type superseded it. */
+export interface RelationRecord {
+  type: string;
+  /** The other node's key. */
+  to: string;
+  sources: SourceRef[];
+  validFrom: string;
+  validTo?: string;
+}
+
+/** One node of a user's graph (the store item's value; its key is `key`). */
+export interface EntityRecord {
+  key: string;
+  name: string;
+  kind: string;
+  aliases: string[];
+  /** The messages that name it, oldest first, at most `MAX_MENTIONS` (the newest kept). */
+  mentions: SourceRef[];
+  relations: RelationRecord[];
+  updatedAt: string;
+}
+
+/** Most mentions a node keeps (the newest): a bound on a node's size, not on the graph's. */
+export const MAX_MENTIONS = 200;
+
+/** One message's extraction, with where and when it was said. */
+export interface SourcedExtraction {
+  extraction: Extraction;
+  source: SourceRef;
+  at: string;
+}
+
+const sameRef = (a: SourceRef, b: SourceRef): boolean => a[0] === b[0] && a[1] === b[1];
+
+function addRef(list: SourceRef[], ref: SourceRef): void {
+  if (!list.some((r) => sameRef(r, ref))) list.push(ref);
+}
+
+function nodeOf(graph: Map<string, EntityRecord>, key: string, name: string, kind: string, at: string): EntityRecord {
+  let node = graph.get(key);
+  if (!node) {
+    node = { key, name, kind, aliases: [], mentions: [], relations: [], updatedAt: at };
+    graph.set(key, node);
+  }
+  return node;
+}
+
+function addEdge(node: EntityRecord, type: string, to: string, source: SourceRef, at: string): void {
+  const current = node.relations.find((r) => r.type === type && r.to === to && r.validTo === undefined);
+  if (current) {
+    addRef(current.sources, source);
+    return;
+  }
+  if (FUNCTIONAL.has(type)) {
+    // A one-valued relation: the newer value ends the older (kept, with its end time).
+    for (const old of node.relations) if (old.type === type && old.validTo === undefined && old.validFrom <= at) old.validTo = at;
+  }
+  node.relations.push({ type, to, sources: [source], validFrom: at });
+  node.updatedAt = at;
+}
+
+/**
+ * Applies extractions, oldest first, to the nodes in `graph` (a copy is changed and returned; the
+ * input records are not mutated). Returns the changed graph and the keys of the nodes it changed.
+ */
+export function applyExtractions(graph: ReadonlyMap<string, EntityRecord>, extractions: readonly SourcedExtraction[]): { graph: Map<string, EntityRecord>; changed: Set<string> } {
+  const out = new Map<string, EntityRecord>();
+  for (const [key, node] of graph) out.set(key, structuredClone(node));
+  const changed = new Set<string>();
+  for (const { extraction, source, at } of extractions) {
+    for (const entity of extraction.entities) {
+      const node = nodeOf(out, entity.key, entity.name, entity.kind, at);
+      changed.add(entity.key);
+      if (entity.mentioned !== false) {
+        addRef(node.mentions, source);
+        if (node.mentions.length > MAX_MENTIONS) node.mentions.splice(0, node.mentions.length - MAX_MENTIONS);
+      }
+      node.updatedAt = at;
+      for (const alias of entity.aliases) {
+        if (!node.aliases.includes(alias)) node.aliases.push(alias);
+        const aliasNode = nodeOf(out, aliasKey(alias), alias, "alias", at);
+        addEdge(aliasNode, "names", entity.key, source, at);
+        changed.add(aliasNode.key);
+      }
+    }
+    for (const relation of extraction.relations) {
+      const from = out.get(relation.from);
+      const to = out.get(relation.to);
+      if (!from || !to) continue;
+      addEdge(from, relation.type, relation.to, source, at);
+      addEdge(to, `~${relation.type}`, relation.from, source, at);
+      changed.add(from.key).add(to.key);
+    }
+  }
+  return { graph: out, changed };
+}
+
+/**
+ * A node without the sources `gone` reports gone: mentions and edge sources are dropped, an edge left
+ * with none goes, and the node goes (null) when it keeps neither mentions nor edges. Returns the
+ * same object when nothing of it came from a gone message. Pure.
+ */
+export function withoutSources(node: EntityRecord, gone: (ref: SourceRef) => boolean): EntityRecord | null {
+  const touches = node.mentions.some(gone) || node.relations.some((r) => r.sources.some(gone));
+  if (!touches) return node;
+  const mentions = node.mentions.filter((ref) => !gone(ref));
+  const relations = node.relations.flatMap((r) => {
+    const sources = r.sources.filter((ref) => !gone(ref));
+    return sources.length === 0 ? [] : [{ ...r, sources }];
+  });
+  if (mentions.length === 0 && relations.length === 0) return null;
+  return { ...node, mentions, relations };
+}

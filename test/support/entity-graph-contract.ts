@@ -1,0 +1,135 @@
+import { MemorySaver, type BaseStore } from "@langchain/langgraph";
+import { createMemoryGraph, type MemoryGraph } from "../../src/index.js";
+import { walkEntityGraph } from "../../src/memory/entities/entity-walk.js";
+import type { EntityRecord } from "../../src/memory/entities/graph-records.js";
+import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
+import { namespaces } from "../../src/memory/namespaces.js";
+
+/**
+ * The entity-graph contract: the same sessions, imported through the public API, leave the same
+ * graph on every engine; the walk reaches the same messages; deleting a message, a session or the
+ * user removes what came only from it. Run by one test file per engine family.
+ */
+
+const user = { tenantId: "graph", userId: "ravi" };
+
+export const GRAPH_SESSIONS = [
+  {
+    sessionId: "s1",
+    startedAt: "2024-01-05T10:00:00.000Z",
+    messages: [
+      { id: "m1", role: "user" as const, text: "My sister Priya just moved to Pune for her new job." },
+      { id: "m2", role: "assistant" as const, text: "That is exciting! How does she like it?" },
+      { id: "m3", role: "user" as const, text: "She works at Infosys there and loves it." },
+      { id: "m4", role: "user" as const, text: "I am planning a trip to Goa in March." },
+    ],
+  },
+  {
+    sessionId: "s2",
+    startedAt: "2024-06-01T10:00:00.000Z",
+    messages: [
+      { id: "n1", role: "user" as const, text: "Big news: my sister Priya moved to Bangalore." },
+      { id: "n2", role: "user" as const, text: "I bought a bicycle for the weekends." },
+    ],
+  },
+];
+
+async function nodesOf(store: BaseStore): Promise<Map<string, EntityRecord>> {
+  const items = await store.search(namespaces.entities(user), { limit: 1000 });
+  return new Map(items.map((item) => [item.key, item.value as EntityRecord]));
+}
+
+async function opened(store: BaseStore): Promise<MemoryGraph> {
+  // The walk on (it is off by default), so that search fuses it on every engine.
+  const limits = { recall: { graph: { ...DEFAULT_LIMITS.recall.graph, walk: true } } };
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false, limits });
+  await memory.importSessions(user, GRAPH_SESSIONS);
+  return memory;
+}
+
+/** The graph, walk and search results of the fixture on one engine: what every engine must agree on. */
+export async function graphSnapshot(make: () => BaseStore): Promise<{ nodes: Record<string, unknown>; walk: string[]; hits: string[] }> {
+  const store = make();
+  const memory = await opened(store);
+  try {
+    const nodes = Object.fromEntries([...(await nodesOf(store))].sort(([a], [b]) => a.localeCompare(b)).map(([key, node]) => [key, { ...node, updatedAt: undefined }]));
+    const walk = (await walkEntityGraph(store, user, "Where does my sister live now?", DEFAULT_LIMITS.recall.graph)).map((c) => c.id);
+    const hits = (await memory.search({ ...user, query: "Where does Priya live now?", limit: 10 })).hits.map((hit) => hit.id);
+    return { nodes, walk, hits };
+  } finally {
+    await memory.close();
+  }
+}
+
+export function describeEntityGraphContract(name: string, make: () => BaseStore): void {
+  describe(`entity graph on ${name}`, () => {
+    it("keeps nodes and edges with their source messages, and a superseded relation with its end time", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const nodes = await nodesOf(store);
+        const priya = nodes.get("priya");
+        expect(priya?.mentions).toEqual([["s1", "m1"], ["s1", "m3"], ["s2", "n1"]]);
+        const lives = priya?.relations.filter((r) => r.type === "lives_in") ?? [];
+        expect(lives.map((r) => [r.to, r.sources, r.validTo ?? null])).toEqual([
+          ["pune", [["s1", "m1"]], "2024-06-01T10:00:00.000Z"],
+          ["bangalore", [["s2", "n1"]], null],
+        ]);
+        expect(priya?.relations).toEqual(expect.arrayContaining([expect.objectContaining({ type: "works_at", to: "infosys", sources: [["s1", "m3"]] })]));
+        expect(nodes.get("~sister")?.relations.map((r) => r.to)).toEqual(["priya"]);
+        expect(nodes.get("me")?.relations).toEqual(expect.arrayContaining([expect.objectContaining({ type: "sister", to: "priya" })]));
+        // An assistant message without a speaker feeds nothing.
+        expect([...nodes.values()].some((node) => node.mentions.some((ref) => ref[1] === "m2"))).toBe(false);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("walks from an alias in the query to the messages about the entity it names", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const reached = (await walkEntityGraph(store, user, "Where does my sister live now?", DEFAULT_LIMITS.recall.graph)).map((c) => c.id);
+        expect(reached).toEqual(expect.arrayContaining(["m1", "m3", "n1"]));
+        expect(reached).not.toContain("n2");
+        const none = await walkEntityGraph(store, user, "what did i buy?", DEFAULT_LIMITS.recall.graph);
+        expect(none).toEqual([]);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("deleting a message removes what came only from it; an edit relearns it", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        await memory.deleteMessage({ ...user, sessionId: "s2" }, "n1");
+        let nodes = await nodesOf(store);
+        expect(nodes.has("bangalore")).toBe(false);
+        expect(nodes.get("priya")?.mentions).toEqual([["s1", "m1"], ["s1", "m3"]]);
+        await memory.updateMessage({ ...user, sessionId: "s1" }, "m4", { text: "I am planning a trip to Kerala in March." });
+        nodes = await nodesOf(store);
+        expect(nodes.has("goa")).toBe(false);
+        expect(nodes.get("kerala")?.mentions).toEqual([["s1", "m4"]]);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("forgetting a session or the user removes its graph", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        await memory.forgetSession({ ...user, sessionId: "s1" });
+        const nodes = await nodesOf(store);
+        expect(nodes.has("pune")).toBe(false);
+        expect(nodes.has("infosys")).toBe(false);
+        expect(nodes.get("priya")?.mentions).toEqual([["s2", "n1"]]);
+        await memory.forgetUser(user);
+        expect((await nodesOf(store)).size).toBe(0);
+      } finally {
+        await memory.close();
+      }
+    });
+  });
+}
