@@ -10,6 +10,7 @@ import { parseImport, type ImportInput, type UserMemoryExport } from "../memory/
 import { validateUser, type UserScope } from "../memory/scope.js";
 import { searchMemory, type MemorySearchRequest, type MemorySearchResult } from "../memory/search.js";
 import { listSessions, type SessionPage } from "../memory/session-list.js";
+import { getEntity, listEntities, type EntityDetail, type EntitySummary } from "../memory/entities/entity-reads.js";
 import { listUsers, userOverview, type UserListing, type UserPage } from "../memory/user-list.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import { classifyImported } from "./import-classify.js";
@@ -72,6 +73,14 @@ export interface MemoryApi {
   listUsers(tenantId: string, page?: { prefix?: string; limit?: number; offset?: number }): Promise<UserPage>;
   /** One user's activity and counts; USER_NOT_FOUND when nothing of the user is stored. */
   getUser(user: UserScope): Promise<UserListing>;
+  /**
+   * The entities of a user's graph (people, places, organisations named in what they said), most
+   * recently updated first; `query` keeps those whose name or an alias contains it; `limit`
+   * (1–500, default 50) from `offset`.
+   */
+  listEntities(user: UserScope, options?: { query?: string; limit?: number; offset?: number }): Promise<EntitySummary[]>;
+  /** One entity (by key or name) with its mentions and its relations over time, each with its sources; NOT_FOUND. */
+  getEntity(user: UserScope, entity: string): Promise<EntityDetail>;
 }
 
 /**
@@ -95,6 +104,8 @@ export function guardMemoryApi(
     listSessions: (user, page) => open(() => api.listSessions(user, page)),
     listUsers: (tenantId, page) => open(() => api.listUsers(tenantId, page)),
     getUser: (user) => open(() => api.getUser(user)),
+    listEntities: (user, options) => open(() => api.listEntities(user, options)),
+    getEntity: (user, entity) => open(() => api.getEntity(user, entity)),
   };
 }
 
@@ -124,6 +135,8 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
     listSessions: (user, page = {}) => listSessions(store, validateUser(user), { limit: page.limit ?? 20, offset: page.offset ?? 0 }),
     listUsers: (tenantId, page = {}) => listUsers(store, tenantId, { ...(page.prefix === undefined ? {} : { prefix: page.prefix }), limit: page.limit ?? 20, offset: page.offset ?? 0 }),
     getUser: (user) => userOverview(store, validateUser(user)),
+    listEntities: (user, options) => listEntities(store, validateUser(user), options),
+    getEntity: (user, entity) => getEntity(store, validateUser(user), entity),
   };
 }
 

@@ -85,6 +85,29 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       }
     });
 
+    it("lists entities (searchable, paged, aliases not listed) and reads one with its relations over time and their sources (library methods)", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const all = await memory.listEntities(user, { limit: 100 });
+        expect(all.map((e) => e.key)).toEqual(expect.arrayContaining(["priya", "pune", "bangalore", "infosys", "me"]));
+        expect(all.some((e) => e.key.startsWith("~"))).toBe(false);
+        expect((await memory.listEntities(user, { query: "SISTER" })).map((e) => e.key)).toEqual(["priya"]);
+        expect(await memory.listEntities(user, { limit: 2 })).toHaveLength(2);
+        await expect(memory.listEntities(user, { limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+        const priya = await memory.getEntity(user, "Priya");
+        expect(priya.relations.filter((r) => r.type === "lives_in").map((r) => [r.to, r.validTo])).toEqual([
+          ["pune", "2024-06-01T10:00:00.000Z"],
+          ["bangalore", null],
+        ]);
+        expect(priya.mentions[0]).toEqual({ sessionId: "s1", messageId: "m1" });
+        await expect(memory.getEntity(user, "Nobody")).rejects.toMatchObject({ code: "NOT_FOUND" });
+        await expect(memory.getEntity(user, "~sister")).rejects.toMatchObject({ code: "NOT_FOUND" });
+      } finally {
+        await memory.close();
+      }
+    });
+
     it("walks from an alias in the query to the messages about the entity it names", async () => {
       const store = make();
       const memory = await opened(store);

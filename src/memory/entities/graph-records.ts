@@ -35,6 +35,8 @@ export interface EntityRecord {
 
 /** Most mentions a node keeps (the newest): a bound on a node's size, not on the graph's. */
 export const MAX_MENTIONS = 200;
+/** Most sources an edge keeps (the newest): "I" naming the same town in every message must not grow one edge without end. */
+export const MAX_EDGE_SOURCES = 50;
 
 /** One message's extraction, with where and when it was said. */
 export interface SourcedExtraction {
@@ -62,6 +64,7 @@ function addEdge(node: EntityRecord, type: string, to: string, source: SourceRef
   const current = node.relations.find((r) => r.type === type && r.to === to && r.validTo === undefined);
   if (current) {
     addRef(current.sources, source);
+    if (current.sources.length > MAX_EDGE_SOURCES) current.sources.splice(0, current.sources.length - MAX_EDGE_SOURCES);
     return;
   }
   if (FUNCTIONAL.has(type)) {

@@ -1,5 +1,5 @@
 import type { Extraction } from "../../../src/memory/entities/extract.js";
-import { applyExtractions, MAX_MENTIONS, withoutSources, type EntityRecord, type SourceRef } from "../../../src/memory/entities/graph-records.js";
+import { applyExtractions, MAX_EDGE_SOURCES, MAX_MENTIONS, withoutSources, type EntityRecord, type SourceRef } from "../../../src/memory/entities/graph-records.js";
 
 const person = (key: string, mentioned = true) => ({ key, name: key, kind: "person" as const, aliases: [], ...(mentioned ? {} : { mentioned: false }) });
 const place = (key: string) => ({ key, name: key, kind: "place" as const, aliases: [] });
@@ -36,6 +36,15 @@ describe("applyExtractions", () => {
     const mentions = applyExtractions(new Map(), many).graph.get("ann")?.mentions ?? [];
     expect(mentions).toHaveLength(MAX_MENTIONS);
     expect(mentions[0]).toEqual(["s", "m5"]);
+  });
+
+  it(`keeps at most ${MAX_EDGE_SOURCES} sources per edge, the newest`, () => {
+    const many = Array.from({ length: MAX_EDGE_SOURCES + 3 }, (_, i) =>
+      said({ entities: [person("me", false), place("goa")], relations: [{ from: "me", type: "said_place", to: "goa" }] }, `m${i}`, String(i).padStart(4, "0")),
+    );
+    const sources = applyExtractions(new Map(), many).graph.get("me")?.relations[0]?.sources ?? [];
+    expect(sources).toHaveLength(MAX_EDGE_SOURCES);
+    expect(sources[0]).toEqual(["s", "m3"]);
   });
 });
 
