@@ -1,6 +1,14 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { createRequire } from "node:module";
+import type * as RateLimiterFlexible from "rate-limiter-flexible";
+import type { RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
+
+/**
+ * rate-limiter-flexible (36 module files), loaded when a limiter is made — a service without a rate
+ * limit never loads it. A CommonJS package: `require` gives the instance an `import` of it gets.
+ */
+const rateLimiterFlexible = () => createRequire(import.meta.url)("rate-limiter-flexible") as typeof RateLimiterFlexible;
 
 /** What one request's count says: whether it may go on, and what the RateLimit headers tell the caller. */
 export interface RateLimitDecision {
@@ -29,6 +37,7 @@ export interface RequestLimiter {
  * request through nor refuses them all; the shared count is used again as soon as it answers.
  */
 export function requestLimiter(limit: number, shared?: RateLimiterAbstract, windowSeconds = 60): RequestLimiter {
+  const { RateLimiterMemory, RateLimiterRes } = rateLimiterFlexible();
   const local = new RateLimiterMemory({ points: limit, duration: windowSeconds });
   let failing = false;
   const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({

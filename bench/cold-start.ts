@@ -1,0 +1,194 @@
+/**
+ * `npm run bench:cold-start`: start to first answer, as a Cloud Run instance started by a waiting
+ * request sees it. Each run spawns a service process and sends it one turn (POST /v1/turns) as
+ * soon as its port accepts a connection (tried every 5 ms, as Cloud Run's start-up probe does
+ * before it lets the waiting request in); it times the listening and the answer from the spawn,
+ * and reads the process's RSS at that moment (/proc). The sides run alternately (the order
+ * rotated every run), each SQLite run on a new file:
+ * - `ours`: the memory-graph service compiled (`dist/cli/start.js`, built first), SQLite;
+ * - `ours_postgres`: the same on Postgres (--postgres URL, default the local test server;
+ *   `--postgres ""` leaves it out), one new database for all runs, its tables made by a start
+ *   before the measured ones (an instance starts on a database in use);
+ * - `bare`: the bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts: one model node, the
+ *   official SqliteSaver, ChatOpenAI, Hono), compiled to one file with esbuild, its packages left
+ *   outside (loaded from node_modules as ours are);
+ * - `baseline` with --baseline <checkout>: another commit's compiled service, SQLite (a
+ *   `git worktree add /tmp/base <rev>` with a `node_modules` link; built there first).
+ * Every model call goes to one OpenAI-compatible stand-in in this process that answers at once.
+ * Prints JSON: per side the runs, median and range of start-to-answer and of start-to-listen (the
+ * first accepted connection), median RSS, and each side's median over the bare chatbot's (target
+ * ≤ 1.3 for `ours`).
+ */
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { flagsOrExit } from "../src/cli/args.js";
+import { freePort } from "./lib/free-port.js";
+import { startPacedProvider } from "./lib/paced-provider.js";
+import { ratio, tempDir } from "./lib/services.js";
+
+const args = flagsOrExit(
+  process.argv.slice(2),
+  { runs: { type: "string" }, postgres: { type: "string" }, baseline: { type: "string" }, message: { type: "string" } },
+  'usage: npm run bench:cold-start -- [--runs 7] [--postgres postgres://postgres@127.0.0.1:5432/test | --postgres ""] [--baseline <checkout>] [--message "..."]',
+);
+const runs = Number(args.runs ?? 7);
+const postgresUrl = args.postgres ?? "postgres://postgres@127.0.0.1:5432/test";
+const message = args.message ?? "Hi! What does the family plan cost per month?";
+const TARGET = 1.3;
+
+/** How a side is started: the entry, the directory it runs in, and its environment. */
+interface Side {
+  name: string;
+  entry: string;
+  cwd: string;
+  env: (dir: string, run: number) => Record<string, string>;
+}
+
+/** One start: ms from the spawn to the first accepted connection and to the answer's last byte; RSS then. */
+interface Start {
+  listen_ms: number;
+  answer_ms: number;
+  rss_mb: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length === 0 ? 0 : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+function rssMb(pid: number): number {
+  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return round1(Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024);
+}
+
+/** Whether 127.0.0.1:`port` accepts a connection (closed at once). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** Spawns `side`, sends the turn as soon as the port takes it, and stops the process. */
+async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [side.entry], {
+    cwd: side.cwd,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...side.env(dir, run) },
+    stdio: ["ignore", 2, "inherit"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    // The port takes a connection (Cloud Run's start-up probe), then the waiting request goes in.
+    while (!(await accepts(port))) {
+      if (child.exitCode !== null) throw new Error(`${side.name} exited with ${child.exitCode}`);
+      if (performance.now() - started > 60_000) throw new Error(`${side.name} did not listen within 60 s`);
+      await sleep(5);
+    }
+    const listen = performance.now() - started;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/turns`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user_id: `user-${run}`, session_id: `s-${run}`, message }),
+    });
+    const body = await response.text();
+    if (!response.ok) throw new Error(`${side.name} answered ${response.status}: ${body.slice(0, 300)}`);
+    return { listen_ms: round1(listen), answer_ms: round1(performance.now() - started), rss_mb: rssMb(child.pid!) };
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+/** A new database on the Postgres server of `url`, dropped by the returned function. */
+async function tempDatabase(url: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  return { url: url.replace(/\/[^/]*$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+const tsc = (project: string) => execFileSync(process.execPath, [path.resolve("node_modules/typescript/bin/tsc"), "-p", project], { stdio: "inherit" });
+
+/** The bare chatbot as one compiled file in `dir` (its packages from this checkout's node_modules, through a link). */
+function compileBare(dir: string): string {
+  fs.symlinkSync(path.resolve("node_modules"), path.join(dir, "node_modules"), "dir");
+  const out = path.join(dir, "bare-chatbot-server.mjs");
+  execFileSync(path.resolve("node_modules/.bin/esbuild"), ["bench/lib/bare-chatbot-server.ts", "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${out}`, "--log-level=warning"], { stdio: "inherit" });
+  return out;
+}
+
+function summary(starts: readonly Start[]) {
+  const answers = starts.map((s) => s.answer_ms);
+  return {
+    answer_ms: { median: round1(median(answers)), min: Math.min(...answers), max: Math.max(...answers) },
+    listen_ms: { median: round1(median(starts.map((s) => s.listen_ms))) },
+    rss_mb: { median: round1(median(starts.map((s) => s.rss_mb))) },
+    runs: starts,
+  };
+}
+
+const temp = tempDir("mg-bench-cold-start-");
+const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
+const model = (caller: string) => ({ OPENAI_API_KEY: caller, OPENAI_BASE_URL: provider.baseUrl });
+const databases: { url: string; drop: () => Promise<void> }[] = [];
+try {
+  tsc("tsconfig.build.json");
+  if (args.baseline) tsc(path.join(args.baseline, "tsconfig.build.json"));
+  const bare = compileBare(temp.dir);
+  const sqlite = (side: string) => (dir: string, run: number) => ({ MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${side}-${run}.db`), ...model(side) });
+  const sides: Side[] = [
+    { name: "bare", entry: bare, cwd: process.cwd(), env: (dir, run) => ({ SQLITE_PATH: path.join(dir, `bare-${run}.db`), ...model("bare") }) },
+    { name: "ours", entry: "dist/cli/start.js", cwd: process.cwd(), env: sqlite("ours") },
+  ];
+  if (args.baseline) sides.push({ name: "baseline", entry: "dist/cli/start.js", cwd: path.resolve(args.baseline), env: sqlite("baseline") });
+  if (postgresUrl) {
+    // One database for every run, its tables made by a first start not measured: an instance starts on a database in use.
+    databases.push(await tempDatabase(postgresUrl, `mg_cold_${process.pid}`));
+    const postgres: Side = { name: "ours_postgres", entry: "dist/cli/start.js", cwd: process.cwd(), env: () => ({ MEMORY_BACKEND: "postgres", DATABASE_URL: databases[0]!.url, ...model("ours_postgres") }) };
+    await coldStart(postgres, temp.dir, -1);
+    sides.push(postgres);
+  }
+  const starts = new Map<string, Start[]>(sides.map((side) => [side.name, []]));
+  for (let run = 0; run < runs; run += 1) {
+    // The order turns every run: no side always starts right after another's exit.
+    for (let i = 0; i < sides.length; i += 1) {
+      const side = sides[(i + run) % sides.length]!;
+      starts.get(side.name)!.push(await coldStart(side, temp.dir, run));
+    }
+  }
+  const results = Object.fromEntries([...starts].map(([name, list]) => [name, summary(list)]));
+  const bareMedian = results.bare!.answer_ms.median;
+  const report = {
+    runs,
+    message,
+    model: "OpenAI-compatible stand-in in the benchmark's process, answering at once (20-token replies)",
+    runtime: `node ${process.version}, compiled`,
+    target: { ours_over_bare: TARGET },
+    ...results,
+    ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.answer_ms.median, bareMedian)])),
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} finally {
+  await provider.close();
+  for (const database of databases) await database.drop();
+  temp.remove();
+}
