@@ -19,6 +19,8 @@ const FOLDER = new URL("../../inspector/", import.meta.url);
 const TYPES: Record<string, string> = {
   "index.html": "text/html; charset=utf-8",
   "inspector.js": "text/javascript; charset=utf-8",
+  "inspector-ui.js": "text/javascript; charset=utf-8",
+  "inspector-views.js": "text/javascript; charset=utf-8",
   "inspector.css": "text/css; charset=utf-8",
 };
 
@@ -60,9 +62,9 @@ export const inspectorAsset = defineRoute({
   method: "get",
   path: "/inspector/:file",
   tag: "health",
-  summary: "The inspector's script and style",
+  summary: "The inspector's scripts and style",
   // Any other name is a 404 (no such file), not a 400: the name is read as it is and looked up.
-  params: { schema: z.object({ file: z.enum(["inspector.js", "inspector.css"]) }), parse: (c) => c.req.param("file") ?? "" },
+  params: { schema: z.object({ file: z.enum(["inspector.js", "inspector-ui.js", "inspector-views.js", "inspector.css"]) }), parse: (c) => c.req.param("file") ?? "" },
   responses: { 200: { description: "The file (text/javascript or text/css).", text: "text/javascript" }, 404: error("NOT_FOUND: no such file, or the inspector is off.") },
   handle: (c, { params: file }, deps) => send(c, file, deps.inspector, true),
 });
