@@ -59,6 +59,6 @@ export default defineConfig(
   {
     // The inspector page's script runs in the browser.
     files: ["inspector/**/*.js"],
-    languageOptions: { globals: { document: "readonly", fetch: "readonly", location: "readonly", performance: "readonly", URLSearchParams: "readonly" } },
+    languageOptions: { globals: { document: "readonly", fetch: "readonly", location: "readonly", history: "readonly", performance: "readonly", URLSearchParams: "readonly", setInterval: "readonly", clearInterval: "readonly" } },
   },
 );
