@@ -156,6 +156,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user_id}/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's entities (people, places, organisations named in what they said)
+         * @description Most recently updated first; `query` keeps those whose name or an alias contains it; paged by limit and offset. An unknown user has none.
+         */
+        get: operations["listUserEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/entities/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One entity, with its relations over time and the messages each came from
+         * @description `entity` is its key or its name (normalised as keys are). 404 NOT_FOUND when the user's graph holds no such entity.
+         */
+        get: operations["getUserEntity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user_id}/memory/search": {
         parameters: {
             query?: never;
@@ -939,6 +979,46 @@ export interface components {
             /** @description The offset of the next page; null on the last. */
             next_offset: number | null;
         };
+        EntityList: {
+            entities: components["schemas"]["EntitySummary"][];
+        };
+        EntitySummary: {
+            /** @description The entity's normalised name: its id in the graph. */
+            key: string;
+            name: string;
+            /** @description person, place or organization. */
+            kind: string;
+            /** @description What the user called it ("sister" in "my sister Priya"). */
+            aliases: string[];
+            /** @description Stored messages that name it (the newest 200 are kept). */
+            mentions: number;
+            relations: number;
+            updated_at: string;
+        };
+        EntityDetail: {
+            key: string;
+            name: string;
+            kind: string;
+            aliases: string[];
+            updated_at: string;
+            /** @description The messages that name it, oldest first. */
+            mentions: components["schemas"]["EntitySource"][];
+            /** @description Oldest first. */
+            relations: {
+                /** @description E.g. lives_in, works_at, sister; an inverse one starts with "~" (~lives_in on a place: who lives there). */
+                type: string;
+                /** @description The other entity's key. */
+                to: string;
+                valid_from: string;
+                /** @description When a newer relation of a one-valued type (lives_in, works_at, studies_at, partner) superseded it; null while current. */
+                valid_to: string | null;
+                sources: components["schemas"]["EntitySource"][];
+            }[];
+        };
+        EntitySource: {
+            session_id: string;
+            message_id: string;
+        };
         MemorySearch: {
             user_id: string;
             query: string;
@@ -1648,6 +1728,85 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    listUserEntities: {
+        parameters: {
+            query?: {
+                /** @description Only entities whose name, key or an alias contains this (case aside). */
+                query?: string;
+                /** @description Entities per page, 1–500 (default 50). */
+                limit?: string;
+                /** @description Entities to skip (default 0). */
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the user's entities. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    getUserEntity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+                /** @description The entity's key or name. */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entity. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such entity in this user's memory. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

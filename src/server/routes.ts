@@ -1,3 +1,4 @@
+import { getUserEntity, listUserEntities } from "./entity-routes.js";
 import { restoreFact } from "./fact-restore-route.js";
 import { health, openApi, ready } from "./health-routes.js";
 import { inspector, inspectorAsset } from "./inspector.js";
@@ -26,6 +27,8 @@ export const ROUTES = {
   listUsers,
   getUser,
   listUserSessions,
+  listUserEntities,
+  getUserEntity,
   forgetUser,
   searchMemory,
   importSessions,

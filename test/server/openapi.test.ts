@@ -163,6 +163,8 @@ describe("every status the server answers is documented, and every documented st
     { method: "GET", path: "/v1/users/u1/sessions" },
     { method: "GET", path: "/v1/users" },
     { method: "GET", path: "/v1/users/u1" },
+    { method: "GET", path: "/v1/users/u1/entities" },
+    { method: "GET", path: "/v1/users/u1/entities/mali" },
     ...itemRequests,
   ];
   const cases: Case[] = [
@@ -207,6 +209,11 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1", status: 200 },
     { server: main, method: "GET", path: "/v1/users/u1?limit=1", status: 400 },
     { server: main, method: "GET", path: "/v1/users/nobody", status: 404 },
+    { server: main, method: "GET", path: "/v1/users/u1/entities?query=ma&limit=5", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/entities?limit=0", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1/entities/mali", status: 200 },
+    { server: main, method: "GET", path: "/v1/users/u1/entities/mali?x=1", status: 400 },
+    { server: main, method: "GET", path: "/v1/users/u1/entities/nobody", status: 404 },
     ...([
       { method: "GET", path: `${users}/facts`, status: 200 },
       { method: "GET", path: `${users}/facts?current=maybe`, status: 400 },
@@ -240,7 +247,7 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/facts/name@k1/restore", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/facts/name@k1/restore", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", "/v1/users/u1/entities", "/v1/users/u1/entities/mali", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },

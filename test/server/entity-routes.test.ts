@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { KEY_B, testServer, type TestServer } from "./helpers.js";
+
+/** GET /v1/users/{user_id}/entities and …/entities/{entity}: the user's entity graph over HTTP, the key's tenant's only. */
+describe("the entity routes", () => {
+  let server: TestServer;
+  afterEach(() => server.close());
+
+  it("lists a user's entities (searchable, paged) and reads one with its relations over time and their sources", async () => {
+    server = await testServer();
+    const sessions = [
+      { sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text: "My sister Priya moved to Pune." }] },
+      { sessionId: "s2", startedAt: "2024-06-01T10:00:00.000Z", messages: [{ id: "n1", role: "user" as const, text: "Now my sister Priya moved to New Delhi." }] },
+    ];
+    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, sessions);
+    const res = await server.call("GET", "/v1/users/ravi/entities?limit=100");
+    expect(res.status).toBe(200);
+    const list = (await res.json()) as { entities: { key: string; kind: string; mentions: number; aliases: string[]; updated_at: string }[] };
+    expect(list.entities.map((e) => e.key)).toEqual(expect.arrayContaining(["priya", "pune", "new delhi"]));
+    expect(list.entities.find((e) => e.key === "priya")).toMatchObject({ kind: "person", mentions: 2, aliases: ["sister"] });
+    const found = (await (await server.call("GET", "/v1/users/ravi/entities?query=delhi")).json()) as { entities: { key: string }[] };
+    expect(found.entities.map((e) => e.key)).toEqual(["new delhi"]);
+    expect(((await (await server.call("GET", "/v1/users/ravi/entities?limit=1")).json()) as { entities: unknown[] }).entities).toHaveLength(1);
+
+    const one = await server.call("GET", `/v1/users/ravi/entities/${encodeURIComponent("Priya")}`);
+    expect(one.status).toBe(200);
+    const priya = (await one.json()) as { relations: { type: string; to: string; valid_to: string | null; sources: { session_id: string; message_id: string }[] }[] };
+    expect(priya.relations.filter((r) => r.type === "lives_in")).toEqual([
+      expect.objectContaining({ to: "pune", valid_to: "2024-06-01T10:00:00.000Z", sources: [{ session_id: "s1", message_id: "m1" }] }),
+      expect.objectContaining({ to: "new delhi", valid_to: null, sources: [{ session_id: "s2", message_id: "n1" }] }),
+    ]);
+    expect((await server.call("GET", `/v1/users/ravi/entities/${encodeURIComponent("new delhi")}`)).status).toBe(200);
+
+    const missing = await server.call("GET", "/v1/users/ravi/entities/nobody");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
+    // Another tenant's key sees none of it.
+    expect(await (await server.call("GET", "/v1/users/ravi/entities", { key: KEY_B })).json()).toEqual({ entities: [] });
+    expect((await server.call("GET", "/v1/users/ravi/entities?limit=0")).status).toBe(400);
+    expect((await server.call("GET", "/v1/users/ravi/entities?sort=name")).status).toBe(400);
+  });
+});
