@@ -30,6 +30,8 @@ export interface GraphWalkOptions {
   walk: boolean;
   /** Hops from the query's entities: 0 reads only their own messages, 1 their neighbours' too, 2 one more ring. */
   hops: number;
+  /** Whether the messages that merely name a reached entity count (off: only the sources of its relations do). */
+  mentions: boolean;
   /** Most nodes read per ring: a bound on the walk's reads. */
   maxNodes: number;
   /** Messages the walk hands to the ranking, best first. */
@@ -85,7 +87,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     importantMinScore: 0.7,
     recentTurns: 6,
     vectorWaitMs: 25,
-    graph: { walk: false, hops: 1, maxNodes: 16, candidates: 50, weight: 0.1 },
+    graph: { walk: false, hops: 1, mentions: true, maxNodes: 16, candidates: 50, weight: 0.1 },
   },
   context: {
     history: { items: 10, chars: 200 },

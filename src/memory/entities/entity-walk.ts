@@ -31,7 +31,9 @@ const RING_DECAY = 0.5;
 /**
  * The messages a bounded walk of `user`'s graph reaches from the entities `query` names (and the
  * entities its aliases, "my sister", point at): each node lends its mentions `1 / (1 + ln(1 +
- * mentions))` (a rare name says more than the user's own) and each source of its edges 1, times its
+ * mentions))` (with `mentions`, and only when at most `COMMON_MENTIONS`: a rare name says more than
+ * the user's own) and each source of its edges 1 (what the speaker named: only as far as the query
+ * asks for places or for other names, see `askedKind`), times its
  * ring's share; the next ring is the nodes its edges lead to, at most `maxNodes` per ring. At most
  * `candidates`, best first (ties: first reached). Reads one batch per ring; nothing when the query
  * names no known entity.
@@ -62,7 +64,7 @@ export async function walkEntityGraph(store: BaseStore, user: Pick<MemoryScope, 
     for (const node of ring) {
       visited.add(node.key);
       const each = share / (1 + Math.log(1 + node.mentions.length));
-      if (node.mentions.length <= COMMON_MENTIONS) for (const ref of node.mentions) credit(ref, each);
+      if (options.mentions && node.mentions.length <= COMMON_MENTIONS) for (const ref of node.mentions) credit(ref, each);
       // The newest edges first: what is current says most, and bounds the next ring.
       for (const relation of [...node.relations].reverse()) {
         if (!follows(relation.type)) continue;
