@@ -10,12 +10,16 @@ const userPath = () => `/v1/users/${enc(state.user)}`;
 const titleOf = (sessionId) => state.sessions.find((s) => s.session_id === sessionId)?.title || sessionId;
 const current = (fact) => fact.valid_to === null;
 
-/** Loads everything the panels show for `state.user`, then renders them. */
+/**
+ * Loads what the first panel shows for `state.user`, every read at once (session titles and message
+ * texts are what ids are shown as); a session's transcript waits until its tab is opened.
+ */
 export async function loadUser() {
   state.session = "";
-  await loadSessions();
-  await Promise.all([loadFacts(), loadEvents(true), loadMessages()]);
-  await loadSession();
+  state.messages = new Map();
+  const [facts] = await Promise.all([fetchFacts(), loadSessions(), loadMessages()]);
+  await resolveSources(facts);
+  await loadEvents(true);
 }
 
 async function loadSessions() {
@@ -47,8 +51,15 @@ function messageText(id) {
 
 // Facts
 
+const fetchFacts = async () => (await api("GET", `${userPath()}/facts`)).facts;
+
 async function loadFacts() {
-  state.facts = (await api("GET", `${userPath()}/facts`)).facts;
+  await resolveSources(await fetchFacts());
+}
+
+/** Keeps `facts`, reads the source messages not among the newest (at most 50), and renders them. */
+async function resolveSources(facts) {
+  state.facts = facts;
   const missing = [...new Set(state.facts.flatMap((f) => f.source_message_ids.map((id) => [f.session_id, id])).filter(([, id]) => !state.messages.has(id)).map((p) => p.join("\n")))];
   await Promise.all(missing.slice(0, 50).map(async (pair) => {
     const [sessionId, id] = pair.split("\n");
@@ -122,9 +133,9 @@ async function change(what, work, undo) {
 }
 
 async function refresh() {
-  await loadSessions();
-  await Promise.all([loadFacts(), loadEvents(true), loadMessages()]);
-  await loadSession();
+  await Promise.all([loadSessions(), loadMessages()]);
+  await Promise.all([loadFacts(), loadEvents(true)]);
+  if (!$("panel-sessions").hidden) await loadSession();
   const history = $("fact-history");
   if (!history.hidden) {
     const shown = state.facts.find((f) => f.id === history.dataset.factId);
@@ -292,7 +303,7 @@ export function selectTab(tab) {
     other.tabIndex = selected ? 0 : -1;
     $(other.getAttribute("aria-controls")).hidden = !selected;
   }
-  if (tab.id === "tab-sessions" && state.session) void loadSession();
+  if (tab.id === "tab-sessions") void loadSession();
 }
 
 for (const id of ["fact-q", "fact-session", "fact-source", "fact-pinned", "show-superseded"]) $(id).addEventListener("input", renderFacts);
