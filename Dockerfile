@@ -3,6 +3,14 @@
 # Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
 #
+# On Cloud Run: --memory 1Gi --cpu 1 with one worker (WEB_CONCURRENCY=1). The recall index cache
+# is bounded at 256 MiB by its own count, and measured in RSS it grows about 1.7x that: 0.57-0.63 GB
+# once an instance has served a few thousand users (bench/recall-users.ts, docs/operations.md,
+# "Cold start and memory on Cloud Run"); 512 MiB holds about 1,000 users' indexes and is then
+# killed for memory. Minimum instances may be 0: a new instance listens in about 0.9 s and answers
+# its first turn in about 1.1 s on the benchmark machine (npm run bench:cold-start), the language
+# tools loading after it listens.
+#
 # CI performs these steps without a container engine: scripts/image-check.ts reads this file and
 # runs each step in a clean temporary copy with this Node version, then starts the result and
 # sends it one authenticated turn. Keep to FROM/ARG/WORKDIR/ENV/COPY/RUN/USER/EXPOSE/CMD.
