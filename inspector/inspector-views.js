@@ -184,7 +184,9 @@ async function loadEvents(reset) {
     // Words: the search route, events only, with the same filters.
     const params = `q=${enc(q)}&kinds=event&limit=100${type ? `&event_type=${type}` : ""}${importance ? `&min_importance=${importance}` : ""}${session ? `&session_id=${enc(session)}` : ""}`;
     const { hits } = await api("GET", `${userPath()}/memory/items?${params}`);
-    events = hits.map((h) => ({ id: h.id, type: h.text.split(":")[0], text: h.text, importance: h.scores.importance ?? "", created_at: h.created_at, session_id: h.session_id }));
+    // A hit names the event; the event itself says its type (best match first, the first 50).
+    const found = await Promise.all(hits.slice(0, 50).map((h) => api("GET", `${userPath()}/events/${enc(h.id)}`).then((r) => r.event, () => null)));
+    events = found.filter((e) => e !== null);
   } else {
     const page = (await api("GET", `${userPath()}/events?limit=${PAGE}&offset=${state.eventsOffset}${type ? `&type=${type}` : ""}`)).events;
     more = page.length === PAGE;
@@ -308,9 +310,11 @@ export function selectTab(tab) {
 
 for (const id of ["fact-q", "fact-session", "fact-source", "fact-pinned", "show-superseded"]) $(id).addEventListener("input", renderFacts);
 $("fact-filters").addEventListener("submit", (event) => event.preventDefault());
-$("event-filters").addEventListener("submit", (event) => event.preventDefault());
-for (const id of ["event-q", "event-type", "event-importance", "event-session"]) $(id).addEventListener("change", () => loadEvents(true).catch((error) => say(error.message, true)));
-$("event-q").addEventListener("search", () => loadEvents(true).catch((error) => say(error.message, true)));
+$("event-filters").addEventListener("submit", (event) => {
+  event.preventDefault();
+  loadEvents(true).catch((error) => say(error.message, true));
+});
+for (const id of ["event-type", "event-importance", "event-session"]) $(id).addEventListener("change", () => loadEvents(true).catch((error) => say(error.message, true)));
 $("more-events").addEventListener("click", () => loadEvents(false));
 $("session-pick").addEventListener("change", () => { state.session = $("session-pick").value; void loadSession(); });
 $("forget-session").addEventListener("click", forgetSession);

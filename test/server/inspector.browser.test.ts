@@ -153,6 +153,10 @@ describe("the memory inspector in a real browser", () => {
     await page.getByRole("tab", { name: "Events" }).click();
     await page.getByLabel("Type").selectOption("REQUEST");
     await expect.poll(() => page.locator("#events li").allTextContents()).toEqual([expect.stringContaining("cancel my order")]);
+    await page.getByLabel("Type").selectOption("");
+    await page.getByLabel("Find an event").fill("jazz");
+    await page.getByLabel("Find an event").press("Enter");
+    await expect.poll(() => page.locator("#events li").allTextContents()).toEqual([expect.stringMatching(/^INFORMATION I like jazz a lot/)]);
     await page.getByRole("tab", { name: "Search" }).click();
     await page.getByLabel("Query").fill("jazz");
     await page.getByRole("button", { name: "Search", exact: true }).click();
