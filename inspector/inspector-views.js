@@ -240,6 +240,21 @@ function goTo(tabId, rowId, text) {
   } });
 }
 
+/** A "Why?" line for a stored message: its text, leading to it in its session's transcript. */
+function messageLine(id) {
+  const m = state.messages.get(id);
+  if (!m) return messageText(id);
+  return el("button", { type: "button", class: "link", text: messageText(id), onclick: async () => {
+    state.session = m.session_id;
+    $("session-pick").value = m.session_id;
+    await loadSession();
+    const row = document.getElementById(`message-${id}`);
+    if (!row) return say("That message is no longer in the session's current thread.", true);
+    row.classList.add("highlight");
+    focusOn(row);
+  } });
+}
+
 async function showContext(messageId) {
   const box = $("turn-context");
   try {
@@ -259,7 +274,7 @@ async function showContext(messageId) {
       section("Facts", context.shown.facts.map(factLine)),
       section("Important events", events.map((e, i) => (e ? goTo("tab-events", `event-${e.id}`, `${e.type}: ${e.text}`) : `an event deleted since (${i + 1})`))),
       section("Summaries", summaries.map((s) => (s ? `${s.text}${s.stale ? " (stale since)" : ""}` : "a summary deleted since"))),
-      section("Earlier messages", context.shown.messages.map(messageText)),
+      section("Earlier messages", context.shown.messages.map(messageLine)),
       el("p", { class: "meta", text: `About ${context.tokens} tokens of memory, recorded ${day(context.created_at)}.` }));
   } catch (error) {
     box.replaceChildren(el("p", { class: "empty", text: `No record of what this turn read (${error.message}): the turn was not answered, or ran before such records were kept.` }));
