@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GraphWalkOptions } from "../limits.js";
 import type { MemoryScope } from "../scope.js";
 import { loadNodes } from "./entity-graph.js";
-import { queryEntityKeys, SAID, SAID_PLACE } from "./extract.js";
+import { queryEntityKeys } from "./extract.js";
 import type { EntityRecord, SourceRef } from "./graph-records.js";
 
 /** A message the walk reached, with how strongly. */
@@ -15,16 +15,6 @@ export interface GraphCandidate {
 /** A node named by more messages than this is too common to point anywhere: its mentions lend nothing (its edges still do). */
 const COMMON_MENTIONS = 30;
 
-const PLACE_QUESTION = /\b(?:where|cit(?:y|ies)|countr(?:y|ies)|states?|places?|locations?|travell?ed|trips?|visit(?:ed|s)?|been to)\b/i;
-const THING_QUESTION = /\b(?:books?|novels?|authors?|games?|movies?|films?|series|shows?|songs?|artists?|bands?|musicians?|brands?|names?|teams?|companies|apps?)\b/i;
-
-/** Which of what someone said a question asks about: the places they named, the other names, or (undefined) any. */
-export function askedKind(query: string): typeof SAID | typeof SAID_PLACE | undefined {
-  if (PLACE_QUESTION.test(query)) return SAID_PLACE;
-  if (THING_QUESTION.test(query)) return SAID;
-  return undefined;
-}
-
 /** A ring's share of a node's weight: the query's own entities 1, their neighbours a half, the next ring a quarter. */
 const RING_DECAY = 0.5;
 
@@ -32,9 +22,7 @@ const RING_DECAY = 0.5;
  * The messages a bounded walk of `user`'s graph reaches from the entities `query` names (and the
  * entities its aliases, "my sister", point at): each node lends its mentions `1 / (1 + ln(1 +
  * mentions))` (with `mentions`, and only when at most `COMMON_MENTIONS`: a rare name says more than
- * the user's own) and each source of its edges 1 (what the speaker named: only as far as the query
- * asks for places or for other names, see `askedKind`), times its
- * ring's share; the next ring is the nodes its edges lead to, at most `maxNodes` per ring. At most
+ * the user's own) and each source of its edges 1, times its ring's share; the next ring is the nodes its edges lead to, at most `maxNodes` per ring. At most
  * `candidates`, best first (ties: first reached). Reads one batch per ring; nothing when the query
  * names no known entity.
  */
@@ -53,9 +41,6 @@ export async function walkEntityGraph(store: BaseStore, user: Pick<MemoryScope, 
     if (found) found.score += amount;
     else scores.set(id, { sessionId: ref[0], id: ref[1], score: amount });
   };
-  const asked = askedKind(query);
-  // What someone said is followed only as far as the question asks for it (the places they named, or the other names).
-  const follows = (type: string): boolean => (type !== SAID && type !== SAID_PLACE) || type === asked;
   const visited = new Set<string>();
   let ring: EntityRecord[] = [...seeds.values()];
   let share = 1;
@@ -67,7 +52,6 @@ export async function walkEntityGraph(store: BaseStore, user: Pick<MemoryScope, 
       if (options.mentions && node.mentions.length <= COMMON_MENTIONS) for (const ref of node.mentions) credit(ref, each);
       // The newest edges first: what is current says most, and bounds the next ring.
       for (const relation of [...node.relations].reverse()) {
-        if (!follows(relation.type)) continue;
         for (const ref of relation.sources) credit(ref, share);
         if (!visited.has(relation.to) && !relation.to.startsWith("~")) next.push(relation.to);
       }

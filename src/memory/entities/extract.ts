@@ -39,10 +39,6 @@ export interface Extraction {
   relations: ExtractedRelation[];
 }
 
-/** The speaker named an entity (a place: `SAID_PLACE`) in what they said: what a person talks about. */
-export const SAID = "said";
-export const SAID_PLACE = "said_place";
-
 /** Relation types that hold one value at a time for a subject: a newer one ends the older. */
 export const FUNCTIONAL = new Set(["lives_in", "works_at", "studies_at", "partner"]);
 
@@ -176,7 +172,6 @@ export function extractFromMessage(text: string, speaker: string | undefined, ac
         if (self) relations.push({ from: self, type: PARTNER.has(kin) ? "partner" : kin, to: key });
         continue;
       }
-      if (self && self !== key) relations.push({ from: self, type: entity.kind === "place" ? SAID_PLACE : SAID, to: key });
       // The subject of the clause: a name just before the verb, else the speaker (or the pronoun's person).
       const clause = head.split(/,|\band\b|\bbut\b/).pop() ?? head;
       // A clause may open with its subject's name ("Jordan works at …"): read it as if a word came before.

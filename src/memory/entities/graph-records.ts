@@ -80,12 +80,34 @@ function addEdge(node: EntityRecord, type: string, to: string, source: SourceRef
  * input records are not mutated). Returns the changed graph and the keys of the nodes it changed.
  */
 export function applyExtractions(graph: ReadonlyMap<string, EntityRecord>, extractions: readonly SourcedExtraction[]): { graph: Map<string, EntityRecord>; changed: Set<string> } {
-  const out = new Map<string, EntityRecord>();
-  for (const [key, node] of graph) out.set(key, structuredClone(node));
+  // Only the nodes an extraction touches are copied (on first touch), and only their lists.
+  const out = new Map<string, EntityRecord>(graph);
   const changed = new Set<string>();
+  const copied = new Set<string>();
+  const own = (key: string): EntityRecord | undefined => {
+    const node = out.get(key);
+    if (!node || copied.has(key)) return node;
+    const copy = { ...node, aliases: [...node.aliases], mentions: [...node.mentions], relations: node.relations.map((r) => ({ ...r, sources: [...r.sources] })) };
+    out.set(key, copy);
+    copied.add(key);
+    return copy;
+  };
   for (const { extraction, source, at } of extractions) {
+    const named = new Map(extraction.entities.map((entity) => [entity.key, entity]));
+    // A node is made or copied when something is added to it: the speaker of a message that names nobody is not rewritten.
+    const nodeFor = (key: string): EntityRecord | undefined => {
+      const found = own(key);
+      if (found) return found;
+      const entity = named.get(key);
+      if (!entity) return undefined;
+      copied.add(key);
+      return nodeOf(out, key, entity.name, entity.kind, at);
+    };
     for (const entity of extraction.entities) {
+      if (entity.mentioned === false && entity.aliases.length === 0) continue;
+      own(entity.key);
       const node = nodeOf(out, entity.key, entity.name, entity.kind, at);
+      copied.add(entity.key);
       changed.add(entity.key);
       if (entity.mentioned !== false) {
         addRef(node.mentions, source);
@@ -94,14 +116,16 @@ export function applyExtractions(graph: ReadonlyMap<string, EntityRecord>, extra
       node.updatedAt = at;
       for (const alias of entity.aliases) {
         if (!node.aliases.includes(alias)) node.aliases.push(alias);
+        own(aliasKey(alias));
         const aliasNode = nodeOf(out, aliasKey(alias), alias, "alias", at);
+        copied.add(aliasNode.key);
         addEdge(aliasNode, "names", entity.key, source, at);
         changed.add(aliasNode.key);
       }
     }
     for (const relation of extraction.relations) {
-      const from = out.get(relation.from);
-      const to = out.get(relation.to);
+      const from = nodeFor(relation.from);
+      const to = nodeFor(relation.to);
       if (!from || !to) continue;
       addEdge(from, relation.type, relation.to, source, at);
       addEdge(to, `~${relation.type}`, relation.from, source, at);
