@@ -35,6 +35,8 @@ const BEFORE: Record<string, { files: number; dependencies: number }> = {
 };
 /** Room for the package's own small files as features land; a new dependency is what makes an entry heavy. */
 const OWN_FILES_SLACK = 10;
+/** Node versions count a package's files a little differently (Node 26 sees two more of pg's than Node 20). */
+const NODE_VERSION_SLACK = 1.01;
 const LANGUAGE_TOOLS = ["compromise", "chrono-node", "libphonenumber-js"];
 const OPENAI = ["openai", "@langchain/openai"];
 
@@ -75,7 +77,7 @@ describe("the module files each entry of the package loads", () => {
   it.each(Object.keys(BEFORE))("%s is no heavier than before", async (specifier) => {
     const before = BEFORE[specifier]!;
     const now = await count(specifier);
-    expect(dependencies(now), "files of its dependencies").toBeLessThanOrEqual(before.dependencies);
+    expect(dependencies(now), "files of its dependencies").toBeLessThanOrEqual(Math.ceil(before.dependencies * NODE_VERSION_SLACK));
     expect(now.own, "the package's own files").toBeLessThanOrEqual(before.files - before.dependencies + OWN_FILES_SLACK);
   }, 60_000);
 
