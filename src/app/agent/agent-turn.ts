@@ -1,5 +1,5 @@
-import { AIMessage, RemoveMessage, type BaseMessage } from "@langchain/core/messages";
-import { copyMessage, withMeta } from "../../messages/message-meta.js";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { withMeta } from "../../messages/message-meta.js";
 import type { RenderedContext } from "../../memory/context.js";
 import type { MemoryContext } from "../../memory/recall.js";
 import type { TranscriptRecord } from "../../memory/records.js";
@@ -87,17 +87,4 @@ export function newUserRecord(id: string, text: string, parentId: string | null,
 /** The reply as the graph's window holds it: the agent's answer under its id, following the turn's user message. */
 export function replyMessageOf(turn: AgentTurn, id: string, text: string, createdAt: string): AIMessage {
   return withMeta(new AIMessage({ id, content: text }), { parentId: turn.user.id, createdAt });
-}
-
-/**
- * The state update that gives a message of the agent's state the id memory keeps it under, so that
- * what the agent has and what memory recalls are told apart by id: the message under its own id
- * goes, a copy under `id` comes (at the end, where the turn's messages are), unless the agent
- * already has a message under `id` (a retry on the same thread).
- */
-export function underId(messages: readonly BaseMessage[], message: BaseMessage, id: string): BaseMessage[] {
-  if (!message.id || message.id === id) return [];
-  const copy = copyMessage(message);
-  copy.id = id;
-  return [new RemoveMessage({ id: message.id }), ...(messages.some((m) => m.id === id) ? [] : [copy])];
 }

@@ -13,7 +13,8 @@ import { createClassifier, keepClassification } from "../../graph/nodes/classify
 import { makeSummary, summarizedSession } from "../../graph/nodes/summarize.js";
 import { EMPTY_SESSION, withUpdate } from "../../graph/state/state.js";
 import type { AgentParts } from "./agent-parts.js";
-import { memoryStateOf, replyMessageOf, underId, userMessageOf, type AgentTurn } from "./agent-turn.js";
+import { memoryStateOf, replyMessageOf, userMessageOf, type AgentTurn } from "./agent-turn.js";
+import { storedAs } from "./follow-memory.js";
 
 /** What `afterAgent` gives the agent's state: the turn cleared, the reply under the id memory stored it under. */
 export interface TurnEnd {
@@ -51,7 +52,7 @@ export function createTurnEnd(parts: AgentParts) {
       return true;
     });
     if (stored) parts.afterReply(turn.scope, () => finishTurn(parts, classify, turn, answer, model));
-    const renamed = stored ? underId(messages, last, answer.id ?? "") : [];
+    const renamed = stored ? storedAs(messages, last, answer.id ?? "", turn.input.remember !== false ? turn.scope : null) : [];
     return { _memoryTurn: null, ...(renamed.length > 0 ? { messages: renamed } : {}) };
   };
 }

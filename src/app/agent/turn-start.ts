@@ -8,7 +8,8 @@ import { NODE } from "../../graph/state/node-names.js";
 import type { ValidTurn } from "../../graph/state/turn-input.js";
 import { agentTurnOf } from "./agent-context.js";
 import type { AgentParts } from "./agent-parts.js";
-import { memoryStateOf, newUserRecord, underId, userMessageOf, type AgentTurn } from "./agent-turn.js";
+import { memoryStateOf, newUserRecord, userMessageOf, type AgentTurn } from "./agent-turn.js";
+import { followMemory, markedStored, storedAs, withFollowed } from "./follow-memory.js";
 
 /** What `beforeAgent` gives the agent's state: the turn (or none), the user message under its stored id, or a replayed answer. */
 export interface TurnStart {
@@ -39,11 +40,14 @@ export function createTurnStart(parts: AgentParts) {
       const planned = await planTurn(store, valid, async () => null);
       if (planned.kind === "replay") return replayed(messages, human, valid, planned);
       const turn = await begun(parts, valid, planned, human);
-      const window = [...messages.slice(0, -1), userMessageOf(turn.user)];
+      const earlier = messages.slice(0, -1);
+      const followed = await followMemory(store, earlier);
+      const window = [...withFollowed(earlier, followed), userMessageOf(turn.user)];
       const found = await recall(memoryStateOf(turn, window, null), { store } as LangGraphRunnableConfig);
       const recalled = { ...turn, recalled: found.recalled ?? null, memoryText: found.memoryText ?? null, memoryUse: found.memoryUse ?? null };
-      const renamed = underId(messages, human, turn.user.id);
-      return { _memoryTurn: recalled, ...(renamed.length > 0 ? { messages: renamed } : {}) };
+      const kept = turn.regenerated || turn.input.remember !== false;
+      const update = [...followed, ...storedAs(messages, human, turn.user.id, kept ? turn.scope : null)];
+      return { _memoryTurn: recalled, ...(update.length > 0 ? { messages: update } : {}) };
     });
   };
 }
@@ -69,6 +73,6 @@ async function begun(parts: AgentParts, valid: ValidTurn, planned: Extract<TurnP
 function replayed(messages: readonly BaseMessage[], human: HumanMessage, valid: ValidTurn, planned: Extract<TurnPlan, { kind: "replay" }>): TurnStart {
   const candidate = planned.result.candidate;
   const userId = planned.result.messageIds.user ?? valid.input.messageId ?? human.id ?? "";
-  const answer = candidate ? [new AIMessage({ id: candidate.id, content: candidate.text })] : [];
-  return { _memoryTurn: null, messages: [...underId(messages, human, userId), ...answer], jumpTo: "end" };
+  const answer = candidate ? [markedStored(new AIMessage({ id: candidate.id, content: candidate.text }), valid.scope)] : [];
+  return { _memoryTurn: null, messages: [...storedAs(messages, human, userId, valid.scope), ...answer], jumpTo: "end" };
 }

@@ -147,6 +147,33 @@ describe("memoryMiddleware on a SQLite file", () => {
     await memory.close();
   });
 
+  it("what memory cuts out or forgets, the agent's model stops reading from the agent's own thread too", async () => {
+    const memory = await memoryMiddleware({ sqlitePath: file, logger: false });
+    const model = answeringModel();
+    const agent = createAgent({ model, middleware: [memory], checkpointer: memory.checkpointer });
+    const config = { context: { ...ada, sessionId: "s1" }, configurable: { thread_id: "ada-s1" } };
+    const said = (messages: readonly { text: string }[]) => messages.map((m) => m.text).join("\n");
+    await agent.invoke({ messages: [new HumanMessage("I live in Lisbon")] }, config);
+    await agent.invoke({ messages: [new HumanMessage("My order 1234 arrived broken")] }, config);
+    await memory.settled();
+    const city = (await memory.graph.listFacts(ada, { current: true })).find((fact) => fact.key === "location.city");
+    await memory.graph.deleteFact(ada, city?.id ?? "", { versions: "all" });
+    await agent.invoke({ messages: [new HumanMessage("What do you know about me?")] }, config);
+    const afterDelete = said(model.calls.at(-1)?.messages ?? []);
+    expect(afterDelete).toContain("I live in [removed]");
+    expect(afterDelete).toContain("My order 1234 arrived broken");
+    expect(afterDelete).not.toContain("Lisbon");
+    expect(said((await agent.graph.getState(config)).values.messages)).not.toContain("Lisbon");
+    await memory.settled();
+    await memory.graph.forgetSession({ ...ada, sessionId: "s1" });
+    await agent.invoke({ messages: [new HumanMessage("Anything else?")] }, config);
+    // The forgotten session's messages are gone from what the model is sent and from the thread; the new turn stays.
+    const afterForget = (model.calls.at(-1)?.messages ?? []).filter((m) => m.getType() !== "system");
+    expect(afterForget.map((m) => m.text)).toEqual(["Anything else?"]);
+    expect((await agent.graph.getState(config)).values.messages.map((m: { text: string }) => m.text)).toEqual(["Anything else?", "ok: Anything else?"]);
+    await memory.close();
+  });
+
   it("gives the model the memory block the graph gives its model for the same message (sections, order, budget)", async () => {
     const memory = await memoryMiddleware({ sqlitePath: file, logger: false, limits: { context: { tokenBudget: 120 } } });
     const model = answeringModel();
