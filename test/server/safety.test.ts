@@ -207,7 +207,7 @@ describe("validation: 4xx for every bad input, and nothing stored", () => {
     { method: "GET", path: "/v1/turns/stream", allow: "POST" },
     { method: "POST", path: "/healthz", allow: "GET, HEAD" },
     { method: "DELETE", path: "/readyz", allow: "GET, HEAD" },
-    { method: "POST", path: "/v1/users/u1", allow: "DELETE" },
+    { method: "POST", path: "/v1/users/u1", allow: "GET, HEAD, DELETE" },
     { method: "PATCH", path: "/v1/users/u1/memory", allow: "GET, HEAD" },
     { method: "POST", path: "/v1/sessions/s1?user_id=u1", allow: "DELETE" },
     { method: "PUT", path: "/v1/sessions/s1/messages?user_id=u1", allow: "GET, HEAD" },
