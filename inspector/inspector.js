@@ -31,6 +31,7 @@ async function loadUsers(more = false) {
     $("more-users").hidden = page.next_offset === null;
     say(`${page.total} user${page.total === 1 ? "" : "s"}${users.prefix ? ` whose id starts with “${users.prefix}”` : ""}.`);
     document.body.dataset.ready = "true";
+    document.body.dataset.readyAt = String(Math.round(performance.now()));
   } catch (error) {
     const hint = error instanceof ApiError && error.status === 401 ? " Type this tenant's API key above and Connect." : "";
     $("users").replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "error-box", text: `Could not list users: ${error.message}.${hint}` })));
@@ -50,11 +51,11 @@ async function openUser(userId) {
   document.body.dataset.ready = "false";
   say(`Loading ${userId}…`);
   try {
-    const user = await api("GET", `/v1/users/${enc(userId)}`);
     state.user = userId;
+    // The user's overview and the panels' reads at once; an unknown id fails the first.
+    const [user] = await Promise.all([api("GET", `/v1/users/${enc(userId)}`), loadUser()]);
     $("user-title").textContent = `User ${userId}`;
     $("user-meta").textContent = `Last activity ${day(user.last_activity_at)} · ${user.session_count} sessions · ${user.fact_count} current facts · ${user.message_count} messages`;
-    await loadUser();
     $("users-view").hidden = true;
     $("user-view").hidden = false;
     history.replaceState(null, "", `#user=${enc(userId)}`);
