@@ -8,8 +8,8 @@
 # once an instance has served a few thousand users (bench/recall-users.ts, docs/operations.md,
 # "Cold start and memory on Cloud Run"); 512 MiB holds about 1,000 users' indexes and is then
 # killed for memory. Minimum instances may be 0: a new instance listens in about 0.9 s and answers
-# its first turn in about 1.1 s on the benchmark machine (npm run bench:cold-start), the language
-# tools loading after it listens.
+# its first turn in about 1.1 s on the benchmark machine (npm run bench:cold-start; the bare
+# LangGraph chatbot 0.65-0.7 s), the language tools loading after it listens.
 #
 # CI performs these steps without a container engine: scripts/image-check.ts reads this file and
 # runs each step in a clean temporary copy with this Node version, then starts the result and
