@@ -62,6 +62,10 @@ const ORG_SUFFIX = /\b(?:Inc|Ltd|LLC|Corp|Co|Company|Bank|University|College|Sch
 const PLACE_BEFORE = new Set(["in", "to", "from", "at", "near", "visited", "visit", "visiting", "around"]);
 const PRONOUN_START = /^(?:she|he|they|usko|unko|woh|wo|uska|uski|unka|unki)\b/i;
 const WORD = /[A-Za-z][A-Za-z'’+-]*/g;
+/** A run of more capitalised words than this is a title or shouting, not a name. */
+const MAX_NAME_WORDS = 5;
+/** Most entities one message adds: a bound on the nodes one stored message reads and writes. */
+export const MAX_ENTITIES_PER_MESSAGE = 24;
 
 /** The node id of a name: lower-cased, inner spaces single, a trailing possessive dropped. */
 export function entityKey(name: string): string {
@@ -96,10 +100,10 @@ function namesOf(sentence: string): { name: string; before: string; end: number 
       end = (match.index ?? 0) + match[0].length;
       if (!possessive) return;
     }
-    if (run.length > 0) found.push({ name: run.join(" "), before, end });
+    if (run.length > 0 && run.length <= MAX_NAME_WORDS) found.push({ name: run.join(" "), before, end });
     run = [];
   });
-  if (run.length > 0) found.push({ name: run.join(" "), before, end });
+  if (run.length > 0 && run.length <= MAX_NAME_WORDS) found.push({ name: run.join(" "), before, end });
   return found;
 }
 
@@ -163,6 +167,7 @@ export function extractFromMessage(text: string, speaker: string | undefined, ac
       const head = sentence.slice(0, start);
       // A name the speaker calls someone by ("Thanks, Mel!", "Hey Ann") addresses them: it says nothing about them.
       if (isVocative(head, sentence.slice(end))) continue;
+      if (!entities.has(entityKey(name)) && entities.size >= MAX_ENTITIES_PER_MESSAGE) break;
       const key = add(name, kindOf(name, before));
       const entity = entities.get(key) as ExtractedEntity;
       const kin = MY_KIN.exec(head)?.[1]?.toLowerCase();

@@ -1,4 +1,4 @@
-import { entityKey, extractFromMessage, queryEntityKeys } from "../../../src/memory/entities/extract.js";
+import { entityKey, extractFromMessage, MAX_ENTITIES_PER_MESSAGE, queryEntityKeys } from "../../../src/memory/entities/extract.js";
 
 /** Relations as "from -type-> to" strings, for tables of cases. */
 function relationsOf(text: string, speaker?: string, active?: string): string[] {
@@ -48,6 +48,12 @@ describe("extractFromMessage", () => {
     const { entities, relations } = extractFromMessage("We watched Inception with Maya.", "Lee");
     expect(entities.map((e) => e.key)).toEqual(["lee", "inception", "maya"]);
     expect(relations).toEqual([]);
+  });
+
+  it("bounds what one message adds: at most MAX_ENTITIES_PER_MESSAGE entities, no name of more than five words", () => {
+    const many = Array.from({ length: 60 }, (_, i) => `and Name${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(" ");
+    expect(extractFromMessage(`we met ${many}`, "Kim").entities).toHaveLength(MAX_ENTITIES_PER_MESSAGE);
+    expect(extractFromMessage("we read The Very Long Title Of Some Book today", undefined).entities).toEqual([]);
   });
 
   it("finds nothing in text without names or patterns", () => {
