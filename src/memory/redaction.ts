@@ -16,7 +16,8 @@ import { staleSummaryWrites } from "./summary-staleness.js";
  * |---|---|
  * | transcript message | the value replaced by `REDACTED` (text, speaker, file captions), `redacted: true`, re-indexed (text and vector) |
  * | summary | the value replaced, marked `stale` (left out of recall until rewritten) |
- * | every other record (events, turn results, titles, …) | every string in it with the value replaced, but ids, keys, references and times |
+ * | entity-graph node | deleted when its name (or key) is the value; otherwise as every other record |
+| every other record (events, turn results, titles, …) | every string in it with the value replaced, but ids, keys, references and times |
  * | facts | not touched here: the caller deletes the versions that state the value |
  *
  * The session windows (checkpoints) hold copies too: the facade redacts them with
@@ -147,6 +148,7 @@ export async function redactionWrites(
     summaries: namespaces.summaries(user).join("\n"),
     // Memory-context records hold ids only (what a turn showed): nothing in them states a value.
     contexts: namespaces.allTurnContexts(user).join("\n"),
+    entities: namespaces.entities(user).join("\n"),
     sessionsDepth: namespaces.sessions(user).length,
   };
   const writes: Operation[] = [];
@@ -167,6 +169,7 @@ interface Layout {
   facts: string;
   summaries: string;
   contexts: string;
+  entities: string;
   sessionsDepth: number;
 }
 
@@ -190,6 +193,11 @@ function redactItem(item: Item, redact: (text: string) => string, sourceIds: Rea
     const covers = summary.messageIds.some((id) => sourceIds.has(id));
     if (text === summary.text && (!covers || summary.stale)) return null;
     return { kind: "summaries", namespace, key, value: { ...summary, text, stale: true }, index: false };
+  }
+  if (joined === layout.entities) {
+    // An entity-graph node named by the value goes whole (its key is the value); others have it cut out below.
+    const { name } = item.value as { name?: unknown };
+    if ((typeof name === "string" && redact(name) !== name) || redact(key) !== key) return { kind: "records", namespace, key, value: null };
   }
   const value = redactDeep(item.value, redact);
   return value === item.value ? null : { kind: "records", namespace, key, value, index: false };

@@ -1,0 +1,20 @@
+import { InMemoryStore } from "@langchain/langgraph";
+import { entityGraphWrites } from "../../../src/memory/entities/entity-graph.js";
+import type { EntityRecord } from "../../../src/memory/entities/graph-records.js";
+import { namespaces } from "../../../src/memory/namespaces.js";
+import { REDACTED, redactionWrites } from "../../../src/memory/redaction.js";
+
+const user = { tenantId: "t", userId: "u" };
+const message = (id: string, text: string) => ({ id, role: "user" as const, text, parentId: null, sessionId: "s1", createdAt: `2024-01-0${id.slice(1)}T00:00:00.000Z` });
+
+it("a deleted fact's value leaves the entity graph: the node it names goes, other nodes no longer point at it by name", async () => {
+  const store = new InMemoryStore();
+  await store.batch(await entityGraphWrites(store, user, [message("m1", "My sister Priya moved to Pune."), message("m2", "I met Arjun today.")]));
+  const { writes } = await redactionWrites(store, user, ["Pune"], new Set(["m1"]));
+  await store.batch(writes);
+  const nodes = new Map((await store.search(namespaces.entities(user), { limit: 100 })).map((item) => [item.key, item.value as EntityRecord]));
+  expect(nodes.has("pune")).toBe(false);
+  expect(nodes.get("priya")?.relations.find((r) => r.type === "lives_in")?.to).toBe(REDACTED);
+  expect(nodes.has("arjun")).toBe(true);
+  expect(JSON.stringify([...nodes.values()]).toLowerCase()).not.toContain("pune");
+});
