@@ -5,6 +5,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { UNDO_WINDOW_MS } from "../../src/memory/fact-undo.js";
 import { createMemoryGraph, type MemoryGraph, type MemoryGraphOptions } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
 import { namespaces } from "../../src/memory/namespaces.js";
@@ -150,8 +151,9 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     expect(unpinned.pinned).toBeUndefined();
   });
 
-  it("deletes a fact with its versions for real (read from the database), marking summaries of its message stale", async () => {
-    await open();
+  it("deletes a fact with its versions for real (read from the database) once its undo window has passed, marking summaries of its message stale", async () => {
+    let skew = 0;
+    await open({ now: () => new Date(Date.now() + skew) });
     await graph.runTurn({ ...live, message: "My name is Anong" });
     await graph.runTurn({ ...live, message: "I like jazz a lot" });
     await graph.settled();
@@ -161,8 +163,13 @@ describe.each(backends)("memory a person can see and correct, on %s", (_name, ma
     expect((await backend.rows(name.id)).items).toBe(1);
 
     expect(await graph.deleteFact(user, name.id)).toMatchObject({ facts: 1, staleSummaries: 1, redactedMessages: 1 });
-    expect(await backend.rows(name.id)).toEqual({ items: 0, index: 0, vectors: 0 });
+    // Within the undo window only the undo record holds it (a namespace nothing the model reads, searches or exports).
+    expect(await backend.rows(name.id)).toEqual({ items: 1, index: 0, vectors: 0 });
+    expect(await backend.rows(name.id, "fact-undo")).toEqual({ items: 1, index: 0, vectors: 0 });
+    skew = UNDO_WINDOW_MS + 1_000;
+    // The user's next delete sweeps the records whose window has passed.
     expect(await graph.deleteFact(user, name.id)).toEqual({ facts: 0, staleSummaries: 0, redactedMessages: 0, redactedRecords: 0 });
+    expect(await backend.rows(name.id)).toEqual({ items: 0, index: 0, vectors: 0 });
     await expect(graph.getFact(user, name.id)).rejects.toMatchObject({ code: "FACT_NOT_FOUND" });
     expect((await graph.getSummary(user, summaries[0]!.id)).stale).toBe(true);
     // A stale summary no longer reaches the prompt; a corrected one does again.
