@@ -75,10 +75,12 @@ export function nodePut(user: UserScope, node: EntityRecord): PutOperation {
 /**
  * The writes that bring `user`'s graph up to date with `records` (about to be stored): reads the
  * nodes they touch in one batch, applies their extractions, and returns a put per changed node, for
- * the caller to add to the batch that stores the messages. Nothing when no record feeds the graph.
+ * the caller to add to the batch that stores the messages. Nothing, and no read, when no record
+ * names or relates anything.
  */
 export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[]): Promise<Operation[]> {
-  const extractions = graphExtractions(records);
+  // A message that names nothing and relates nothing ("ok thanks": only its speaker, unmentioned) changes no node: no read.
+  const extractions = graphExtractions(records).filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
   if (extractions.length === 0) return [];
   const stored = await loadNodes(store, user, touchedKeys(extractions));
   const { graph, changed } = applyExtractions(stored, extractions);
