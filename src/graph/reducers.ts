@@ -137,17 +137,23 @@ function withoutIdlessOriginals(update: MessageUpdate): MessageUpdate {
 }
 
 /**
- * A messages reducer: appends `update` to `current` with LangGraph's `messagesStateReducer`
- * (upsert by id, `RemoveMessage` and `REMOVE_ALL_MESSAGES` honoured, ids assigned to messages
- * lacking one), then keeps the newest messages within `limits` (see
- * {@link trimWindowWithReport}). An empty update leaves a window that fits unchanged in
- * content. Pure: neither argument nor their messages are mutated (messages lacking an id are
- * copied before they get one). Throws `INVALID_WINDOW_LIMITS` at once on bad limits.
+ * `update` applied to `current` as a messages channel applies it, with LangGraph's
+ * `messagesStateReducer`: upsert by id, `RemoveMessage` and `REMOVE_ALL_MESSAGES` honoured, ids
+ * assigned to messages lacking one. Pure: neither argument nor their messages are mutated
+ * (messages lacking an id are copied before they get one).
+ */
+export function applyMessages(current: readonly BaseMessage[], update: MessageUpdate): BaseMessage[] {
+  return messagesStateReducer(withoutIdlessOriginals([...current]), withoutIdlessOriginals(update));
+}
+
+/**
+ * A messages reducer: appends `update` to `current` (see {@link applyMessages}), then keeps the
+ * newest messages within `limits` (see {@link trimWindowWithReport}). An empty update leaves a
+ * window that fits unchanged in content. Pure. Throws `INVALID_WINDOW_LIMITS` at once on bad limits.
  */
 export function appendAndTrim(limits: WindowLimits): (current: BaseMessage[], update: MessageUpdate) => BaseMessage[] {
   checkLimits(limits);
-  return (current, update) =>
-    trimWindow(messagesStateReducer(withoutIdlessOriginals(current), withoutIdlessOriginals(update)), limits);
+  return (current, update) => trimWindow(applyMessages(current, update), limits);
 }
 
 /** Node-scoped memory: each LLM node's id mapped to that node's own messages. */

@@ -1,3 +1,4 @@
+import { MemoryGraphError } from "../errors.js";
 import { z } from "zod";
 import { parseWith } from "./import-schema.js";
 
@@ -76,6 +77,20 @@ export type PageInput = z.input<typeof pageSchema>;
 /** Parses `raw` with `schema`, errors naming the field (INVALID_INPUT / UNKNOWN_FIELD). */
 export function parseChange<T>(schema: z.ZodType<T>, raw: unknown): T {
   return parseWith(schema, raw ?? {}, "change");
+}
+
+/**
+ * `page` when its `limit` is a whole number from 1 to `max` and its `offset` one ≥ 0; otherwise
+ * INVALID_INPUT naming the field (the checks of listings that take the page as numbers).
+ */
+export function checkedPage<P extends { limit: number; offset: number }>(page: P, max: number): P {
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > max) {
+    throw new MemoryGraphError("INVALID_INPUT", `limit: must be a whole number from 1 to ${max}`, { kind: "user", field: "limit" });
+  }
+  if (!Number.isSafeInteger(page.offset) || page.offset < 0) {
+    throw new MemoryGraphError("INVALID_INPUT", "offset: must be a whole number, 0 or more", { kind: "user", field: "offset" });
+  }
+  return page;
 }
 
 export function parsePage(raw: PageInput | undefined): { limit: number; offset: number } {

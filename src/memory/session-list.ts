@@ -1,5 +1,5 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import { MemoryGraphError } from "../errors.js";
+import { checkedPage } from "./item-schemas.js";
 import { clip } from "./clip.js";
 import { decodeLabel, namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
@@ -40,12 +40,7 @@ export interface SessionPage {
 
 /** Lists the sessions of `user`, newest activity first (ties by session id). Reads only. */
 export async function listSessions(store: BaseStore, user: UserScope, page: { limit: number; offset: number }): Promise<SessionPage> {
-  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_SESSIONS_PAGE) {
-    throw new MemoryGraphError("INVALID_INPUT", `limit: must be a whole number from 1 to ${MAX_SESSIONS_PAGE}`, { kind: "user", field: "limit" });
-  }
-  if (!Number.isSafeInteger(page.offset) || page.offset < 0) {
-    throw new MemoryGraphError("INVALID_INPUT", "offset: must be a whole number, 0 or more", { kind: "user", field: "offset" });
-  }
+  checkedPage(page, MAX_SESSIONS_PAGE);
   const prefix = namespaces.sessions(user);
   const listed = await store.listNamespaces({ prefix, suffix: ["messages"], maxDepth: prefix.length + 2, limit: MAX_SESSIONS });
   const newest = await Promise.all(

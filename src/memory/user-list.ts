@@ -1,5 +1,6 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../errors.js";
+import { checkedPage } from "./item-schemas.js";
 import type { StoredUser, StoredUserPage, UserListQuery } from "./ports/store.js";
 import { decodeLabel, encodeLabel, namespaces } from "./namespaces.js";
 import type { FactRecord, TranscriptRecord } from "./records.js";
@@ -43,12 +44,7 @@ export interface UserPage {
  */
 export async function listUsers(store: BaseStore, tenantId: string, page: { prefix?: string; limit: number; offset: number }): Promise<UserPage> {
   const tenant = validateId("tenantId", tenantId);
-  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_USERS_PAGE) {
-    throw new MemoryGraphError("INVALID_INPUT", `limit: must be a whole number from 1 to ${MAX_USERS_PAGE}`, { kind: "user", field: "limit" });
-  }
-  if (!Number.isSafeInteger(page.offset) || page.offset < 0) {
-    throw new MemoryGraphError("INVALID_INPUT", "offset: must be a whole number, 0 or more", { kind: "user", field: "offset" });
-  }
+  checkedPage(page, MAX_USERS_PAGE);
   const prefix = page.prefix ?? "";
   // eslint-disable-next-line no-control-regex
   if (prefix.length > MAX_PREFIX || /[\u0000-\u001f\u007f-\u009f/]/.test(prefix)) {

@@ -75,11 +75,3 @@ export async function followMemory(store: BaseStore, messages: readonly BaseMess
   }
   return update;
 }
-
-/** `messages` with `update` applied as the agent's messages channel applies it (removal and replacement by id). */
-export function withFollowed(messages: readonly BaseMessage[], update: readonly BaseMessage[]): BaseMessage[] {
-  if (update.length === 0) return [...messages];
-  const removed = new Set(update.filter((m) => RemoveMessage.isInstance(m)).map((m) => m.id ?? ""));
-  const replaced = new Map(update.filter((m) => !RemoveMessage.isInstance(m)).map((m) => [m.id ?? "", m]));
-  return messages.filter((m) => !removed.has(m.id ?? "")).map((m) => replaced.get(m.id ?? "") ?? m);
-}

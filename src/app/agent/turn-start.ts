@@ -5,11 +5,12 @@ import { createRecallNode } from "../../graph/nodes/recall.js";
 import { planTurn, type TurnPlan } from "../../graph/nodes/turn.js";
 import { userRowWriter } from "../../graph/nodes/user-row.js";
 import { NODE } from "../../graph/state/node-names.js";
+import { applyMessages } from "../../graph/reducers.js";
 import type { ValidTurn } from "../../graph/state/turn-input.js";
 import { agentTurnOf } from "./agent-context.js";
 import type { AgentParts } from "./agent-parts.js";
 import { memoryStateOf, newUserRecord, userMessageOf, type AgentTurn } from "./agent-turn.js";
-import { followMemory, markedStored, storedAs, withFollowed } from "./follow-memory.js";
+import { followMemory, markedStored, storedAs } from "./follow-memory.js";
 
 /** What `beforeAgent` gives the agent's state: the turn (or none), the user message under its stored id, or a replayed answer. */
 export interface TurnStart {
@@ -42,7 +43,7 @@ export function createTurnStart(parts: AgentParts) {
       const turn = await begun(parts, valid, planned, human);
       const earlier = messages.slice(0, -1);
       const followed = await followMemory(store, earlier);
-      const window = [...withFollowed(earlier, followed), userMessageOf(turn.user)];
+      const window = [...applyMessages(earlier, followed), userMessageOf(turn.user)];
       const found = await recall(memoryStateOf(turn, window, null), { store } as LangGraphRunnableConfig);
       const recalled = { ...turn, recalled: found.recalled ?? null, memoryText: found.memoryText ?? null, memoryUse: found.memoryUse ?? null };
       const kept = turn.regenerated || turn.input.remember !== false;
