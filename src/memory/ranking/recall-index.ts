@@ -1,6 +1,8 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import type { DocTraits } from "./document-text.js";
 import { DocTable, Names, type DocRow } from "./doc-table.js";
+import { canonicalState } from "./index-state.js";
+import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
 import { GroupedIds } from "./ordered-ids.js";
 import { PackedPostings } from "./postings.js";
 import { scanBest, type ScanView } from "./bm25-scan.js";
@@ -38,7 +40,7 @@ export class RecallIndex {
   private readonly names = new Names();
   private readonly slotOf = new Map<string, number>();
   private readonly groups = new GroupedIds();
-  private readonly docs = new DocTable();
+  private docs = new DocTable();
   private postings = new PackedPostings();
   private slotIds: (string | undefined)[] = [];
   private live = 0;
@@ -95,6 +97,38 @@ export class RecallIndex {
   /** Packs the posting lists of every document added so far (a build calls it once at its end; queries do it as needed). */
   pack(): void {
     this.postings.pack(this.docs, this.terms.size, (slot) => this.slotIds[slot] !== undefined);
+  }
+
+  /**
+   * The live documents as bytes (`encodeIndexState` of their canonical state): nothing of a removed
+   * document, and `fromSnapshot` of them ranks as a fresh build of the same documents does.
+   */
+  toSnapshot(): Uint8Array {
+    return encodeIndexState(canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds));
+  }
+
+  /** The index `bytes` (from `toSnapshot`) hold, packed; throws on bytes that are not a well-formed snapshot. */
+  static fromSnapshot(bytes: Uint8Array, options: Bm25Options = {}): RecallIndex {
+    const state = decodeIndexState(bytes);
+    const index = new RecallIndex(options);
+    for (const term of state.terms) index.terms.intern(term);
+    for (const name of state.names) index.names.intern(name);
+    const { docs } = state;
+    index.docs = docs;
+    const { pool, starts } = docs;
+    for (let slot = 0; slot < docs.count; slot++) {
+      const id = state.ids[slot] as string;
+      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) index.postings.count(pool[i] as number, pool[i + 1] as number);
+      index.slotIds.push(id);
+      index.slotOf.set(id, slot);
+      index.groups.insert(id, index.names.list[docs.groups[slot] as number] as string, docs.orders[slot] as number);
+      const length = docs.lengths[slot] as number;
+      index.totalLength += length;
+      if (length < index.minLength) index.minLength = length;
+    }
+    index.live = docs.count;
+    index.pack();
+    return index;
   }
 
   /** The `n` ids with the highest `order` (the newest written), newest first. */

@@ -1,0 +1,96 @@
+import { DocTable } from "./doc-table.js";
+
+/**
+ * The live documents of a `RecallIndex` in canonical form: what `buildRecallIndex` would hold if
+ * built from those documents alone. Documents are in slot order sorted by `order` (a fresh build adds
+ * rows in id order, and the stores' order is the row id); terms and names are numbered in order of
+ * first appearance over that order (per document: its group, then its terms, then its label and
+ * speaker, as `RecallIndex.add` interns them); a term or name only dead documents used is gone. So a
+ * snapshot holds nothing of a removed document, and an index restored from it equals a fresh build.
+ */
+export interface IndexState {
+  terms: string[];
+  names: string[];
+  ids: string[];
+  /** `count` documents; every column exactly `count` long (`starts` one more), `pool` exactly `starts[count]`. */
+  docs: DocTable;
+}
+
+/** The canonical state of the documents of `table` whose `ids[slot]` is set. Pure: `table` is read only. */
+export function canonicalState(table: DocTable, termList: readonly string[], nameList: readonly string[], ids: readonly (string | undefined)[]): IndexState {
+  const live: number[] = [];
+  for (let slot = 0; slot < table.count; slot++) if (ids[slot] !== undefined) live.push(slot);
+  // Stable: equal orders keep slot order, as a build keeps id order.
+  live.sort((a, b) => (table.orders[a] as number) - (table.orders[b] as number) || a - b);
+  const n = live.length;
+  let pairs = 0;
+  for (const slot of live) pairs += (table.starts[slot + 1] as number) - (table.starts[slot] as number);
+  const docs = new DocTable();
+  docs.count = n;
+  docs.lengths = new Int32Array(n);
+  docs.groups = new Int32Array(n);
+  docs.orders = new Float64Array(n);
+  docs.labels = new Int32Array(n);
+  docs.speakers = new Int32Array(n);
+  docs.asks = new Uint8Array(n);
+  docs.starts = new Int32Array(n + 1);
+  docs.pool = new Int32Array(pairs);
+  const termIds = new Int32Array(termList.length).fill(-1);
+  const nameIds = new Int32Array(nameList.length).fill(-1);
+  const terms: string[] = [];
+  const names: string[] = [];
+  const name = (old: number): number => {
+    if (old < 0) return -1;
+    if (nameIds[old] === -1) {
+      nameIds[old] = names.length;
+      names.push(nameList[old] as string);
+    }
+    return nameIds[old] as number;
+  };
+  const out: string[] = [];
+  let end = 0;
+  live.forEach((slot, to) => {
+    docs.groups[to] = name(table.groups[slot] as number);
+    for (let i = table.starts[slot] as number; i < (table.starts[slot + 1] as number); i += 2) {
+      const old = table.pool[i] as number;
+      if (termIds[old] === -1) {
+        termIds[old] = terms.length;
+        terms.push(termList[old] as string);
+      }
+      docs.pool[end++] = termIds[old] as number;
+      docs.pool[end++] = table.pool[i + 1] as number;
+    }
+    docs.starts[to + 1] = end;
+    docs.labels[to] = name(table.labels[slot] as number);
+    docs.speakers[to] = name(table.speakers[slot] as number);
+    docs.lengths[to] = table.lengths[slot] as number;
+    docs.orders[to] = table.orders[slot] as number;
+    docs.asks[to] = table.asks[slot] as number;
+    out.push(ids[slot] as string);
+  });
+  return { terms, names, ids: out, docs };
+}
+
+/** Throws unless `state` is well formed (every reference in range, offsets ascending): a snapshot read back is checked before use. */
+export function checkState(state: IndexState): void {
+  const { docs, terms, names, ids } = state;
+  const fail = (what: string): never => {
+    throw new Error(`malformed recall index state: ${what}`);
+  };
+  const n = docs.count;
+  if (ids.length !== n || docs.lengths.length !== n || docs.groups.length !== n || docs.orders.length !== n) fail("column lengths");
+  if (docs.labels.length !== n || docs.speakers.length !== n || docs.asks.length !== n || docs.starts.length !== n + 1) fail("column lengths");
+  if (docs.starts[0] !== 0 || docs.starts[n] !== docs.pool.length) fail("pool bounds");
+  for (let slot = 0; slot < n; slot++) {
+    const [from, to] = [docs.starts[slot] as number, docs.starts[slot + 1] as number];
+    if (to < from || (to - from) % 2 !== 0) fail("document offsets");
+    const group = docs.groups[slot] as number;
+    if (group < 0 || group >= names.length) fail("group reference");
+    for (const ref of [docs.labels[slot] as number, docs.speakers[slot] as number]) if (ref < -1 || ref >= names.length) fail("name reference");
+    if (typeof ids[slot] !== "string") fail("id");
+  }
+  for (let i = 0; i < docs.pool.length; i += 2) {
+    const term = docs.pool[i] as number;
+    if (term < 0 || term >= terms.length || (docs.pool[i + 1] as number) < 1) fail("term reference");
+  }
+}

@@ -1,0 +1,99 @@
+import { buildRecallIndex, indexSource, traitsOfColumns } from "../../../src/memory/ranking/index-source.js";
+import { rankHybrid } from "../../../src/memory/ranking/hybrid.js";
+import { RecallIndex } from "../../../src/memory/ranking/recall-index.js";
+import { tokenize } from "../../../src/memory/ranking/tokenize.js";
+
+interface Row {
+  id: string;
+  ns: string;
+  tokens: string;
+  label: string | null;
+  speaker: string | null;
+  asks: boolean;
+}
+
+const WORDS = "lisbon tram castle sardines tile kitchen pottery teapot grandmother utrecht observatory astronomer pepper cat paw garden coffee train".split(" ");
+
+/** Seeded rows over two sessions: the same on every run. */
+function rows(count: number, seed = 3): Row[] {
+  let a = seed;
+  const random = () => ((a = (a * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return Array.from({ length: count }, (_, i) => {
+    const words = Array.from({ length: 3 + Math.floor(random() * 9) }, () => WORDS[Math.floor(random() * WORDS.length)] as string);
+    const asks = random() < 0.2;
+    return {
+      id: String(i + 1),
+      ns: `t/u/sessions/s${i % 2}/messages`,
+      tokens: tokenize(`${words.join(" ")}${asks ? "?" : "."}`).join(" "),
+      label: i % 2 === 0 ? "user" : "assistant",
+      speaker: i % 2 === 0 ? "Ana" : null,
+      asks,
+    };
+  });
+}
+
+const build = (list: readonly Row[]) => buildRecallIndex(list, (row) => ({ id: row.id, group: row.ns, order: Number(row.id) }));
+const QUERIES = ["castle tram lisbon", "pottery teapot for my grandmother", "what colour is the cat pepper", "coffee"];
+
+function rankingsOf(index: RecallIndex) {
+  return QUERIES.map((query) => rankHybrid(tokenize(query), indexSource(index), undefined, { limit: 10 }).map((hit) => [hit.id, hit.score]));
+}
+
+describe("RecallIndex snapshots", () => {
+  it("restores an index that ranks, neighbours and labels exactly as the one it came from", () => {
+    const list = rows(300);
+    const index = build(list);
+    const restored = RecallIndex.fromSnapshot(index.toSnapshot());
+    expect(restored.size).toBe(300);
+    expect(rankingsOf(restored)).toEqual(rankingsOf(index));
+    const ids = list.map((row) => row.id);
+    expect(restored.neighboursOf(ids)).toEqual(index.neighboursOf(ids));
+    expect(restored.answersOf(ids)).toEqual(index.answersOf(ids));
+    expect(restored.speakersOf(ids)).toEqual(index.speakersOf(ids));
+    expect(restored.labelsOf(ids)).toEqual(index.labelsOf(ids));
+    expect(restored.termsOf(ids)).toEqual(index.termsOf(ids));
+    expect(restored.newest(20)).toEqual(index.newest(20));
+  });
+
+  it("after adds, rewrites and removals, holds what a fresh build of the live rows holds, byte for byte", () => {
+    const list = rows(200);
+    const index = build(list.slice(0, 150));
+    const add = (row: Row) => index.add(row.id, row.tokens.split(" "), row.ns, Number(row.id), traitsOfColumns(row));
+    for (const row of list.slice(150)) add(row);
+    const removed = new Set(["3", "40", "151", "199"]);
+    for (const id of removed) index.remove(id);
+    const rewritten = { ...(list[9] as Row), tokens: tokenize("a brand new zeppelin").join(" ") };
+    add(rewritten);
+    const live = list.filter((row) => !removed.has(row.id)).map((row) => (row.id === rewritten.id ? rewritten : row));
+    const fresh = build(live);
+    const bytes = index.toSnapshot();
+    expect(Buffer.from(bytes).equals(Buffer.from(fresh.toSnapshot()))).toBe(true);
+    expect(rankingsOf(RecallIndex.fromSnapshot(bytes))).toEqual(rankingsOf(fresh));
+  });
+
+  it("keeps nothing of a removed document: its only term is not in the bytes", () => {
+    const list = rows(50);
+    const index = build([...list, { id: "51", ns: "t/u/sessions/s9/messages", tokens: tokenize("Xylophonist Quetzalcoatl").join(" "), label: "user", speaker: "Zebulon", asks: false }]);
+    expect(Buffer.from(index.toSnapshot()).toString("latin1")).toMatch(/quetzalcoatl/i);
+    index.remove("51");
+    const text = Buffer.from(index.toSnapshot()).toString("latin1");
+    expect(text).not.toMatch(/quetzalcoatl|xylophon|zebulon|s9/i);
+  });
+
+  it.each([
+    ["empty bytes", () => new Uint8Array(0)],
+    ["another format", () => new Uint8Array(64).fill(7)],
+    ["a truncated snapshot", () => build(rows(20)).toSnapshot().subarray(0, 200)],
+    [
+      "a term reference out of range",
+      () => {
+        const bytes = build(rows(5)).toSnapshot();
+        bytes[bytes.length - 12] = 0xff;
+        bytes[bytes.length - 11] = 0xff;
+        return bytes;
+      },
+    ],
+  ])("refuses %s with a clear error", (_what, bytes) => {
+    expect(() => RecallIndex.fromSnapshot(bytes())).toThrow(/recall index (snapshot|state)/);
+  });
+});
