@@ -123,11 +123,11 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       await setImmediate();
       const classification = options.classify ? await classifyImported(store, deps, scope, plan) : { puts: [], events: 0, facts: 0, classified: 0 };
       // One batch: the import is stored whole or not at all.
-      await applyImport(store, plan, classification.puts);
+      const applied = await applyImport(store, plan, classification.puts);
       if (classification.events > 0) await enforceEventCap(store, scope, deps.limits.retention, deps.now());
       const { classified } = classification;
-      const counts = { ...plan.counts, events: plan.counts.events + classification.events, facts: plan.counts.facts + classification.facts };
-      log.info("memory.imported", { tenant: scope.tenantId, sessions: counts.sessions, ...counts.messages, events: counts.events, facts: counts.facts, classified });
+      const counts = { ...applied, events: applied.events + classification.events, facts: applied.facts + classification.facts };
+      log.info("memory.imported", { tenant: scope.tenantId, sessions: counts.sessions, ...counts.messages, events: counts.events, facts: counts.facts, entities: counts.entities, classified });
       metrics()?.importMessages.record(counts.messages.imported + counts.messages.skipped, { tenant: scope.tenantId });
       return { ...counts, classified };
     },

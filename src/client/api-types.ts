@@ -677,7 +677,7 @@ export interface components {
              */
             recall?: false;
         };
-        /** @description Sessions and their messages (in the order they were written), events, facts with validity, summaries, idempotency records. */
+        /** @description Sessions and their messages (in the order they were written), events, facts with validity, summaries, idempotency records, the entity graph. */
         UserMemoryExport: {
             /** @constant */
             version: 1;
@@ -779,6 +779,43 @@ export interface components {
                  * @example 2023-05-08T13:56:00Z
                  */
                 created_at: string;
+            }[];
+            /** @description The entity graph, restored as it is (absent in older exports: the graph is then extracted again from the imported messages). */
+            entities?: {
+                key: string;
+                name: string;
+                kind: string;
+                aliases: string[];
+                mentions: {
+                    /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
+                    session_id: string;
+                    /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
+                    message_id: string;
+                }[];
+                relations: {
+                    type: string;
+                    /** @description The other node's key (a node of the same document). */
+                    to: string;
+                    /**
+                     * Format: date-time
+                     * @description Since when it holds.
+                     * @example 2023-05-08T13:56:00Z
+                     */
+                    valid_from: string;
+                    valid_to: string | null;
+                    sources: {
+                        /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
+                        session_id: string;
+                        /** @description An id: 1–128 characters of well-formed Unicode in NFC, without '/', '..', control, format or other default-ignorable characters (such as variation selectors and Hangul fillers), a combining mark at the start, or white space at either end. */
+                        message_id: string;
+                    }[];
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the node last changed.
+                 * @example 2023-05-08T13:56:00Z
+                 */
+                updated_at: string;
             }[];
         };
         FactChange: {
@@ -1060,6 +1097,8 @@ export interface components {
             summaries: number;
             /** @description Idempotency records of finished turns written. */
             turns: number;
+            /** @description Entity graph nodes written: restored from an export document, or extracted from the new messages of one without a graph. */
+            entities: number;
             classified: number;
         };
         FactList: {

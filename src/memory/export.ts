@@ -4,12 +4,15 @@ import { decodeLabel, namespaces } from "./namespaces.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { listAll } from "./store-io.js";
+import { entityExportOf } from "./entities/graph-transfer.js";
+import type { EntityRecord } from "./entities/graph-records.js";
 import { turnResultSchema, type TurnRecord } from "./turn-records.js";
 
 /**
  * Export: every layer of one user's long-term memory as one JSON document — sessions with their
  * messages, events, facts (current and superseded, with validity), summaries and the idempotency
- * records of finished turns — in the shape
+ * records of finished turns, the entity graph (every node with its edges, their validity and
+ * sources) — in the shape
  * `importSessions` takes back. Deterministic: the same memory gives the same document, so export →
  * forget → import → export gives it again. The session windows (checkpoints) are not memory the
  * user brought and are not exported; a session continued after an import follows on from its
@@ -47,11 +50,12 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     startedAt: messages.reduce((first, m) => (m.createdAt && m.createdAt < first ? m.createdAt : first), messages[0]?.createdAt ?? ""),
     messages,
   }));
-  const [events, facts, summaries, turns] = await Promise.all([
+  const [events, facts, summaries, turns, entities] = await Promise.all([
     listAll(store, namespaces.events(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.facts(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.summaries(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.allTurns(user), { cap: Number.MAX_SAFE_INTEGER }),
+    listAll(store, namespaces.entities(user), { cap: Number.MAX_SAFE_INTEGER }),
   ]);
   return {
     version: 1,
@@ -61,6 +65,7 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     facts: byTime(facts.map((item) => item.value as FactRecord), (f) => f.validFrom),
     summaries: byTime(summaries.map((item) => item.value as SummaryRecord), (s) => s.createdAt),
     turns: turnRecordsOf(turns).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.sessionId.localeCompare(b.sessionId) || a.key.localeCompare(b.key)),
+    entities: entities.map((item) => entityExportOf(item.value as EntityRecord)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }
 

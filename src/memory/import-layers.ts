@@ -45,6 +45,10 @@ export function referencesOf(parsed: ParsedImport): { messages: MessageReference
     add(`turns.${i}.key`, turn.sessionId, turn.key);
     if (turn.parentMessageId !== null) add(`turns.${i}.parentMessageId`, turn.sessionId, turn.parentMessageId);
   });
+  parsed.entities?.forEach((node, i) => {
+    node.mentions.forEach((ref, j) => add(`entities.${i}.mentions.${j}`, ref.sessionId, ref.messageId));
+    node.relations.forEach((edge, j) => edge.sources.forEach((ref, k) => add(`entities.${i}.relations.${j}.sources.${k}`, ref.sessionId, ref.messageId)));
+  });
   return { messages, sessions };
 }
 
@@ -73,6 +77,21 @@ export function assertUniqueIds(parsed: ParsedImport): void {
   check("facts", parsed.facts, (f) => f.id, "id", (f) => `the fact ${f.id}`);
   check("summaries", parsed.summaries, (s) => s.id, "id", (s) => `the summary ${s.id}`);
   check("turns", parsed.turns, (t) => JSON.stringify([t.sessionId, t.key]), "key", (t) => `the turn record ${t.key} of session ${t.sessionId}`);
+  check("entities", parsed.entities ?? [], (n) => n.key, "key", (n) => `the entity node ${JSON.stringify(n.key)}`);
+}
+
+/**
+ * Throws INVALID_INPUT naming the first edge of the document's graph whose other end is not a node
+ * of the document: an export carries the whole graph, each edge on both of its nodes.
+ */
+export function assertGraphClosed(parsed: ParsedImport): void {
+  const nodes = parsed.entities ?? [];
+  const keys = new Set(nodes.map((node) => node.key));
+  nodes.forEach((node, i) =>
+    node.relations.forEach((edge, j) => {
+      if (!keys.has(edge.to)) throw invalidRecord(`entities.${i}.relations.${j}.to`, `no node ${JSON.stringify(edge.to)} in this document's entities: an edge joins two of its nodes`);
+    }),
+  );
 }
 
 /**

@@ -3,6 +3,8 @@ import { MemoryGraphError } from "../errors.js";
 import { assertJsonBounds } from "../json-bounds.js";
 import { fileRefSchema } from "../messages/message-meta.js";
 import { normalizeFactKey } from "./facts.js";
+import { entityNodeSchema } from "./entities/graph-schema.js";
+import { time } from "./import-times.js";
 import { ID_RULES, idSchema, validateId } from "./scope.js";
 import { turnResultSchema } from "./turn-records.js";
 
@@ -18,17 +20,6 @@ export const MAX_IMPORT_MESSAGES = 1_000;
 export const MAX_IMPORT_CHARS = 4_000_000;
 /** Longest text of one imported message: a past reply may be longer than a prompt may. */
 export const MAX_IMPORTED_TEXT_CHARS = 100_000;
-
-/** Times sort as text once normalised; `overwrite` keeps the schema a plain date-time string for JSON Schema readers. */
-const toUtc = (value: string) => {
-  // An overwrite runs even after the format check failed: such a value is refused anyway, untouched.
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
-};
-
-/** An ISO-8601 time with a zone ("2023-05-08T13:56:00Z"), normalised to UTC milliseconds. */
-const time = (description: string) =>
-  z.iso.datetime({ offset: true }).overwrite(toUtc).meta({ description, example: "2023-05-08T13:56:00Z" });
 
 /** One past message: `createdAt` and `parentId` default from its place in the session, `recall: false` keeps it out of recall. */
 export const importMessageSchema = z
@@ -187,9 +178,13 @@ export const userMemorySchema = z
     facts: z.array(factRecordSchema),
     summaries: z.array(summaryRecordSchema),
     turns: z.array(turnRecordSchema).optional().meta({ description: "Idempotency records of finished turns (absent in older exports)." }),
+    entities: z
+      .array(entityNodeSchema)
+      .optional()
+      .meta({ description: "The entity graph, restored as it is (absent in older exports: the graph is then extracted again from the imported messages)." }),
   })
   .strict()
-  .meta({ description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries, idempotency records." });
+  .meta({ description: "Sessions and their messages (in the order they were written), events, facts with validity, summaries, idempotency records, the entity graph." });
 
 /** One past message to import (see `importMessageSchema`). */
 export type ImportMessage = z.input<typeof importMessageSchema>;
@@ -206,9 +201,11 @@ export type ParsedImportSession = z.output<typeof importSessionSchema>;
 export type ImportInput = readonly ImportSession[] | z.input<typeof userMemorySchema>;
 
 /** An import, validated: sessions and the records an export carried (none for a plain list). */
-export type ParsedImport = Required<Omit<UserMemoryExport, "version" | "userId">> & {
+export type ParsedImport = Required<Omit<UserMemoryExport, "version" | "userId" | "entities">> & {
   /** The user the document was exported from (none for a plain list of sessions). */
   userId?: string;
+  /** The document's entity graph; none (a plain list, an older export): extracted from the imported messages. */
+  entities?: UserMemoryExport["entities"];
 };
 
 /** Imports parsed already by these schemas' rules (see `validatedImport`). */

@@ -5,9 +5,11 @@ import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { loadFacts } from "./facts.js";
-import { assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, unknownReference } from "./import-layers.js";
+import { assertGraphClosed, assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, sameJson, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
-import { entityGraphWrites } from "./entities/entity-graph.js";
+import { entityGraphWrites, nodePut } from "./entities/entity-graph.js";
+import type { EntityRecord } from "./entities/graph-records.js";
+import { entityRecordOf, mergeNode } from "./entities/graph-transfer.js";
 
 /**
  * Import of past conversations: messages go into the transcript through the write path of live
@@ -15,6 +17,12 @@ import { entityGraphWrites } from "./entities/entity-graph.js";
  * events, facts, summaries and idempotency records into their layers. Everything is checked before
  * the first write, and everything is written in one batch (one transaction): a bad element, a
  * conflict with what is stored or a failed write fails the whole import, and nothing is written.
+ *
+ * The entity graph: an export document's nodes are merged into the stored ones (see
+ * graph-transfer.ts: restored, not extracted again, so what a model or a resolved pronoun added
+ * survives the round trip); a plain list of sessions, or an older export without a graph, has its
+ * new messages' graph extracted as live writes extract it. A node already stored as the merge would
+ * leave it is not written: an import sent again writes nothing.
  */
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
@@ -28,6 +36,8 @@ export interface ImportCounts {
   summaries: number;
   /** Idempotency records of finished turns. */
   turns: number;
+  /** Entity graph nodes written (restored from a document, or extracted from the new messages). */
+  entities: number;
 }
 
 /** The writes an import makes, planned before any is made. */
@@ -35,8 +45,10 @@ export interface ImportPlan {
   counts: ImportCounts;
   /** Per session, the transcript records new to the store, in import order. */
   transcripts: { scope: MemoryScope; records: TranscriptRecord[] }[];
-  /** The writes of the other layers (events, facts, summaries). */
+  /** The writes of the other layers (events, facts, summaries, a document's entity graph). */
   layers: Operation[];
+  /** Whether the graph is extracted from the new messages (no graph in the import) at apply time. */
+  extractGraph: boolean;
 }
 
 /** One second between messages that carry no `createdAt`, from the session's `startedAt`. */
@@ -102,6 +114,7 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     sessionIds.add(session.sessionId);
   });
   assertUniqueIds(parsed);
+  assertGraphClosed(parsed);
   const inImport = new Map(parsed.sessions.map((session) => [session.sessionId, new Set(session.messages.map((m) => m.id))]));
   const references = referencesOf(parsed);
   const records = layerRecordsOf(user, parsed);
@@ -110,10 +123,12 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     ...references.messages.filter((ref) => !inImport.get(ref.sessionId)?.has(ref.messageId)).map((ref) => ({ sessionId: ref.sessionId, id: ref.messageId })),
   ];
   const unknownSessions = [...new Set(references.sessions.map((ref) => ref.sessionId).filter((id) => !inImport.has(id)))];
+  const nodes = (parsed.entities ?? []).map(entityRecordOf);
   const operations: Operation[] = [
     ...messageReads.map(({ sessionId, id }) => ({ namespace: namespaces.transcript({ ...user, sessionId }), key: id })),
     ...records.map((record) => ({ namespace: record.namespace, key: record.key })),
     ...unknownSessions.map((sessionId) => ({ namespacePrefix: namespaces.transcript({ ...user, sessionId }), limit: 1 })),
+    ...nodes.map((node) => ({ namespace: namespaces.entities(user), key: node.key })),
   ];
   const [results, storedFacts] = await Promise.all([
     operations.length === 0 ? Promise.resolve([]) : (store.batch(operations) as Promise<unknown[]>),
@@ -140,6 +155,12 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
   const transcripts = transcriptsOf(user, parsed, prefix, storedBySession);
   const stored = records.map((_, i) => (results[messageReads.length + i] as { value: unknown } | null)?.value ?? null);
   const { puts, written } = layerWrites(records, stored);
+  const nodesAt = messageReads.length + records.length + unknownSessions.length;
+  const graphPuts = nodes.flatMap((node, i) => {
+    const current = (results[nodesAt + i] as { value: unknown } | null)?.value as EntityRecord | undefined;
+    const merged = mergeNode(current, node);
+    return current !== undefined && sameJson(current, merged) ? [] : [nodePut(user, merged)];
+  });
   const sent = parsed.sessions.reduce((n, session) => n + session.messages.length, 0);
   const imported = transcripts.reduce((n, t) => n + t.records.length, 0);
   return {
@@ -150,9 +171,11 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
       facts: written.facts,
       summaries: written.summaries,
       turns: written.turns,
+      entities: graphPuts.length,
     },
     transcripts,
-    layers: puts,
+    layers: [...puts, ...graphPuts],
+    extractGraph: parsed.entities === undefined,
   };
 }
 
@@ -178,21 +201,25 @@ function transcriptsOf(user: UserScope, parsed: ParsedImport, prefix: string, st
 /**
  * Makes a planned import's writes, with `extra` ones (a classification's events and facts), in one
  * store batch: one transaction on every engine, so a failure leaves nothing of the import stored.
+ * Returns the plan's counts with the graph nodes extracted here added.
  * Messages are indexed for recall as a live turn's are (one embedding call for the batch).
  */
-export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = []): Promise<void> {
+export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = []): Promise<ImportCounts> {
   const messages = plan.transcripts.flatMap(({ scope, records }) => {
     const namespace = namespaces.transcript(scope);
     return records.map((record): Operation => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) }));
   });
   const user = plan.transcripts[0]?.scope;
-  // The entity graph of the imported messages, stored in the same batch (one transaction).
-  const graph = user ? await entityGraphWrites(store, user, plan.transcripts.flatMap((t) => t.records)) : [];
+  // The entity graph of the imported messages (when the import carries none), stored in the same batch (one transaction).
+  const graph = user && plan.extractGraph ? await entityGraphWrites(store, user, plan.transcripts.flatMap((t) => t.records)) : [];
+
   const operations = [...messages, ...plan.layers, ...graph, ...extra];
-  if (operations.length === 0) return;
+  const counts = { ...plan.counts, entities: plan.counts.entities + graph.length };
+  if (operations.length === 0) return counts;
   await store.batch(operations);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   if (messages.length > 0 && user) await warmSearch(store, namespaces.sessions(user));
+  return counts;
 }
 
 function sameMessage(a: TranscriptRecord, b: TranscriptRecord): boolean {

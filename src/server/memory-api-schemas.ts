@@ -78,6 +78,7 @@ export const importResponseSchema = z
     facts: count,
     summaries: count,
     turns: count.meta({ description: "Idempotency records of finished turns written." }),
+    entities: count.meta({ description: "Entity graph nodes written: restored from an export document, or extracted from the new messages of one without a graph." }),
     classified: count,
   })
   .strict()

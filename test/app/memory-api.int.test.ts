@@ -76,7 +76,7 @@ describe.each(backends)("memory search, import and export on %s", (_name, make) 
   it("imports sessions into the transcript and index, and search ranks them as recall does, with every score", async () => {
     await open();
     const counts = await graph.importSessions(user, history);
-    expect(counts).toEqual({ sessions: 2, messages: { imported: 5, skipped: 0 }, events: 0, facts: 0, summaries: 0, turns: 0, classified: 0 });
+    expect(counts).toEqual({ sessions: 2, messages: { imported: 5, skipped: 0 }, events: 0, facts: 0, summaries: 0, turns: 0, entities: 4, classified: 0 });
     const { hits } = await graph.search({ ...user, query: "who looks after the cat during the trip?", limit: 5 });
     expect(hits[0]).toMatchObject({ id: "m3", sessionId: "trip.2023", role: "user", speaker: "Anong", createdAt: "2023-05-08T07:10:00.000Z" });
     expect(hits[0]?.scores.fused).toBe(hits[0]?.score);

@@ -46,6 +46,12 @@ describe("parseImport", () => {
     { input: documentWith({ facts: [fact({ key: "City", id: "City@a" })] }), field: "facts.0.key", code: "INVALID_INPUT" },
     { input: documentWith({ facts: [fact({ validTo: "2024-03-01T00:00:00Z" })] }), field: "facts.0.validTo", code: "INVALID_INPUT" },
     { input: documentWith({ turns: [{ sessionId: "s1", key: "a", text: "one", parentMessageId: null, result: { candidate: 5 }, createdAt: "2024-03-02T12:00:00Z" }] }), field: "turns.0.result", code: "INVALID_INPUT" },
+    { input: documentWith({ entities: [{ key: "Priya", name: "Priya", kind: "person", aliases: [], mentions: [], relations: [], updatedAt: "2024-03-02T12:00:00Z" }] }), field: "entities.0.key", code: "INVALID_INPUT" },
+    {
+      input: documentWith({ entities: [{ key: "priya", name: "Priya", kind: "person", aliases: [], mentions: [], relations: [{ type: "lives_in", to: "pune", validFrom: "2024-03-02T12:00:00Z", validTo: "2024-03-01T12:00:00Z", sources: [{ sessionId: "s1", messageId: "a" }] }], updatedAt: "2024-03-02T12:00:00Z" }] }),
+      field: "entities.0.relations.0.validTo",
+      code: "INVALID_INPUT",
+    },
   ])("names the bad element: $field", ({ input, field, code }) => {
     expect(() => parseImport(input)).toThrow(expect.objectContaining({ field, code, kind: "user" }));
   });

@@ -48,7 +48,7 @@ describe("memory search, import and export over HTTP", () => {
   it("imports for the key's tenant, and search answers snake_case hits with every score", async () => {
     const res = await server.call("POST", "/v1/users/u1/sessions/import", { body: sessions });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ user_id: "u1", sessions: 2, messages: { imported: 3, skipped: 0 }, events: 0, facts: 0, summaries: 0, turns: 0, classified: 0 });
+    expect(await res.json()).toEqual({ user_id: "u1", sessions: 2, messages: { imported: 3, skipped: 0 }, events: 0, facts: 0, summaries: 0, turns: 0, entities: 1, classified: 0 });
 
     const found = await server.call("GET", "/v1/users/u1/memory/search?q=trip%20to%20Chiang%20Mai&limit=1&memory_context=true");
     expect(found.status).toBe(200);

@@ -139,6 +139,73 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       }
     });
 
+    it("an export carries the graph; export → forget → import restores it as it was, and the import sent again writes nothing", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        // A node the offline rules would not extract again (as a model's classification adds them): restored, not re-extracted.
+        const added: EntityRecord = { key: "acme labs", name: "Acme Labs", kind: "organization", aliases: [], mentions: [["s2", "n2"]], relations: [], updatedAt: "2024-06-01T10:00:01.000Z" };
+        await store.put(namespaces.entities(user), added.key, { ...added }, false);
+        const before = await nodesOf(store);
+        const exported = await memory.exportUser(user);
+        const priya = exported.entities?.find((node) => node.key === "priya");
+        expect(priya?.relations.filter((r) => r.type === "lives_in").map((r) => [r.to, r.validTo, r.sources])).toEqual([
+          ["pune", "2024-06-01T10:00:00.000Z", [{ sessionId: "s1", messageId: "m1" }]],
+          ["bangalore", null, [{ sessionId: "s2", messageId: "n1" }]],
+        ]);
+        expect(exported.entities?.map((node) => node.key)).toEqual([...before.keys()].sort());
+        await memory.forgetUser(user);
+        expect((await nodesOf(store)).size).toBe(0);
+        const document = JSON.parse(JSON.stringify(exported)) as typeof exported;
+        const counts = await memory.importSessions(user, document);
+        expect(counts.entities).toBe(before.size);
+        expect(await nodesOf(store)).toEqual(before);
+        const again = await memory.importSessions(user, document);
+        expect(again).toMatchObject({ messages: { imported: 0 }, entities: 0 });
+        expect(await nodesOf(store)).toEqual(before);
+        expect((await memory.exportUser(user)).entities).toEqual(exported.entities);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("a list of sessions sent again extracts nothing twice; a document's graph into a stored one is merged", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const before = await nodesOf(store);
+        expect(await memory.importSessions(user, GRAPH_SESSIONS)).toMatchObject({ messages: { imported: 0 }, entities: 0 });
+        expect(await nodesOf(store)).toEqual(before);
+        // The document's node of Priya names one more message (a third session): merged into the stored node, nothing lost.
+        const exported = await memory.exportUser(user);
+        const third = { sessionId: "s3", startedAt: "2024-07-01T10:00:00.000Z", messages: [{ id: "k1", role: "user" as const, text: "Priya called me today." }] };
+        const entities = (exported.entities ?? []).map((node) => (node.key === "priya" ? { ...node, mentions: [{ sessionId: "s3", messageId: "k1" }] } : node));
+        const counts = await memory.importSessions(user, { ...exported, sessions: [third], events: [], facts: [], summaries: [], turns: [], entities });
+        expect(counts.entities).toBe(1);
+        expect((await nodesOf(store)).get("priya")?.mentions).toEqual([["s1", "m1"], ["s1", "m3"], ["s2", "n1"], ["s3", "k1"]]);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("refuses a document whose graph points outside it, and writes nothing", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const exported = await memory.exportUser(user);
+        const before = await nodesOf(store);
+        const nodes = exported.entities ?? [];
+        const i = nodes.findIndex((node) => node.key === "priya");
+        const dangling = nodes.map((node, j) => (j === i ? { ...node, relations: [...node.relations, { type: "friend", to: "nobody", validFrom: "2024-01-01T00:00:00.000Z", validTo: null, sources: [{ sessionId: "s1", messageId: "m1" }] }] } : node));
+        await expect(memory.importSessions(user, { ...exported, entities: dangling })).rejects.toMatchObject({ code: "INVALID_INPUT", field: `entities.${i}.relations.${nodes[i]?.relations.length}.to` });
+        const unknown = nodes.map((node, j) => (j === i ? { ...node, mentions: [{ sessionId: "s9", messageId: "x1" }] } : node));
+        await expect(memory.importSessions(user, { ...exported, entities: unknown })).rejects.toMatchObject({ code: "UNKNOWN_REFERENCE", field: `entities.${i}.mentions.0` });
+        expect(await nodesOf(store)).toEqual(before);
+      } finally {
+        await memory.close();
+      }
+    });
+
     it("forgetting a session or the user removes its graph", async () => {
       const store = make();
       const memory = await opened(store);
