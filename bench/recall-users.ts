@@ -1,6 +1,7 @@
 /**
  * Memory of the recall index per active user: `npm run bench:recall-users [-- --backend postgres|sqlite]
- * [--users 1000] [--messages 200]`. Writes `messages` synthetic messages for each of `users` users
+ * [--users 1000] [--messages 200] [--cache-mb 128] [--max-rss-mb 0]` (the cache's bounds, RECALL_CACHE_MB and
+ * RECALL_CACHE_MAX_RSS_MB; the engine's defaults when absent). Writes `messages` synthetic messages for each of `users` users
  * (one batch per user, as an import writes them), then ranks one query per user through
  * `searchSimilar` (so every user's index is built and cached, up to the cache's bound), and reports
  * the heap and RSS before and after, and the heap per cached user (after a forced GC when node
@@ -14,22 +15,46 @@ import type { TranscriptRecord } from "../src/memory/records.js";
 import { searchSimilar } from "../src/memory/similar.js";
 import { BACKEND_OPTIONS, benchStores } from "./lib/bench-store.js";
 import { round } from "./lib/metrics.js";
+import type Database from "better-sqlite3";
+import { indexCacheOf } from "../src/storage/sqlite/index-cache.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
 
-const { values } = parseArgs({ options: { users: { type: "string", default: "1000" }, messages: { type: "string", default: "200" }, ...BACKEND_OPTIONS } });
+const { values } = parseArgs({
+  options: {
+    users: { type: "string", default: "1000" },
+    messages: { type: "string", default: "200" },
+    "cache-mb": { type: "string" },
+    "max-rss-mb": { type: "string", default: "0" },
+    ...BACKEND_OPTIONS,
+  },
+});
 const users = Number(values.users);
 const perUser = Number(values.messages);
 const random = seededRandom(7);
 const stores = benchStores(values.backend, values["database-url"]);
-const opened = await stores.open("users", {});
+const MiB = 1024 * 1024;
+const indexCache = {
+  ...(values["cache-mb"] === undefined ? {} : { maxCachedBytes: Number(values["cache-mb"]) * MiB }),
+  maxRss: Number(values["max-rss-mb"]) * MiB,
+};
+const opened = await stores.open("users", { indexCache });
 const store = opened.store;
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 
-function heap(): { heapUsed: number; rss: number; arrayBuffers: number } {
+function heap(): { heapUsed: number; heapTotal: number; external: number; rss: number; arrayBuffers: number } {
   (globalThis as { gc?: () => void }).gc?.();
-  const { heapUsed, rss, arrayBuffers } = process.memoryUsage();
-  return { heapUsed, rss, arrayBuffers };
+  const { heapUsed, heapTotal, external, rss, arrayBuffers } = process.memoryUsage();
+  return { heapUsed, heapTotal, external, rss, arrayBuffers };
 }
+
+/** The LRU of the store's recall index cache (a private field of either engine's cache), for its own byte estimate. */
+function cacheOf(): { bytes: number; size: number; byteBudget: number } {
+  const inner = opened.store as unknown as { db?: Database.Database; cache?: unknown };
+  const cache = (inner.db ? indexCacheOf(inner.db) : inner.cache) as { entries: { bytes: number; size: number; byteBudget: number } };
+  return cache.entries;
+}
+const cacheBytes = () => cacheOf().bytes;
+const cachedUsers = () => cacheOf().size;
 
 try {
   for (let u = 0; u < users; u++) {
@@ -50,7 +75,9 @@ try {
   }
   const before = heap();
   const limits = DEFAULT_LIMITS.recall;
+  let peakRss = 0;
   for (let u = 0; u < users; u++) {
+    if (u % 100 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
     await searchSimilar(store, namespaces.sessions({ tenantId: "bench", userId: `user-${u}` }), {
       query: syntheticSentence(random, 6),
       limit: limits.similarTopK,
@@ -59,14 +86,26 @@ try {
       excludeIds: new Set(),
     });
   }
+  const rssServed = process.memoryUsage.rss();
   const after = heap();
+  const cached = cachedUsers();
   const report = {
     backend: stores.backend,
     users,
     messages_per_user: perUser,
     gc_forced: typeof (globalThis as { gc?: unknown }).gc === "function",
     heap_mb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
-    rss_mb: { before: mb(before.rss), after: mb(after.rss) },
+    heap_total_mb: { before: mb(before.heapTotal), after: mb(after.heapTotal) },
+    external_mb: { before: mb(before.external), after: mb(after.external) },
+    cache_estimate_mb: mb(cacheBytes()),
+    cached_users: cached,
+    cache_budget_mb: mb(cacheOf().byteBudget),
+    // RSS as a service has it (no forced collection): the highest seen every 100 users, and at the end; then after a forced GC.
+    rss_mb: { before: mb(before.rss), peak: mb(Math.max(peakRss, rssServed)), served: mb(rssServed), after_gc: mb(after.rss) },
+    rss_growth_per_estimated_byte: round((rssServed - before.rss) / cacheBytes(), 2),
+    // What a cached user holds by the estimate and in heap plus array buffers (after a forced GC).
+    estimate_kb_per_cached_user: round(cacheBytes() / 1024 / cached, 1),
+    measured_kb_per_cached_user: round((after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / 1024 / cached, 1),
     array_buffers_mb: { before: mb(before.arrayBuffers), after: mb(after.arrayBuffers) },
     heap_kb_per_user: round((after.heapUsed - before.heapUsed) / 1024 / users, 1),
     heap_bytes_per_message: Math.round((after.heapUsed - before.heapUsed) / (users * perUser)),

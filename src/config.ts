@@ -38,6 +38,8 @@ export const envSchema = z.object({
   CHECKPOINT_KEEP: int(20, 1),
   CONTEXT_TOKEN_BUDGET: int(2000, 1),
   RECALL_VECTOR_WAIT_MS: int(25, 0),
+  RECALL_CACHE_MB: int(128, 0),
+  RECALL_CACHE_MAX_RSS_MB: int(400, 0),
   MAX_PROMPT_CHARS: int(32_000, 1),
   SYSTEM_PROMPT: optionalString,
   OPENAI_API_KEY: optionalString,

@@ -9,6 +9,7 @@ import { PostgresStore } from "../../src/storage/postgres/store.js";
 import { setLogLevel } from "../../src/logger.js";
 import type { HybridOptions } from "../../src/memory/ranking/hybrid.js";
 import type { StorePort } from "../../src/memory/ports/store.js";
+import type { RecallCacheBounds } from "../../src/storage/shared/sized-lru.js";
 
 /** The engines the recall benchmarks run on. */
 export type BenchBackend = "sqlite" | "postgres";
@@ -17,7 +18,7 @@ export type BenchBackend = "sqlite" | "postgres";
 export interface BenchStores {
   backend: BenchBackend;
   /** A fresh, empty store named `name`; `close` ends it and throws its data away. */
-  open(name: string, options: { embeddings?: EmbeddingsInterface; hybrid?: HybridOptions }): Promise<{ store: StorePort; close(): Promise<void> }>;
+  open(name: string, options: { embeddings?: EmbeddingsInterface; hybrid?: HybridOptions; indexCache?: RecallCacheBounds }): Promise<{ store: StorePort; close(): Promise<void> }>;
   /** Removes what is left (the temp folder). */
   dispose(): void;
 }

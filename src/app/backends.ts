@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { MemoryGraphError } from "../errors.js";
 import type { BackendKind, Persistence } from "../memory/ports/persistence.js";
 import { required } from "../storage/shared/open-checks.js";
+import type { RecallCacheBounds } from "../storage/shared/sized-lru.js";
 
 export type { BackendKind, Persistence } from "../memory/ports/persistence.js";
 
@@ -17,6 +18,8 @@ export interface BackendOptions {
   sessionTtlSeconds?: number;
   /** The store's embedder; none by default (lexical ranking; see `createEmbeddings`), `null` for none. */
   embeddings?: EmbeddingsInterface | null;
+  /** Bounds of the store's in-process recall index cache (RECALL_CACHE_MB, RECALL_CACHE_MAX_RSS_MB); the engines' defaults when absent. */
+  recallCache?: RecallCacheBounds;
 }
 
 /**
@@ -30,9 +33,9 @@ export interface BackendOptions {
  * CONFIG_INVALID).
  */
 export async function openPersistence(options: BackendOptions): Promise<Persistence> {
-  const { embeddings } = options;
-  const sqlite = async () => (await import("../storage/sqlite/open.js")).openSqlite({ path: options.sqlitePath, embeddings });
-  const postgres = async (url: string) => (await import("../storage/postgres/open.js")).openPostgres({ url, embeddings });
+  const { embeddings, recallCache: indexCache } = options;
+  const sqlite = async () => (await import("../storage/sqlite/open.js")).openSqlite({ path: options.sqlitePath, embeddings, indexCache });
+  const postgres = async (url: string) => (await import("../storage/postgres/open.js")).openPostgres({ url, embeddings, indexCache });
   switch (options.backend) {
     case "memory":
       return (await import("../storage/memory/open.js")).openMemory();

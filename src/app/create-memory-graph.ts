@@ -157,6 +157,7 @@ async function openedPersistence(options: MemoryGraphOptions, deps: GraphDeps, s
       redisUrl: options.redisUrl,
       sessionTtlSeconds: deps.limits.sessionTtlSeconds,
       embeddings: deps.embeddings ?? null,
+      recallCache: options.recallCache,
     }),
   );
 }

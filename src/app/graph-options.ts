@@ -14,6 +14,7 @@ import type { ClassifyPolicy } from "../rules/classify-gate.js";
 import type { BackendKind } from "./backends.js";
 import { DEFAULT_EMBEDDINGS_MODEL, DEFAULT_MODEL_TIMEOUT_MS, DEFAULT_SYSTEM_PROMPT } from "./defaults.js";
 import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
+import type { RecallCacheBounds } from "../storage/shared/sized-lru.js";
 
 /** The options of `createMemoryGraph`: where memory lives, the models, limits and defaults. */
 export interface MemoryGraphOptions {
@@ -29,6 +30,12 @@ export interface MemoryGraphOptions {
   databaseUrl?: string;
   /** Redis URL (redis backend). */
   redisUrl?: string;
+  /**
+   * Bounds of the opened backend's in-process recall index cache: `maxCachedBytes` by the indexes'
+   * own estimate (default 128 MiB), `maxRss` the process RSS past which it gives memory back (default
+   * none). The service sets them from RECALL_CACHE_MB and RECALL_CACHE_MAX_RSS_MB.
+   */
+  recallCache?: RecallCacheBounds;
   /** The answering model. `null` runs offline; omitted, one is made from `openai` when configured. */
   chatModel?: BaseChatModel | null;
   classifierModel?: BaseChatModel | null;

@@ -15,6 +15,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
     sqlitePath: env.SQLITE_PATH,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    recallCache: { maxCachedBytes: env.RECALL_CACHE_MB * 1024 * 1024, maxRss: env.RECALL_CACHE_MAX_RSS_MB * 1024 * 1024 },
     openai: openaiConfigured
       ? {
           apiKey: env.OPENAI_API_KEY,

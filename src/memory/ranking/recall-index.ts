@@ -12,11 +12,12 @@ const PACK_MIN_PAIRS = 1024;
 /**
  * Estimated bytes outside typed arrays of a document (its id string, map entry and slot, its place in
  * the groups) and of a distinct term (map entry, list slot; the string itself is mostly shared, see
- * `Names`). Measured: 1,000 indexes of 200 synthetic messages (1,086 distinct terms each) take 132 KB
- * each in heap plus array buffers after a forced GC; `bytes` says 142 KB.
+ * `Names`). Measured (bench:recall-users, 2,000 users of 200 synthetic messages with 1,037 cached,
+ * 1,086 distinct terms each): 92 KB of heap per cached index after a forced GC beside 55 KB of array
+ * buffers, where 96 and 48 bytes said 71 KB and 55 KB.
  */
-const DOC_OBJECT_BYTES = 96;
-const TERM_OBJECT_BYTES = 48;
+const DOC_OBJECT_BYTES = 128;
+const TERM_OBJECT_BYTES = 60;
 
 /** Per-document [termId, tf] pairs in order of first appearance, built in reused buffers. */
 const build = { pairs: new Int32Array(64), seenAt: new Int32Array(64).fill(-1), stamp: new Int32Array(64) };

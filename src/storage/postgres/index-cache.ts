@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { SizedLru } from "../shared/sized-lru.js";
+import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
 
 /** Bounds of `PostgresIndexCache`. */
 export interface IndexCacheLimits {
@@ -11,10 +11,12 @@ export interface IndexCacheLimits {
   maxCachedBytes: number;
   /** Cached prefixes; past it, the least recently used go. */
   maxPrefixes: number;
+  /** Process RSS past which the cache gives memory back within `maxCachedBytes` (see `SizedLru`); 0: none. */
+  maxRss: number;
 }
 
-/** 256 MB of index memory: with the service's own ~200 MB, 1,000 active users of 200 messages (~160 KB each) stay under 512 MB of RSS (docs/recall.md). */
-export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: 256 * 1024 * 1024, maxPrefixes: 4096 });
+/** `DEFAULT_RECALL_CACHE_BYTES` of index memory, no RSS check (the service sets one: RECALL_CACHE_MAX_RSS_MB). */
+export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: DEFAULT_RECALL_CACHE_BYTES, maxPrefixes: 4096, maxRss: 0 });
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
 const MAX_DELTA = 20_000;
@@ -62,7 +64,7 @@ export class PostgresIndexCache {
     private readonly schema: string,
     private readonly limits: IndexCacheLimits = DEFAULT_INDEX_CACHE_LIMITS,
   ) {
-    this.entries = new SizedLru({ maxEntries: limits.maxPrefixes, maxBytes: limits.maxCachedBytes }, (entry) => entry.index.bytes);
+    this.entries = new SizedLru({ maxEntries: limits.maxPrefixes, maxBytes: limits.maxCachedBytes, maxRss: limits.maxRss }, (entry) => entry.index.bytes);
   }
 
   /** Items held over all entries. */

@@ -7,6 +7,7 @@ import type { PostgresCheckpointer } from "./checkpointer.js";
 import { surviveConnectionLoss } from "./connection-loss.js";
 import { probePostgres } from "./probe.js";
 import type { PostgresStore } from "./store.js";
+import type { RecallCacheBounds } from "../shared/sized-lru.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
 
 /** What `openPostgres` opens: the store, checkpointer and turn lock of one Postgres database. */
@@ -23,7 +24,12 @@ export interface PostgresPersistence extends Persistence {
  * STORAGE_UNREACHABLE, a schema that cannot be prepared with STORAGE_SETUP_FAILED (both naming
  * DATABASE_URL, never its password). The store gives its items `ttl` (LangGraph's store TTL) when given.
  */
-export async function openPostgres(options: { url: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig }): Promise<PostgresPersistence> {
+export async function openPostgres(options: {
+  url: string;
+  embeddings?: EmbeddingsInterface | null;
+  ttl?: StoreTtlConfig;
+  indexCache?: RecallCacheBounds;
+}): Promise<PostgresPersistence> {
   const { url } = options;
   const embeddings = options.embeddings ?? undefined;
   const [{ default: pg }, { PostgresStore }, { PostgresCheckpointer }, { postgresTurnLock, postgresUserLock }, { postgresGcTarget }] = await Promise.all([
@@ -42,7 +48,7 @@ export async function openPostgres(options: { url: string; embeddings?: Embeddin
   const userLockPool = new pg.Pool({ connectionString: url, max: 10 });
   const pools = [pool, lockPool, userLockPool];
   surviveConnectionLoss(pools);
-  const store = new PostgresStore(pool, { embeddings, ttl: options.ttl });
+  const store = new PostgresStore(pool, { embeddings, ttl: options.ttl, indexCache: options.indexCache });
   const checkpointer = new PostgresCheckpointer(pool);
   try {
     await store.setup();

@@ -97,8 +97,8 @@ export class PostgresStore extends TenantStore implements StorePort {
     this.ttl = options.ttl;
     this.settings = rankingSettingsOf("PostgresStore", options);
     const limits = { ...DEFAULT_INDEX_CACHE_LIMITS, ...options.indexCache };
-    if (![limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes].every((n) => Number.isInteger(n) && n >= 1)) {
-      throw new MemoryGraphError("INVALID_INPUT", "PostgresStore: the index cache's maxItems and maxPrefixes must be integers ≥ 1, maxCachedBytes an integer ≥ 0", {
+    if (![limits.maxItems, limits.maxCachedBytes + 1, limits.maxPrefixes, limits.maxRss + 1].every((n) => Number.isInteger(n) && n >= 1)) {
+      throw new MemoryGraphError("INVALID_INPUT", "PostgresStore: the index cache's maxItems and maxPrefixes must be integers ≥ 1, maxCachedBytes and maxRss integers ≥ 0", {
         kind: "user",
         field: "indexCache",
       });

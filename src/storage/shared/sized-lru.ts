@@ -1,10 +1,57 @@
+import { MemoryGraphError } from "../../errors.js";
+import { log } from "../../logger.js";
+
 /** Bounds of a `SizedLru`. */
 export interface LruBounds {
   /** Values kept at most. */
   maxEntries: number;
   /** The most the values' sizes (`sizeOf`) may add up to. */
   maxBytes: number;
+  /**
+   * The process's resident memory (RSS) past which the LRU gives memory back even within `maxBytes`
+   * (see `SizedLru`); 0 or absent: no such check.
+   */
+  maxRss?: number;
 }
+
+/**
+ * What an entry point sets of an engine's recall index cache (RECALL_CACHE_MB, RECALL_CACHE_MAX_RSS_MB):
+ * the bytes its indexes may hold by their own estimate (`RecallIndex.bytes`), and the process RSS
+ * past which it gives memory back (0: none).
+ */
+export interface RecallCacheBounds {
+  maxCachedBytes?: number;
+  maxRss?: number;
+}
+
+/** Throws INVALID_INPUT unless the bounds given are integers ≥ 0. */
+export function validateCacheBounds(owner: string, bounds: RecallCacheBounds | undefined): void {
+  for (const [name, value] of Object.entries(bounds ?? {})) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
+      throw new MemoryGraphError("INVALID_INPUT", `${owner}: indexCache.${name} must be an integer ≥ 0, not ${String(value)}`, { kind: "user", field: "indexCache" });
+    }
+  }
+}
+
+/**
+ * 128 MiB of index memory by the indexes' estimate: with eviction's churn and V8's headroom the
+ * process grows by about 1.5× that, so 10,000 users served keep a service near 350 MB of RSS
+ * (bench:recall-users, docs/operations.md).
+ */
+export const DEFAULT_RECALL_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** How a `SizedLru` reads the process's RSS and the time (tests give their own). */
+export interface RssProbe {
+  rss(): number;
+  now(): number;
+}
+
+const processProbe: RssProbe = { rss: () => process.memoryUsage.rss(), now: () => Date.now() };
+/** Over `maxRss`: keep this share of the values' bytes; at most one such shrink per `SHRINK_EVERY_MS`, so a collection can return what was let go before the next one. */
+const SHRINK_TO = 0.75;
+const SHRINK_EVERY_MS = 5000;
+/** Under this share of `maxRss`, a shrunk budget grows back a tenth per `SHRINK_EVERY_MS` towards `maxBytes`. */
+const REGROW_BELOW = 0.85;
 
 /**
  * Values by key, least recently used first, within `maxEntries` and `maxBytes` (the sum of `sizeOf`
@@ -13,15 +60,33 @@ export interface LruBounds {
  * caller can ask about without measuring them again. The value just added always stays, even alone
  * past the bound. The engines' recall-index caches share it; each keeps only loading and coherence.
  * (lru-cache measures a value once, when it is set, and has no refused keys, hence this.)
+ *
+ * `sizeOf` is an estimate, and the process holds more than it says (V8's heap keeps room beyond what
+ * is live, freed memory is not all given back at once), so with `maxRss` each `set` also reads the
+ * process's RSS: past `maxRss`, the byte budget drops to three quarters of what the values hold and
+ * the least recently used go until within it (logged as recall_cache_shrunk), at most once per 5 s
+ * so that a garbage collection can show its effect before the next shrink; while RSS stays under
+ * 85% of `maxRss`, the budget grows back by a tenth every 5 s up to `maxBytes`.
  */
 export class SizedLru<V> {
   private readonly map = new Map<string, V>();
   private readonly refused = new Set<string>();
+  /** The byte bound in force: `maxBytes`, or less after RSS passed `maxRss`. */
+  private budget: number;
+  private budgetChangedAt = -Infinity;
 
   constructor(
     private readonly bounds: LruBounds,
     private readonly sizeOf: (value: V) => number,
-  ) {}
+    private readonly probe: RssProbe = processProbe,
+  ) {
+    this.budget = bounds.maxBytes;
+  }
+
+  /** The byte bound in force (`maxBytes` unless RSS passed `maxRss`). */
+  get byteBudget(): number {
+    return this.budget;
+  }
 
   /** The value at `key`, now the most recently used; undefined when absent. */
   get(key: string): V | undefined {
@@ -49,11 +114,33 @@ export class SizedLru<V> {
   set(key: string, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
-    let bytes = this.bytes;
+    const bytes = this.evictPast(key, this.bytes);
+    if (this.bounds.maxRss) this.answerToRss(key, bytes, this.bounds.maxRss);
+  }
+
+  /** Evicts the least recently used values but `keep` until within bounds; returns the bytes left. */
+  private evictPast(keep: string, bytes: number): number {
     for (const [oldest, old] of this.map) {
-      if (oldest === key || (this.map.size <= this.bounds.maxEntries && bytes <= this.bounds.maxBytes)) break;
+      if (oldest === keep || (this.map.size <= this.bounds.maxEntries && bytes <= this.budget)) break;
       this.map.delete(oldest);
       bytes -= this.sizeOf(old);
+    }
+    return bytes;
+  }
+
+  private answerToRss(keep: string, bytes: number, maxRss: number): void {
+    const now = this.probe.now();
+    if (now - this.budgetChangedAt < SHRINK_EVERY_MS) return;
+    const rss = this.probe.rss();
+    if (rss > maxRss) {
+      this.budget = Math.floor(bytes * SHRINK_TO);
+      this.budgetChangedAt = now;
+      const before = this.map.size;
+      const left = this.evictPast(keep, bytes);
+      log.warn("recall_cache_shrunk", { rss_mb: mb(rss), max_rss_mb: mb(maxRss), budget_mb: mb(this.budget), evicted: before - this.map.size, held_mb: mb(left) });
+    } else if (this.budget < this.bounds.maxBytes && rss < maxRss * REGROW_BELOW) {
+      this.budget = Math.min(this.bounds.maxBytes, Math.ceil(this.budget * 1.1) + 1);
+      this.budgetChangedAt = now;
     }
   }
 
@@ -95,3 +182,5 @@ export class SizedLru<V> {
     this.refused.clear();
   }
 }
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
 import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { SizedLru } from "../shared/sized-lru.js";
+import { DEFAULT_RECALL_CACHE_BYTES, SizedLru, type RecallCacheBounds } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
 
 /** One item write as the cache sees it: its row id, namespace path, terms (null when deleted) and traits. */
@@ -51,9 +51,10 @@ export class IndexCache {
     private readonly db: Database.Database,
     maxPrefixes = 4096,
     private readonly maxItems = 250_000,
-    maxCachedBytes = 256 * 1024 * 1024,
+    maxCachedBytes = DEFAULT_RECALL_CACHE_BYTES,
+    maxRss = 0,
   ) {
-    this.entries = new SizedLru({ maxEntries: maxPrefixes, maxBytes: maxCachedBytes }, (entry) => entry.index.bytes);
+    this.entries = new SizedLru({ maxEntries: maxPrefixes, maxBytes: maxCachedBytes, maxRss }, (entry) => entry.index.bytes);
   }
 
   /** The index of the prefix range [from, to), built when missing; undefined when too large to cache. */
@@ -161,9 +162,12 @@ export class IndexCache {
 
 const caches = new WeakMap<Database.Database, IndexCache>();
 
-/** The index cache of a connection, shared by every store using it. */
-export function indexCacheOf(db: Database.Database): IndexCache {
+/**
+ * The index cache of a connection, shared by every store using it; the first call makes it, within
+ * `bounds` (`maxCachedBytes` of index memory, default `DEFAULT_RECALL_CACHE_BYTES`; `maxRss`, see `SizedLru`).
+ */
+export function indexCacheOf(db: Database.Database, bounds: RecallCacheBounds = {}): IndexCache {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new IndexCache(db)));
+  if (!cache) caches.set(db, (cache = new IndexCache(db, undefined, undefined, bounds.maxCachedBytes, bounds.maxRss)));
   return cache;
 }

@@ -7,6 +7,7 @@ import { useWal } from "./file-format.js";
 import { DEFAULT_SQLITE_PATH, openWhenFree, prepareSqliteDirectory, sqliteOpenFailed } from "./open-checks.js";
 import type { SqliteStore } from "./store.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
+import type { RecallCacheBounds } from "../shared/sized-lru.js";
 
 /** What `openSqlite` opens: the store, checkpointer and turn lock of one SQLite file. */
 export interface SqlitePersistence extends Persistence {
@@ -23,7 +24,9 @@ export interface SqlitePersistence extends Persistence {
  * ranking without), and gives its items `ttl` (LangGraph's store TTL) when given. A file that
  * cannot be used fails with SQLITE_PATH_UNUSABLE.
  */
-export async function openSqlite(options: { path?: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig } = {}): Promise<SqlitePersistence> {
+export async function openSqlite(
+  options: { path?: string; embeddings?: EmbeddingsInterface | null; ttl?: StoreTtlConfig; indexCache?: RecallCacheBounds } = {},
+): Promise<SqlitePersistence> {
   const file = options.path ?? DEFAULT_SQLITE_PATH;
   const embeddings = options.embeddings ?? undefined;
   const [{ default: Database }, { SqliteCheckpointer }, { SqliteStore }, { sqliteGcTarget }, { sqliteTurnLock }, { sqliteUserLock }] = await Promise.all([
@@ -43,7 +46,7 @@ export async function openSqlite(options: { path?: string; embeddings?: Embeddin
         useWal(db);
         db.pragma("busy_timeout = 5000");
         db.pragma("synchronous = NORMAL");
-        return { db, checkpointer: new SqliteCheckpointer(db), store: new SqliteStore(db, { embeddings, ttl: options.ttl }) };
+        return { db, checkpointer: new SqliteCheckpointer(db), store: new SqliteStore(db, { embeddings, ttl: options.ttl, indexCache: options.indexCache }) };
       } catch (error) {
         db.close();
         throw error;

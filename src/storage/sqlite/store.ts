@@ -20,6 +20,7 @@ import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-setti
 import { searchRecent } from "./recent.js";
 import { itemsOf, searchRanked } from "./search.js";
 import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
+import { validateCacheBounds, type RecallCacheBounds } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
 import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, writeItem } from "./writes.js";
 import { listUsers } from "./users.js";
@@ -57,6 +58,8 @@ export interface SqliteStoreOptions {
   hybrid?: HybridOptions;
   /** Time to live, as LangGraph's stores take it (`defaultTtl`, `refreshOnRead`, `sweepIntervalMinutes`; minutes). */
   ttl?: StoreTtlConfig;
+  /** Bounds of the connection's in-process recall index cache (set by the first store on a connection; see `indexCacheOf`). */
+  indexCache?: RecallCacheBounds;
 }
 
 /**
@@ -98,6 +101,8 @@ export class SqliteStore extends TenantStore implements StorePort {
     validateTtlConfig(options.ttl);
     this.ttl = options.ttl;
     this.settings = rankingSettingsOf("SqliteStore", options);
+    validateCacheBounds("SqliteStore", options.indexCache);
+    indexCacheOf(db, options.indexCache);
   }
 
   /** Opens (creating the folder and file when missing) a database file and sets the store up; `close()` closes the file. */
