@@ -52,4 +52,42 @@ describe.each(engines)("listSessions on %s", (_name, open) => {
       await cleanup();
     }
   }, 60_000);
+
+  it("dates, counts and titles imported sessions by their messages' own times, whatever order they were written in", async () => {
+    const { options, cleanup } = await open();
+    const graph = await createMemoryGraph({ ...options, chatModel: null, logger: false });
+    try {
+      const user = { tenantId: "t", userId: "u" };
+      const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
+      await graph.importSessions(user, [
+        {
+          // Written newest first; the assistant spoke first; two user messages said at the same time (the lesser key wins).
+          sessionId: "late",
+          startedAt: at(0),
+          messages: [
+            { id: "c", role: "user", text: "Later question", createdAt: at(30) },
+            { id: "b2", role: "user", text: "Tied second by key", createdAt: at(20) },
+            { id: "b1", role: "user", text: "Tied first by key", createdAt: at(20) },
+            { id: "a", role: "assistant", text: "Welcome back", createdAt: at(10) },
+          ],
+        },
+        { sessionId: "replies", startedAt: at(0), messages: [{ id: "r1", role: "assistant", text: "Only the assistant spoke here", createdAt: at(5) }] },
+        { sessionId: "early", startedAt: at(0), messages: [{ id: "e1", role: "user", text: "Early", createdAt: at(1) }, { id: "e2", role: "assistant", text: "Hi", createdAt: at(40) }] },
+      ]);
+      // A message written last but said earliest moves neither the session's place nor its last activity.
+      await graph.importSessions(user, [{ sessionId: "late", startedAt: at(0), messages: [{ id: "z", role: "assistant", text: "Said before all", createdAt: at(2) }] }]);
+      const page = await graph.listSessions(user);
+      expect(page.sessions).toEqual([
+        { sessionId: "early", title: "Early", messageCount: 2, firstActivityAt: at(1), lastActivityAt: at(40) },
+        { sessionId: "late", title: "Tied first by key", messageCount: 5, firstActivityAt: at(2), lastActivityAt: at(30) },
+        { sessionId: "replies", title: "Only the assistant spoke here", messageCount: 1, firstActivityAt: at(5), lastActivityAt: at(5) },
+      ]);
+      expect((await graph.listSessions(user, { limit: 1, offset: 1 })).sessions.map((s) => s.sessionId)).toEqual(["late"]);
+      await graph.deleteMessage({ ...user, sessionId: "replies" }, "r1");
+      expect((await graph.listSessions(user)).sessions.map((s) => s.sessionId)).toEqual(["early", "late"]);
+    } finally {
+      await graph.close();
+      await cleanup();
+    }
+  }, 60_000);
 });

@@ -69,6 +69,8 @@ export interface StoreSupports {
   ttl: boolean;
   /** `listUsers`: a tenant's users with their activity and counts, in one query. */
   userListing: boolean;
+  /** `listTranscripts`: a user's transcripts with their counts and first and last messages, in one query. */
+  transcriptListing: boolean;
 }
 
 /** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
@@ -81,6 +83,7 @@ export const PLAIN_STORE_SUPPORTS: Readonly<StoreSupports> = Object.freeze({
   searchWarming: false,
   ttl: false,
   userListing: false,
+  transcriptListing: false,
 });
 
 /**
@@ -114,6 +117,11 @@ export interface StorePort extends BaseStore {
   sweepExpiredItems(): Promise<number>;
   /** A page of the users of tenant label `tenant` (see `UserListQuery`), newest activity first. */
   listUsers(tenant: string, query: UserListQuery): Promise<StoredUserPage>;
+  /**
+   * Every transcript under `prefix` (the namespaces `[...prefix, <session label>, "messages"]` that
+   * hold a live item), counted and dated without returning a message (see `StoredTranscript`).
+   */
+  listTranscripts(prefix: string[]): Promise<StoredTranscript[]>;
 }
 
 /**
@@ -145,6 +153,20 @@ export interface StoredUser {
 export interface StoredUserPage {
   users: StoredUser[];
   total: number;
+}
+
+/**
+ * One transcript as a store counts it: its session label (as stored), its messages, the earliest and
+ * latest `createdAt` among them, and the keys of its first message and of its first message with
+ * `role` "user" (null when none): first by `createdAt`, then by key (both compared as stored bytes).
+ */
+export interface StoredTranscript {
+  label: string;
+  messages: number;
+  firstAt: string;
+  lastAt: string;
+  firstKey: string;
+  firstUserKey: string | null;
 }
 
 /** A checkpointer that lists its threads and prunes a thread's old checkpoints (what GC needs of one). */

@@ -5,9 +5,9 @@ import type { GetOperation, Operation, OperationResults } from "@langchain/langg
 import { isGet, isUpsert, runOf } from "./batch-runs.js";
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
-import { deleteItem, deletePrefix, listNamespaces, live, readItem, readItems, refreshExpiry, sweepExpired, writeItems } from "./items.js";
+import { deleteItem, deletePrefix, listNamespaces, readItem, readItems, refreshExpiry, sweepExpired, writeItems } from "./items.js";
+import { countItems, deleteOrphanedVectors, listTenantLabels, listTranscripts, listUsers } from "./port-queries.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
-import { listUsers } from "./users.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
 import { schemaIdentifier } from "./sql.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
@@ -15,7 +15,7 @@ import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type In
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
 import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-settings.js";
-import type { StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
+import type { StoredTranscript, StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** Options of `PostgresStore`. */
@@ -70,6 +70,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     searchWarming: true,
     ttl: true,
     userListing: true,
+    transcriptListing: true,
   });
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
@@ -229,9 +230,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   async countNamespace(namespace: string[]): Promise<number> {
     assertTenantNamespace(namespace);
     await this.setup();
-    const sql = `SELECT count(*) AS n FROM ${this.schema}.store_items i WHERE i.ns_path = $1 AND ${live("$2")}`;
-    const result = await this.pool.query<{ n: string }>(sql, [pathOf(namespace), new Date()]);
-    return Number(result.rows[0]?.n ?? 0);
+    return countItems(this.pool, this.schema, pathOf(namespace));
   }
 
   /**
@@ -249,12 +248,7 @@ export class PostgresStore extends TenantStore implements StorePort {
   /** Deletes vector rows whose item is gone (none while the foreign key holds) and deletion-log rows older than a day; returns the count. */
   async removeOrphanedIndexRows(): Promise<number> {
     const { vectors } = await this.setup();
-    const pruned = await pruneDeletions(this.pool, this.schema);
-    if (!vectors) return pruned;
-    const result = await this.pool.query(
-      `DELETE FROM ${this.schema}.store_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${this.schema}.store_items i WHERE i.id = v.item_id)`,
-    );
-    return pruned + (result.rowCount ?? 0);
+    return (await pruneDeletions(this.pool, this.schema)) + (vectors ? await deleteOrphanedVectors(this.pool, this.schema) : 0);
   }
 
   /** A page of the users of tenant label `tenant`, with their activity and counts: one grouped scan of their range. */
@@ -263,11 +257,16 @@ export class PostgresStore extends TenantStore implements StorePort {
     return this.setup().then(() => listUsers(this.pool, this.schema, tenant, query));
   }
 
+  /** The transcripts under `prefix`, counted and dated: one grouped scan of its range. */
+  async listTranscripts(prefix: string[]): Promise<StoredTranscript[]> {
+    assertTenantNamespace(prefix);
+    return this.setup().then(() => listTranscripts(this.pool, this.schema, prefix));
+  }
+
   /** The distinct first labels (tenants) of stored namespaces. */
   async listTenants(): Promise<string[]> {
     await this.setup();
-    const { rows } = await this.pool.query<{ tenant: string }>(`SELECT DISTINCT namespace[1] AS tenant FROM ${this.schema}.store_items`);
-    return rows.map((r) => r.tenant);
+    return listTenantLabels(this.pool, this.schema);
   }
 
   /** Runs `work` on one connection, in a transaction unless `autocommit` (only reads, or one statement: each its own transaction). */

@@ -12,7 +12,7 @@ import {
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
-import type { StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
+import type { StoredTranscript, StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, LIVE, type ItemRow } from "./schema.js";
@@ -23,6 +23,7 @@ import { indexCacheOf, type IndexedWrite } from "./index-cache.js";
 import { validateCacheBounds, type RecallCacheBounds } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
 import { deleteOrphanedIndexRows, deletePrefix, refreshExpiry, sweepExpired, writeItem } from "./writes.js";
+import { listTranscripts } from "./transcripts.js";
 import { listUsers } from "./users.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
@@ -38,6 +39,7 @@ const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
   searchWarming: true,
   ttl: true,
   userListing: true,
+  transcriptListing: true,
 });
 
 /** Options of `SqliteStore`. */
@@ -247,6 +249,14 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.assertOpen();
     this.setup();
     return listUsers(this.db, tenant, query, Date.now());
+  }
+
+  /** The transcripts under `prefix`, counted and dated: one grouped scan of its range. */
+  async listTranscripts(prefix: string[]): Promise<StoredTranscript[]> {
+    assertTenantNamespace(prefix);
+    this.assertOpen();
+    this.setup();
+    return listTranscripts(this.db, prefix, Date.now());
   }
 
   /** Deletes full-text and vector rows whose item is gone; returns how many. */

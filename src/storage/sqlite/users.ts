@@ -5,27 +5,34 @@ import { LIVE } from "./schema.js";
 import { statement } from "./statements.js";
 
 /**
- * One grouped scan of the tenant's user range: each path is cut into the user's label and the rest
- * (`tail`), and the rest says what an item is (`facts␟`, `sessions␟<id>␟messages␟`). Activity is
- * the newest message's time (else the last write). The page and the number of users in all come
- * from the same statement.
+ * One scan of the tenant's user range in `ns_path` order (the index's), grouped by namespace first,
+ * so that no row is sorted: each namespace gives its item count, last write, newest `createdAt` (a
+ * transcript's) and current facts (the facts namespace's); then its path is cut into the user's label
+ * and the rest (`tail`), which says what the namespace holds (`facts␟`, `sessions␟<id>␟messages␟`),
+ * and the namespaces are summed per user. Activity is the newest message's time (else the last
+ * write). The page and the number of users in all come from the same statement. Grouping the items
+ * by user directly sorted every item (with its value) in a temporary b-tree: 43 ms for one user with
+ * 10,000 messages, against 10 ms this way.
  */
 const SQL = `
-WITH tagged AS (
-  SELECT substr(rest, 1, instr(rest, :sep) - 1) AS label, substr(rest, instr(rest, :sep) + 1) AS tail, i.updated_at, i.value
-  FROM (SELECT substr(i.ns_path, :labelAt) AS rest, i.updated_at, i.value, i.expires_at FROM store_items i
-        WHERE i.ns_path >= :from AND i.ns_path < :to) i
-  WHERE ${LIVE.replace("?", ":now")}
+WITH spaces AS (
+  SELECT substr(i.ns_path, :labelAt) AS rest, count(*) AS items, max(i.updated_at) AS written,
+    max(CASE WHEN substr(i.ns_path, -10) = :sep || 'messages' || :sep THEN json_extract(i.value, '$.createdAt') END) AS said,
+    sum(CASE WHEN substr(i.ns_path, -6) = 'facts' || :sep THEN json_extract(i.value, '$.validTo') IS NULL ELSE 0 END) AS open_facts
+  FROM store_items i
+  WHERE i.ns_path >= :from AND i.ns_path < :to AND ${LIVE.replace("?", ":now")}
+  GROUP BY i.ns_path
+), tagged AS (
+  SELECT substr(rest, 1, instr(rest, :sep) - 1) AS label, substr(rest, instr(rest, :sep) + 1) AS tail, items, written, said, open_facts FROM spaces
 ), kinds AS (
-  SELECT label, updated_at, value, tail,
-    tail = 'facts' || :sep AS is_fact,
+  SELECT label, items, written, said, open_facts, tail = 'facts' || :sep AS is_fact,
     (substr(tail, 1, 9) = 'sessions' || :sep AND substr(tail, -10) = :sep || 'messages' || :sep) AS is_message
   FROM tagged
 )
-SELECT label, coalesce(max(CASE WHEN is_message THEN json_extract(value, '$.createdAt') END), max(updated_at)) AS last_at,
-  sum(CASE WHEN is_fact THEN json_extract(value, '$.validTo') IS NULL ELSE 0 END) AS facts,
-  sum(is_message) AS messages,
-  count(DISTINCT CASE WHEN is_message THEN tail END) AS sessions,
+SELECT label, coalesce(max(CASE WHEN is_message THEN said END), max(written)) AS last_at,
+  sum(CASE WHEN is_fact THEN open_facts ELSE 0 END) AS facts,
+  sum(CASE WHEN is_message THEN items ELSE 0 END) AS messages,
+  sum(is_message) AS sessions,
   count(*) OVER () AS total
 FROM kinds GROUP BY label ORDER BY last_at DESC, label LIMIT :limit OFFSET :offset`;
 
