@@ -36,9 +36,24 @@ function pairs(value: unknown, kindKey: "type" | "key"): unknown {
 }
 
 /**
+ * A model's "subject|relation|object" strings as objects; a string that is not three non-empty
+ * parts is left out (relations are an extra: one badly written does not cost the classification).
+ */
+function triples(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return value;
+  return value.flatMap((item: unknown) => {
+    if (item && typeof item === "object") return [item];
+    if (typeof item !== "string") return [];
+    const parts = item.split("|").map((part) => part.trim());
+    return parts.length === 3 && parts.every((part) => part !== "") ? [{ from: parts[0], type: parts[1], to: parts[2] }] : [];
+  });
+}
+
+/**
  * Light, predictable clean-up of a model's classification before schema validation: the type
  * upper-cased, a numeric-string importance read as a number and clamped to 0..1, "kind:value"
- * entities and attribute updates made objects, missing lists and payload made empty, a missing
+ * entities and attribute updates made objects, "subject|relation|object" relations made objects, missing lists and payload made empty, a missing
  * language detected from `text`. Anything else wrong is left for the schema to reject.
  */
 export function normalizeEventCandidate(candidate: unknown, text: string): unknown {
@@ -49,6 +64,8 @@ export function normalizeEventCandidate(candidate: unknown, text: string): unkno
   c.importance = typeof importance === "number" && Number.isFinite(importance) ? Math.min(1, Math.max(0, importance)) : importance;
   c.entities = pairs(c.entities, "type");
   c.attributeUpdates = pairs(c.attributeUpdates, "key");
+  c.relations = triples(c.relations);
+  if (c.relations === undefined) delete c.relations;
   if (c.payload === undefined || c.payload === null) c.payload = {};
   if (c.language === undefined || c.language === null || c.language === "") c.language = detectLanguage(text);
   return c;

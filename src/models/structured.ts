@@ -17,11 +17,12 @@ Return the classified_event with:
 - type: one of ${EVENT_TYPES.join(", ")}.
 - importance: 0..1, how much this matters to remember (complaints, money and stated personal facts are high; greetings are low).
 - intent: short snake_case, e.g. balance_inquiry, money_transfer, refund_request, greeting.
-- entities: people, products, order ids, places named in the message as "type:value" strings, e.g. "person:Bharat". If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context. Entities in the context's "found" are read from the message already: do not repeat them.
+- entities: people, products, order ids, places, organisations named in the message as "type:value" strings, e.g. "person:Bharat", "place:Pune", "organization:Infosys". If the message uses a pronoun (it, him, usko, เขา ...) and names no one, use the active entities from the context. Entities in the context's "found" are read from the message already: do not repeat them.
 - payload: extra details, e.g. {"amount": 500, "currency": "THB"}; add "resolvedFrom": "context" when entities came from the context.
+- relations: how the people, places and organisations relate, as "subject|relation|object" strings with a snake_case relation and "I" for the user, e.g. "Priya|sister_of|I", "Priya|lives_in|Pune", "I|works_at|Infosys"; for a pronoun, the person it stands for.
 - attributeUpdates: facts the user states about themself as "key:value" strings, keys like phone, email, name, preference.language, preference.
 - language: only when the message is not in English, its short tag ("es", "th", "hi" for Hindi also when romanised).
-Leave out entities, payload and attributeUpdates when they would be empty, and language for English.`;
+Leave out entities, relations, payload and attributeUpdates when they would be empty, and language for English.`;
 
 const SUMMARY_PROMPT = `Summarize the conversation below as 4 to 6 short bullet points, each starting with "- ".
 Stay under 120 tokens in total. Keep numbers, names, decisions and facts the user stated.

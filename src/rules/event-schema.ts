@@ -32,6 +32,10 @@ export const classifiedEventSchema = z.object({
   attributeUpdates: z
     .array(z.object({ key: z.string(), value: z.string() }))
     .describe('User attributes or facts stated in the message, e.g. {key:"phone", value:"..."}'),
+  relations: z
+    .array(z.object({ from: z.string(), type: z.string(), to: z.string() }))
+    .optional()
+    .describe('How people, places and organisations the message names relate, e.g. {from:"Priya", type:"lives_in", to:"Pune"} ("I": the speaker); a model\'s answer only, for the entity graph'),
 });
 
 /**
@@ -55,6 +59,10 @@ export const modelEventSchema = z.object({
     .array(z.string())
     .optional()
     .describe('Facts the user states about themself as "key:value", e.g. "phone:+66 81 234 5678"; omit when none'),
+  relations: z
+    .array(z.string())
+    .optional()
+    .describe('How people, places and organisations relate as "subject|relation|object", "I" for the user, e.g. "Priya|sister_of|I", "Priya|lives_in|Pune"; omit when none'),
 });
 
 /** A validated classification; see {@link classifiedEventSchema}. */

@@ -62,7 +62,14 @@ describe("classifyWithModel with ChatOpenAI on a local stub", () => {
     const tools = stub?.requests[0]?.tools as { function: { parameters: { required: string[]; properties: Record<string, unknown> } } }[];
     const parameters = tools[0]?.function.parameters;
     expect(parameters?.required.sort()).toEqual(["importance", "intent", "type"]);
-    expect(Object.keys(parameters?.properties ?? {}).sort()).toEqual(["attributeUpdates", "entities", "importance", "intent", "language", "payload", "type"]);
+    expect(Object.keys(parameters?.properties ?? {}).sort()).toEqual(["attributeUpdates", "entities", "importance", "intent", "language", "payload", "relations", "type"]);
+  });
+
+  it("reads the relations of the answer as objects (the entity graph's part), and leaves them out when the model gives none", async () => {
+    const model = await modelAnswering([{ kind: "tool", name: "classified_event", args: JSON.stringify({ type: "INFORMATION", importance: 0.6, intent: "family_news", entities: ["person:Priya"], relations: ["Priya|sister_of|I", "bad"] }) }]);
+    const event = await classifyWithModel(model, "Priya is my sister.");
+    expect(event.relations).toEqual([{ from: "Priya", type: "sister_of", to: "I" }]);
+    expect(event.entities).toEqual([{ type: "person", value: "Priya" }]);
   });
 
   it("keeps the language a model names (one the local detection does not know), and detects it when left out", async () => {

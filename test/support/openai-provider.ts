@@ -18,6 +18,8 @@ export interface Provider {
   hold: ((body: Record<string, unknown>) => boolean) | null;
   /** How long (ms) the answer to a request takes, when set: a model that takes its time. */
   delay: ((body: Record<string, unknown>) => number) | null;
+  /** The classification tool call's arguments, when set (default: an INQUIRY with nothing else). */
+  classification: Record<string, unknown> | null;
   close(): Promise<void>;
 }
 
@@ -48,11 +50,11 @@ export function embeddingTokensOf(inputs: readonly string[]): number {
 
 const EVENT = { type: "INQUIRY", importance: 0.8, intent: "question", entities: [], language: "en", payload: {}, attributeUpdates: [] };
 
-function answer(res: ServerResponse, body: Record<string, unknown>): void {
+function answer(res: ServerResponse, body: Record<string, unknown>, classification: Record<string, unknown> = EVENT): void {
   const tools = body.tools as { function: { name: string } }[] | undefined;
   const reply = `stub reply to: ${lastUserText(body)}`;
   const message = tools?.length
-    ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: JSON.stringify(EVENT) } }] }
+    ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tools[0]!.function.name, arguments: JSON.stringify(classification) } }] }
     : { role: "assistant", content: reply };
   if (body.stream === true && !tools?.length) {
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -69,7 +71,7 @@ function answer(res: ServerResponse, body: Record<string, unknown>): void {
 }
 
 export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider> {
-  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, delay: null, close: async () => undefined };
+  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, delay: null, classification: null, close: async () => undefined };
   const server = createServer((req, res) => {
     void readBody(req).then(async (body) => {
       const path = req.url ?? "";
@@ -93,7 +95,7 @@ export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider
         res.end(JSON.stringify({ object: "list", model: "stub", data: inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text, 64) })), usage: { prompt_tokens: embeddingTokensOf(inputs), total_tokens: embeddingTokensOf(inputs) } }));
         return;
       }
-      answer(res, body);
+      answer(res, body, provider.classification ?? EVENT);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -6,6 +6,8 @@ import { log } from "../../logger.js";
 import { annotateSpan } from "../../telemetry.js";
 import { withMeta } from "../../messages/message-meta.js";
 import { saveClassified } from "../../memory/classified-writes.js";
+import { USER_NODE } from "../../memory/entities/entity-graph.js";
+import { extractionOfClassified } from "../../memory/entities/model-extraction.js";
 import { requireStore } from "../../memory/store-io.js";
 import { boundedInTime } from "../../rules/facts/expiry.js";
 import { classifyByKeywords } from "../../rules/keyword-classifier.js";
@@ -96,7 +98,9 @@ export function createClassifier(deps: GraphDeps) {
  * session's last intent and active entities for follow-ups.
  */
 export async function keepClassification(deps: GraphDeps, store: BaseStore, state: MemoryState, classification: Classification): Promise<MemoryUpdate> {
-  const { classified, classifiedBy, classifyPolicy, classifyReason, fallbackReason, errors, usage } = classification;
+  // Relations feed the entity graph only: the event and the turn's result keep the classification as before.
+  const { classified: answered, classifiedBy, classifyPolicy, classifyReason, fallbackReason, errors, usage } = classification;
+  const { relations = [], ...classified } = answered;
   const turn = turnOf(state);
   const scope = scopeOfState(state);
   const now = deps.now();
@@ -109,6 +113,7 @@ export async function keepClassification(deps: GraphDeps, store: BaseStore, stat
       source: { messageId: turn.messageId, sessionId: scope.sessionId, now: now.toISOString() },
       retention: deps.limits.retention,
       now,
+      ...(classifiedBy === "model" ? { graph: graphOf(classified.entities, relations, turn, scope.sessionId) } : {}),
     });
   }
 
@@ -132,6 +137,12 @@ export async function keepClassification(deps: GraphDeps, store: BaseStore, stat
 /** The fact updates a classification of `text` (said at `at`) makes: those the profile keeps, each bounded in time as the text says. */
 export function factUpdatesOf(deps: Pick<GraphDeps, "profile">, classified: ClassifiedEvent, text: string, at: Date) {
   return boundedInTime(deps.profile ? deps.profile.fit(classified.attributeUpdates) : classified.attributeUpdates, text, at);
+}
+
+/** The turn's message with the model's extraction of its entities and relations (said by the user). */
+function graphOf(entities: ClassifiedEvent["entities"], relations: NonNullable<ClassifiedEvent["relations"]>, turn: TurnInfo, sessionId: string) {
+  const message = { id: turn.messageId, role: "user" as const, text: turn.text, parentId: null, sessionId, createdAt: turn.startedAt };
+  return { message, extraction: extractionOfClassified(entities, relations, USER_NODE) };
 }
 
 /** The event record a classified message keeps, keyed by its message (classifying it again overwrites). */

@@ -1,8 +1,10 @@
 import type { BaseStore, GetOperation, Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import { newestItems } from "../store-io.js";
 import { namespaces } from "../namespaces.js";
 import type { TranscriptRecord } from "../records.js";
 import type { MemoryScope } from "../scope.js";
-import { aliasKey, extractFromMessage } from "./extract.js";
+import { aliasKey, extractFromMessage, opensWithPronoun, type Extraction } from "./extract.js";
+import { mergeExtractions } from "./model-extraction.js";
 import { applyExtractions, type EntityRecord, type SourcedExtraction } from "./graph-records.js";
 
 /**
@@ -28,21 +30,52 @@ export function feedsGraph(record: Pick<TranscriptRecord, "role" | "speaker" | "
 /**
  * The extractions of `records` in the order they were said (by `createdAt`, then as given), each
  * with its source; "she"/"usko" resolve to the last person another message of the same session
- * named (the session's active entity), `active` seeding it per session. Pure.
+ * named (the session's active entity), `active` seeding it per session; a record's extraction by a
+ * model (`models`, by message id) is merged into the rules' one. Pure.
  */
-export function graphExtractions(records: readonly TranscriptRecord[], active: ReadonlyMap<string, string> = new Map()): SourcedExtraction[] {
+export function graphExtractions(records: readonly TranscriptRecord[], active: ReadonlyMap<string, string> = new Map(), models: ReadonlyMap<string, Extraction> = new Map()): SourcedExtraction[] {
+  return extractionsAndActive(records, active, models).extractions;
+}
+
+/** `graphExtractions`, and each session's active person after the records. */
+function extractionsAndActive(
+  records: readonly TranscriptRecord[],
+  active: ReadonlyMap<string, string>,
+  models: ReadonlyMap<string, Extraction>,
+): { extractions: SourcedExtraction[]; active: Map<string, string>; unresolved: Set<string> } {
   const last = new Map(active);
-  return records
+  const unresolved = new Set<string>();
+  const extractions = records
     .map((record, i) => ({ record, i }))
     .filter(({ record }) => feedsGraph(record))
     .sort((a, b) => a.record.createdAt.localeCompare(b.record.createdAt) || a.i - b.i)
     .map(({ record }) => {
       const speaker = record.speaker !== undefined && record.speaker.trim() !== "" ? record.speaker : USER_NODE;
-      const extraction = extractFromMessage(record.text, speaker, last.get(record.sessionId));
+      if (!last.has(record.sessionId) && opensWithPronoun(record.text)) unresolved.add(record.sessionId);
+      const offline = extractFromMessage(record.text, speaker, last.get(record.sessionId));
+      const model = models.get(record.id);
+      const extraction = model ? mergeExtractions(offline, model) : offline;
       const self = speaker.trim().toLowerCase();
       for (const entity of extraction.entities) if (entity.kind === "person" && entity.key !== self && entity.mentioned !== false) last.set(record.sessionId, entity.key);
       return { extraction, source: [record.sessionId, record.id], at: record.createdAt } satisfies SourcedExtraction;
     });
+  return { extractions, active: last, unresolved };
+}
+
+/** Most stored messages of a session read for its active person. */
+const ACTIVE_CONTEXT = 8;
+
+/**
+ * The active person of each of `sessions`: the last person the session's newest stored messages
+ * (not among `records`) named. One read per session.
+ */
+async function storedActive(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[], sessions: readonly string[]): Promise<Map<string, string>> {
+  const active = new Map<string, string>();
+  const batch = new Set(records.map((record) => `${record.sessionId}\u0000${record.id}`));
+  const read = await Promise.all(sessions.map((sessionId) => newestItems(store, namespaces.transcript({ ...user, sessionId }), { limit: ACTIVE_CONTEXT })));
+  const earlier = read.flat().map((item) => item.value as TranscriptRecord).filter((record) => !batch.has(`${record.sessionId}\u0000${record.id}`));
+  for (const [sessionId, key] of extractionsAndActive(earlier, new Map(), new Map()).active) active.set(sessionId, key);
+  return active;
 }
 
 /** The nodes a set of extractions touches (the keys to read before they are applied). */
@@ -73,14 +106,20 @@ export function nodePut(user: UserScope, node: EntityRecord): PutOperation {
 }
 
 /**
- * The writes that bring `user`'s graph up to date with `records` (about to be stored): reads the
+ * The writes that bring `user`'s graph up to date with `records` (about to be stored, or stored;
+ * `models`: a model's extraction of some of them, merged in): a pronoun opening a record's sentence
+ * is resolved with its session's active person (the last one named before it: by these records, else
+ * by the session's newest stored messages, read only then); reads the
  * nodes they touch in one batch, applies their extractions, and returns a put per changed node, for
  * the caller to add to the batch that stores the messages. Nothing, and no read, when no record
  * names or relates anything.
  */
-export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[]): Promise<Operation[]> {
+export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[], models: ReadonlyMap<string, Extraction> = new Map()): Promise<Operation[]> {
+  let found = extractionsAndActive(records, new Map(), models);
+  // A pronoun with no person before it in these records: the session's stored messages say who (one read per such session).
+  if (found.unresolved.size > 0) found = extractionsAndActive(records, await storedActive(store, user, records, [...found.unresolved]), models);
   // A message that names nothing and relates nothing ("ok thanks": only its speaker, unmentioned) changes no node: no read.
-  const extractions = graphExtractions(records).filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
+  const extractions = found.extractions.filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
   if (extractions.length === 0) return [];
   const stored = await loadNodes(store, user, touchedKeys(extractions));
   const { graph, changed } = applyExtractions(stored, extractions);

@@ -42,13 +42,13 @@ export interface Extraction {
 /** Relation types that hold one value at a time for a subject: a newer one ends the older. */
 export const FUNCTIONAL = new Set(["lives_in", "works_at", "studies_at", "partner"]);
 
-const KIN = new Set([
+export const KIN: ReadonlySet<string> = new Set([
   "sister", "brother", "mother", "mom", "mum", "father", "dad", "son", "daughter", "wife", "husband", "partner", "girlfriend",
   "boyfriend", "friend", "cousin", "aunt", "uncle", "grandma", "grandmother", "grandpa", "grandfather", "niece", "nephew", "boss",
   "colleague", "coworker", "roommate", "neighbour", "neighbor", "mentor", "teacher", "doctor", "fiance", "fiancee", "kid", "child",
   "dog", "cat", "puppy",
 ]);
-const PARTNER = new Set(["wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee"]);
+export const PARTNER: ReadonlySet<string> = new Set(["wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee"]);
 const NOT_NAMES = new Set([
   "I", "I'm", "I'd", "I'll", "I've", "OK", "Ok", "Okay", "Mr", "Mrs", "Ms", "Dr", "Sir", "Madam", "Please", "Thanks", "Thank", "Hi",
   "Hello", "Hey", "Yes", "Yeah", "No", "Wow", "Oh", "Aww", "Awesome", "Great", "Congrats", "Sure", "Sorry", "Lol", "Haha",
@@ -201,6 +201,11 @@ function dedupe(relations: ExtractedRelation[]): ExtractedRelation[] {
     seen.add(id);
     return true;
   });
+}
+
+/** Whether a sentence of `text` opens with a pronoun ("she", "usko"): its subject is the session's active person. */
+export function opensWithPronoun(text: string): boolean {
+  return text.split(/[.!?\n;]+/).some((sentence) => PRONOUN_START.test(sentence.trim()));
 }
 
 /** The entity keys a query names (its capitalised words, the first too: a query may open with a name). Pure. */
