@@ -56,6 +56,8 @@ export const envSchema = z.object({
   API_KEYS: optionalString,
   BODY_LIMIT_BYTES: int(262_144, 1),
   RATE_LIMIT_PER_MINUTE: int(0, 0),
+  MAX_CONCURRENT_TURNS: int(8, 0),
+  TURN_QUEUE_MS: int(500, 0),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
   STORAGE_TIMEOUT_MS: int(1500, 50),
   INSPECTOR: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["on", "off"]).optional()),

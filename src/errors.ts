@@ -57,6 +57,8 @@ export const ERROR_CODES = {
   LISTEN_FAILED: "system",
   GRAPH_CLOSED: "system",
   STORE_CLOSED: "system",
+  // This instance runs its most turns at once and none freed up in time (HTTP 503 with Retry-After): nothing ran.
+  OVERLOADED: "system",
   CHECKPOINTER_CLOSED: "system",
   STORE_MISSING: "system",
   STORE_CAPABILITY_MISSING: "system",

@@ -79,6 +79,15 @@ function warnIfMemoryIsEphemeral(env: Env): void {
   });
 }
 
+/** What the server bounds per request (body size), per key (rate) and per process (turns at once). */
+function requestLimitsOf(env: Env) {
+  return {
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    admission: { maxConcurrent: env.MAX_CONCURRENT_TURNS, maxWaitMs: env.TURN_QUEUE_MS },
+  };
+}
+
 /** How long streams cut by an expired grace get to send their last event, and storage to close after. */
 const STREAM_END_MS = 500;
 
@@ -108,8 +117,7 @@ async function serveHere(): Promise<void> {
     streams,
     memory,
     apiKeys: keys,
-    bodyLimitBytes: env.BODY_LIMIT_BYTES,
-    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    ...requestLimitsOf(env),
     inspector: env.INSPECTOR === undefined ? !production : env.INSPECTOR === "on", // for people looking at memory: off in production unless asked for
     corsOrigins: env.CORS_ORIGINS,
     rateLimitCounter: counter?.limiter,

@@ -1423,11 +1423,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The service cannot serve this now. Shutting down (GRAPH_CLOSED, STORE_CLOSED): retry on another instance. Storage does not answer (MEMORY_STORE_UNAVAILABLE: the long-term memory store; SESSION_STORE_UNAVAILABLE: the session store, where a request cannot do without it): nothing was stored; retry after `Retry-After` seconds. A turn whose session store alone is down is answered (200, `degraded: ["session_store"]`), not refused. */
+        /** @description The service cannot serve this now. Shutting down (GRAPH_CLOSED, STORE_CLOSED): retry on another instance. Storage does not answer (MEMORY_STORE_UNAVAILABLE: the long-term memory store; SESSION_STORE_UNAVAILABLE: the session store, where a request cannot do without it): nothing was stored; retry after `Retry-After` seconds. A turn whose session store alone is down is answered (200, `degraded: ["session_store"]`), not refused. At capacity (OVERLOADED: this instance runs its most turns at once, MAX_CONCURRENT_TURNS, and none freed up within TURN_QUEUE_MS): nothing ran; retry after `Retry-After` seconds. */
         ShuttingDown: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
-                /** @description Seconds to wait before retrying (sent when storage does not answer). */
+                /** @description Seconds to wait before retrying (sent when storage does not answer, and at capacity). */
                 "Retry-After"?: string;
                 [name: string]: unknown;
             };

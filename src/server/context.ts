@@ -1,5 +1,6 @@
 import type { MemoryGraph } from "../app/create-memory-graph.js";
 import type { OpenStreams } from "./open-streams.js";
+import type { TurnAdmission } from "./admission.js";
 
 /** The per-request values middleware sets for the routes. */
 export interface ServerEnv {
@@ -21,6 +22,8 @@ export interface RouteDeps {
   importBodyLimitBytes: number;
   /** The streaming answers in flight (a shutdown ends them with an `error` event). */
   streams: OpenStreams;
+  /** How many turns run at once (see `TurnAdmission`). */
+  admission: TurnAdmission;
   /** Serve the memory inspector's page and files. */
   inspector: boolean;
   /** True while shutting down: readiness fails. */

@@ -16,6 +16,7 @@ import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES } from "./memory-api-routes.js";
 import { openApiDocument } from "./openapi.js";
 import { OpenStreams } from "./open-streams.js";
+import { TurnAdmission, type AdmissionOptions } from "./admission.js";
 import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
 import { API_PREFIX, REPLAYED_HEADER } from "./responses.js";
 import { registerRoutes } from "./route.js";
@@ -34,6 +35,11 @@ export interface ServerOptions {
   rateLimitPerMinute?: number;
   /** The streaming answers in flight: a shutdown whose grace runs out ends them (`OpenStreams.endAll`). */
   streams?: OpenStreams;
+  /**
+   * Turns run at once (`maxConcurrent`, 0: no bound) and how long one waits for a place (`maxWaitMs`)
+   * before it is refused with OVERLOADED (503, Retry-After); see `TurnAdmission`. Default: no bound.
+   */
+  admission?: AdmissionOptions;
   /** Serve the memory inspector at /inspector (default true; `npm start` turns it off in production unless INSPECTOR=on). */
   inspector?: boolean;
   /**
@@ -79,6 +85,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     bodyLimitBytes: options.bodyLimitBytes ?? 262_144,
     importBodyLimitBytes: options.importBodyLimitBytes ?? DEFAULT_IMPORT_BODY_LIMIT_BYTES,
     streams: options.streams ?? new OpenStreams(),
+    admission: new TurnAdmission(options.admission ?? { maxConcurrent: 0, maxWaitMs: 0 }),
     inspector: options.inspector ?? true,
     isDraining: options.isDraining ?? (() => false),
     openApiDocument,

@@ -51,6 +51,8 @@ const STATUS_OF_CODE: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   // Closing: another instance can take the request.
   GRAPH_CLOSED: 503,
   STORE_CLOSED: 503,
+  // At capacity (admission control): nothing ran, retry after Retry-After.
+  OVERLOADED: 503,
 };
 const STATUS_OF_KIND: Record<ErrorKind, ContentfulStatusCode> = { user: 400, upstream: 502, system: 500 };
 
@@ -63,7 +65,8 @@ export function statusOf(code: ErrorCode, kind: ErrorKind): ContentfulStatusCode
  * Maps any thrown value to a status (by `statusOf`) and body. Callers' mistakes (`kind: user`)
  * name the snake_case field; provider failures and faults of this service are logged with their
  * cause and never echo internals to the caller; storage that does not answer (an error with a
- * `dependency`) is 503, naming it, with Retry-After (set by `respondError`).
+ * `dependency`) is 503, naming it, with Retry-After (set by `respondError`), as is a turn refused at
+ * capacity (OVERLOADED).
  */
 export function errorAnswer(error: unknown, requestId: string): { status: ContentfulStatusCode; body: ErrorBody } {
   if (error instanceof MemoryGraphError) {
@@ -79,6 +82,8 @@ export function errorAnswer(error: unknown, requestId: string): { status: Conten
       log.warn("http.unavailable", { request_id: requestId, code, dependency: error.dependency });
       return { status, body: bodyOf(code, message) };
     }
+    // Refused at capacity (already logged by the admission): the message says so, nothing internal in it.
+    if (code === "OVERLOADED") return { status, body: bodyOf(code, message) };
     if (kind === "upstream") {
       log.error("http.upstream_error", { request_id: requestId, code, error: message });
       return { status, body: bodyOf(code, "a provider this service depends on failed") };
@@ -94,7 +99,7 @@ export function errorAnswer(error: unknown, requestId: string): { status: Conten
 export function respondError(c: Context, error: unknown): Response {
   const requestId = (c.get("requestId" as never) as string | undefined) ?? "";
   const { status, body } = errorAnswer(error, requestId);
-  if (error instanceof MemoryGraphError && error.dependency !== undefined) c.header("Retry-After", String(error.retryAfterSeconds ?? 1));
+  if (error instanceof MemoryGraphError && (error.dependency !== undefined || error.code === "OVERLOADED")) c.header("Retry-After", String(error.retryAfterSeconds ?? 1));
   return c.json(body, status);
 }
 

@@ -57,11 +57,12 @@ export const API_RESPONSES: Partial<Record<Status, ResponseSpec>> = {
     "The service cannot serve this now. Shutting down (GRAPH_CLOSED, STORE_CLOSED): retry on another instance. " +
       "Storage does not answer (MEMORY_STORE_UNAVAILABLE: the long-term memory store; SESSION_STORE_UNAVAILABLE: the session store, " +
       "where a request cannot do without it): nothing was stored; retry after `Retry-After` seconds. A turn whose session store " +
-      "alone is down is answered (200, `degraded: [\"session_store\"]`), not refused.",
+      "alone is down is answered (200, `degraded: [\"session_store\"]`), not refused. At capacity (OVERLOADED: this instance runs " +
+      "its most turns at once, MAX_CONCURRENT_TURNS, and none freed up within TURN_QUEUE_MS): nothing ran; retry after `Retry-After` seconds.",
     {
       id: "ShuttingDown",
       headers: z.object({
-        "Retry-After": z.string().optional().meta({ description: "Seconds to wait before retrying (sent when storage does not answer)." }),
+        "Retry-After": z.string().optional().meta({ description: "Seconds to wait before retrying (sent when storage does not answer, and at capacity)." }),
       }),
     },
   ),

@@ -18,7 +18,8 @@ import { turnEventSchema, turnResponseOf, turnResponseSchema, type TurnEvent } f
  * The turn on the wire (POST /v1/turns and /v1/turns/stream): the request (snake_case, strict:
  * an unknown field is a 400), checked once into the graph's input (`turnInputOf`); the response
  * and the stream's events, made from the graph's result (`turnResponseOf`). The tenant never
- * comes from a request: it is the API key's.
+ * comes from a request: it is the API key's. A turn holds a place of the admission control
+ * (`TurnAdmission`) from before it runs until its result.
  */
 
 const MAX_METADATA_DEPTH = 8;
@@ -104,7 +105,8 @@ export const createTurn = defineRoute({
     },
   },
   handle: async (c, { body }, deps) => {
-    const result = await deps.memory.runTurn(body);
+    const release = await deps.admission.enter();
+    const result = await deps.memory.runTurn(body).finally(release);
     logTurn(c.get("requestId"), result);
     if (result.replayed) c.header(REPLAYED_HEADER, "true");
     return c.json(turnResponseOf(result), result.status === "ERROR" ? 502 : 200);
@@ -137,7 +139,10 @@ async function streamAnswer(c: Context<ServerEnv>, input: ValidTurn, deps: Route
   let forward: ((text: string) => void) | null = null;
   let started!: (start: { replayed: boolean }) => void;
   const start = new Promise<{ replayed: boolean }>((resolve) => (started = resolve));
+  // Refused at capacity before anything runs: a plain 503, no stream.
+  const release = await deps.admission.enter();
   const result = deps.memory.streamTurn(input, (text) => (forward ? forward(text) : early.push(text)), { onStart: started });
+  void result.then(release, release);
   const { replayed } = await Promise.race([start, result]);
   if (replayed) c.header(REPLAYED_HEADER, "true");
   return streamSSE(c, async (stream) => {
