@@ -6,8 +6,8 @@ import { $, api, ask, clip, day, el, enc, focusOn, say, toast } from "./inspecto
 export const state = { user: "", facts: [], events: [], eventsOffset: 0, sessions: [], session: "", messages: new Map() };
 const PAGE = 50;
 const UNDO_SECONDS = 30;
-const userPath = () => `/v1/users/${enc(state.user)}`;
-const titleOf = (sessionId) => state.sessions.find((s) => s.session_id === sessionId)?.title || sessionId;
+export const userPath = () => `/v1/users/${enc(state.user)}`;
+export const titleOf = (sessionId) => state.sessions.find((s) => s.session_id === sessionId)?.title || sessionId;
 const current = (fact) => fact.valid_to === null;
 
 /**
@@ -17,9 +17,11 @@ const current = (fact) => fact.valid_to === null;
 export async function loadUser() {
   state.session = "";
   state.messages = new Map();
-  const [facts] = await Promise.all([fetchFacts(), loadSessions(), loadMessages()]);
+  // Another user's sessions mean nothing here; the events are read beside the sessions, so clear first.
+  for (const id of ["fact-session", "event-session"]) $(id).value = "";
+  const [facts, , , events] = await Promise.all([fetchFacts(), loadSessions(), loadMessages(), fetchEvents(true)]);
   await resolveSources(facts);
-  await loadEvents(true);
+  renderEvents(events);
 }
 
 async function loadSessions() {
@@ -44,7 +46,7 @@ async function loadMessages() {
 }
 
 /** A message as it reads: clipped text, its session's title and its time. */
-function messageText(id) {
+export function messageText(id) {
   const m = state.messages.get(id);
   return m ? `“${clip(m.text, 90)}” — ${titleOf(m.session_id)}, ${day(m.created_at)}` : "a message no longer stored";
 }
@@ -60,13 +62,18 @@ async function loadFacts() {
 /** Keeps `facts`, reads the source messages not among the newest (at most 50), and renders them. */
 async function resolveSources(facts) {
   state.facts = facts;
-  const missing = [...new Set(state.facts.flatMap((f) => f.source_message_ids.map((id) => [f.session_id, id])).filter(([, id]) => !state.messages.has(id)).map((p) => p.join("\n")))];
+  await readMessages(state.facts.flatMap((f) => f.source_message_ids.map((id) => [f.session_id, id])));
+  renderFacts();
+}
+
+/** Reads the messages of `pairs` ([session id, message id]) not yet known, at most 50, into `state.messages`. */
+export async function readMessages(pairs) {
+  const missing = [...new Set(pairs.filter(([, id]) => !state.messages.has(id)).map((p) => p.join("\n")))];
   await Promise.all(missing.slice(0, 50).map(async (pair) => {
     const [sessionId, id] = pair.split("\n");
     const found = await api("GET", `${userPath()}/sessions/${enc(sessionId)}/messages/${enc(id)}`).catch(() => null);
     if (found?.message) state.messages.set(id, found.message);
   }));
-  renderFacts();
 }
 
 function factSource(fact) {
@@ -136,6 +143,7 @@ async function refresh() {
   await Promise.all([loadSessions(), loadMessages()]);
   await Promise.all([loadFacts(), loadEvents(true)]);
   if (!$("panel-sessions").hidden) await loadSession();
+  for (const [tabId, load] of panelLoaders) if (!$($(tabId).getAttribute("aria-controls")).hidden) await load();
   const history = $("fact-history");
   if (!history.hidden) {
     const shown = state.facts.find((f) => f.id === history.dataset.factId);
@@ -173,28 +181,35 @@ function eventItem(event) {
 }
 
 async function loadEvents(reset) {
+  renderEvents(await fetchEvents(reset));
+}
+
+/** Reads the events the filters ask for (the next page, unless `reset`); `more`: whether another page may follow. */
+async function fetchEvents(reset) {
   if (reset) state.eventsOffset = 0;
   const q = $("event-q").value.trim();
   const type = $("event-type").value;
   const importance = $("event-importance").value;
   const session = $("event-session").value;
-  let events;
-  let more = false;
   if (q) {
     // Words: the search route, events only, with the same filters.
     const params = `q=${enc(q)}&kinds=event&limit=100${type ? `&event_type=${type}` : ""}${importance ? `&min_importance=${importance}` : ""}${session ? `&session_id=${enc(session)}` : ""}`;
     const { hits } = await api("GET", `${userPath()}/memory/items?${params}`);
     // A hit names the event; the event itself says its type (best match first, the first 50).
     const found = await Promise.all(hits.slice(0, 50).map((h) => api("GET", `${userPath()}/events/${enc(h.id)}`).then((r) => r.event, () => null)));
-    events = found.filter((e) => e !== null);
-  } else {
-    const page = (await api("GET", `${userPath()}/events?limit=${PAGE}&offset=${state.eventsOffset}${type ? `&type=${type}` : ""}`)).events;
-    more = page.length === PAGE;
-    state.eventsOffset += page.length;
-    events = (reset ? page : [...state.events, ...page]).filter((e) => (!importance || e.importance >= Number(importance)) && (!session || e.session_id === session));
+    return { events: found.filter((e) => e !== null), more: false };
   }
+  const page = (await api("GET", `${userPath()}/events?limit=${PAGE}&offset=${state.eventsOffset}${type ? `&type=${type}` : ""}`)).events;
+  state.eventsOffset += page.length;
+  const events = (reset ? page : [...state.events, ...page]).filter((e) => (!importance || e.importance >= Number(importance)) && (!session || e.session_id === session));
+  return { events, more: page.length === PAGE };
+}
+
+/** Shows `found.events` (each with its session's title, so after the sessions are read). */
+function renderEvents({ events, more }) {
   state.events = events;
-  const empty = q || type || importance || session ? "No event matches these filters." : "No events yet: requests, complaints and other important turns appear here.";
+  const filtered = $("event-q").value.trim() || $("event-type").value || $("event-importance").value || $("event-session").value;
+  const empty = filtered ? "No event matches these filters." : "No events yet: requests, complaints and other important turns appear here.";
   $("events").replaceChildren(...(events.length ? events.map(eventItem) : [el("li", { class: "empty", text: empty })]));
   $("more-events").hidden = !more;
 }
@@ -232,7 +247,7 @@ function messageItem(message) {
 /** A line of "Why?" that takes you to its item (a fact's row, an event). */
 function goTo(tabId, rowId, text) {
   return el("button", { type: "button", class: "link", text, onclick: () => {
-    selectTab($(tabId));
+    void selectTab($(tabId));
     const row = document.getElementById(rowId);
     if (!row) return say("That item is not shown under the current filters.", true);
     row.classList.add("highlight");
@@ -240,14 +255,15 @@ function goTo(tabId, rowId, text) {
   } });
 }
 
-/** A "Why?" line for a stored message: its text, leading to it in its session's transcript. */
-function messageLine(id) {
+/** A line for a stored message (in "Why?", an entity's sources): its text, leading to it in its session's transcript. */
+export function messageLine(id) {
   const m = state.messages.get(id);
   if (!m) return messageText(id);
   return el("button", { type: "button", class: "link", text: messageText(id), onclick: async () => {
     state.session = m.session_id;
     $("session-pick").value = m.session_id;
-    await loadSession();
+    if ($("panel-sessions").hidden) await selectTab($("tab-sessions"));
+    else await loadSession();
     const row = document.getElementById(`message-${id}`);
     if (!row) return say("That message is no longer in the session's current thread.", true);
     row.classList.add("highlight");
@@ -313,14 +329,19 @@ async function search(event) {
   }
 }
 
-export function selectTab(tab) {
+/** Readers of panels that are read only when their tab is opened (and again after a change while open), by tab id. */
+export const panelLoaders = new Map();
+
+/** Shows `tab`'s panel; resolves when what it reads on opening is shown. */
+export async function selectTab(tab) {
   for (const other of document.querySelectorAll('[role="tab"]')) {
     const selected = other === tab;
     other.setAttribute("aria-selected", String(selected));
     other.tabIndex = selected ? 0 : -1;
     $(other.getAttribute("aria-controls")).hidden = !selected;
   }
-  if (tab.id === "tab-sessions") void loadSession();
+  if (tab.id === "tab-sessions") await loadSession();
+  else await panelLoaders.get(tab.id)?.();
 }
 
 for (const id of ["fact-q", "fact-session", "fact-source", "fact-pinned", "show-superseded"]) $(id).addEventListener("input", renderFacts);

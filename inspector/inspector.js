@@ -2,7 +2,7 @@
 // on the tenant's users (newest activity first); a user opens on tabs of facts, events, sessions
 // and search. Every change refreshes every panel it touches.
 import { $, api, ApiError, connection, day, el, enc, say } from "./inspector-ui.js";
-import { loadUser, selectTab, state } from "./inspector-views.js";
+import { loadUser, panelLoaders, selectTab, state } from "./inspector-views.js";
 
 const USERS_PAGE = 20;
 const users = { prefix: "", offset: 0, rows: [] };
@@ -59,7 +59,7 @@ async function openUser(userId) {
     $("users-view").hidden = true;
     $("user-view").hidden = false;
     history.replaceState(null, "", `#user=${enc(userId)}`);
-    selectTab($("tab-facts"));
+    void selectTab($("tab-facts"));
     $("user-title").tabIndex = -1;
     $("user-title").focus();
     say(`User ${userId}: ${state.facts.filter((f) => f.valid_to === null).length} current facts, ${state.sessions.length} sessions.`);
@@ -90,7 +90,7 @@ $("open-exact").addEventListener("click", () => {
 $("more-users").addEventListener("click", () => loadUsers(true));
 $("back").addEventListener("click", showUsers);
 for (const tab of document.querySelectorAll('[role="tab"]')) {
-  tab.addEventListener("click", () => selectTab(tab));
+  tab.addEventListener("click", () => void selectTab(tab));
   tab.addEventListener("keydown", (event) => {
     const tabs = [...document.querySelectorAll('[role="tab"]')];
     const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key] ?? 0;
@@ -99,9 +99,12 @@ for (const tab of document.querySelectorAll('[role="tab"]')) {
     event.preventDefault();
     const next = jump ?? tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
     next.focus();
-    selectTab(next);
+    void selectTab(next);
   });
 }
+
+// The Entities panel's script is fetched when its tab first opens, not with the page.
+panelLoaders.set("tab-entities", async () => (await import("./inspector-entities.js")).loadEntities());
 
 // `#user=<id>` opens that user at once (no key: for a service without API_KEYS); otherwise the users list.
 const initial = new URLSearchParams(location.hash.slice(1)).get("user");

@@ -126,7 +126,7 @@ describe("the package installed from its tarball", () => {
     const files = new Set(tarballFiles.map((file) => file.replace(/^package\//, "")));
     expect(files.has("README.md")).toBe(true);
     // The inspector's page ships in the package (served from it, offline).
-    for (const file of ["inspector/index.html", "inspector/inspector.js", "inspector/inspector-ui.js", "inspector/inspector-views.js", "inspector/inspector.css"]) expect(files, file).toContain(file);
+    for (const file of ["inspector/index.html", "inspector/inspector.js", "inspector/inspector-ui.js", "inspector/inspector-views.js", "inspector/inspector-entities.js", "inspector/inspector.css"]) expect(files, file).toContain(file);
     expect([...files].filter((file) => /^(src|test|bench|scripts)\//.test(file))).toEqual([]);
     const targets = Object.values(manifest.exports).flatMap((entry) => (typeof entry === "string" ? [entry] : Object.values(entry as Record<string, string>)));
     for (const target of targets) expect(files, target).toContain(target.replace(/^\.\//, ""));

@@ -2808,7 +2808,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                file: "inspector.js" | "inspector-ui.js" | "inspector-views.js" | "inspector.css";
+                file: "inspector.js" | "inspector-ui.js" | "inspector-views.js" | "inspector-entities.js" | "inspector.css";
             };
             cookie?: never;
         };

@@ -21,6 +21,7 @@ const TYPES: Record<string, string> = {
   "inspector.js": "text/javascript; charset=utf-8",
   "inspector-ui.js": "text/javascript; charset=utf-8",
   "inspector-views.js": "text/javascript; charset=utf-8",
+  "inspector-entities.js": "text/javascript; charset=utf-8",
   "inspector.css": "text/css; charset=utf-8",
 };
 
@@ -64,7 +65,7 @@ export const inspectorAsset = defineRoute({
   tag: "health",
   summary: "The inspector's scripts and style",
   // Any other name is a 404 (no such file), not a 400: the name is read as it is and looked up.
-  params: { schema: z.object({ file: z.enum(["inspector.js", "inspector-ui.js", "inspector-views.js", "inspector.css"]) }), parse: (c) => c.req.param("file") ?? "" },
+  params: { schema: z.object({ file: z.enum(["inspector.js", "inspector-ui.js", "inspector-views.js", "inspector-entities.js", "inspector.css"]) }), parse: (c) => c.req.param("file") ?? "" },
   responses: { 200: { description: "The file (text/javascript or text/css).", text: "text/javascript" }, 404: error("NOT_FOUND: no such file, or the inspector is off.") },
   handle: (c, { params: file }, deps) => send(c, file, deps.inspector, true),
 });

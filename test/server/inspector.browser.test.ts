@@ -49,6 +49,8 @@ describe("the memory inspector in a real browser", () => {
     await turn("trip", "I like jazz a lot", "t3");
     await turn("work", "I want to cancel my order 42 now", "w1");
     await turn("work", "The quarterly report is due on Friday", "w2");
+    await turn("family", "My sister Priya moved to Pune last year", "f1");
+    await turn("family", "Priya moved to Mumbai in March", "f2");
     for (const other of ["u2", "u10", "zoe"]) await api("POST", "/v1/turns", { user_id: other, session_id: "s", message: `Hello from ${other}` });
     await memory.settled();
     browser = await launchChromium();
@@ -81,7 +83,7 @@ describe("the memory inspector in a real browser", () => {
   /** Confirms the page's dialog (the confirmation every change asks for). */
   const confirm = (page: Page, label: "Save" | "Yes, delete") => page.getByRole("dialog").getByRole("button", { name: label }).click();
   /** Raw ids (uuids, message ids) never shown on their own. */
-  const RAW_ID = /[0-9a-f]{8}-[0-9a-f]{4}-|\bt[1-4]\b|\bw[12]\b/;
+  const RAW_ID = /[0-9a-f]{8}-[0-9a-f]{4}-|\bt[1-4]\b|\bw[12]\b|\bf[12]\b/;
 
   it("from the empty page: finds a user, finds a fact, reads why a turn saw it, edits it, undoes a delete; the next turn sees each", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -109,7 +111,11 @@ describe("the memory inspector in a real browser", () => {
 
     // "Why?": what the model read from memory for the jazz turn, section by section, as text.
     await page.getByRole("tab", { name: "Sessions" }).click();
-    expect(await page.locator("#session-pick option").allTextContents()).toEqual([expect.stringContaining("I want to cancel my order 42"), expect.stringContaining("My name is Anong")]);
+    expect(await page.locator("#session-pick option").allTextContents()).toEqual([
+      expect.stringContaining("My sister Priya moved to Pune"),
+      expect.stringContaining("I want to cancel my order 42"),
+      expect.stringContaining("My name is Anong"),
+    ]);
     await page.locator("#session-pick").selectOption({ label: (await page.locator("#session-pick option", { hasText: "My name is Anong" }).textContent()) ?? "" });
     const jazz = page.locator("#transcript li", { hasText: "I like jazz" });
     await jazz.getByRole("button", { name: /^What the model read from memory/ }).click();
@@ -163,6 +169,32 @@ describe("the memory inspector in a real browser", () => {
     await expect.poll(() => page.locator("#hits li").first().textContent()).toMatch(/^#1.*jazz.*words/);
     expect(await page.locator("#panel-search").textContent()).not.toMatch(/fused/i);
     await page.screenshot({ path: path.join(SHOTS, "search.png"), fullPage: true });
+
+    // Entities: found by what the user calls her; her relations over time, each with the message it came from as text.
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await expect.poll(() => page.locator("#entities tr").count()).toBeGreaterThan(1);
+    await page.getByLabel("Find an entity").fill("sister");
+    await expect.poll(() => page.locator("#entities tr").allTextContents()).toEqual([expect.stringMatching(/^Priya.*person.*sister/)]);
+    await page.getByRole("button", { name: "Open entity Priya" }).click();
+    const entity = page.locator("#entity-detail");
+    await expect.poll(() => entity.textContent()).toContain("Relations");
+    expect(await page.evaluate<string | undefined>("document.activeElement?.id")).toBe("entity-detail");
+    const relation = (triple: RegExp) => entity.locator("li.relation", { hasText: triple });
+    expect(await relation(/^the user — sister → Priya/).textContent()).toMatch(/“My sister Priya moved to Pune last year” — My sister Priya/);
+    expect(await relation(/^Priya — lives in → Pune/).textContent()).toMatch(/Pune\s+superseded\s+from .* to .*“My sister Priya moved to Pune/);
+    expect(await relation(/^Priya — lives in → Mumbai/).textContent()).toMatch(/Mumbai\s+since .*“Priya moved to Mumbai in March”/);
+    expect((await entity.textContent()) ?? "").not.toMatch(RAW_ID);
+    await page.screenshot({ path: path.join(SHOTS, "entities.png"), fullPage: true });
+    // A source leads to its message in its session's transcript; another entity opens from its relation.
+    await relation(/^Priya — lives in → Mumbai/).getByRole("button", { name: /Priya moved to Mumbai/ }).click();
+    expect(await page.getByRole("tab", { name: "Sessions" }).getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => page.evaluate<string | undefined>("document.activeElement?.textContent ?? undefined")).toContain("Priya moved to Mumbai in March");
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await entity.getByRole("button", { name: "Open entity Mumbai" }).click();
+    await expect.poll(() => entity.locator("h3").textContent()).toBe("Mumbai (place)");
+    expect(await relation(/^Priya — lives in → Mumbai/).count()).toBe(1);
+    await page.getByLabel("Find an entity").fill("nobody");
+    await expect.poll(() => page.locator("#entities").textContent()).toContain("No entity’s name or alias contains “nobody”");
     expect(failed).toEqual([]);
     await page.close();
 
