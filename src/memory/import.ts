@@ -7,7 +7,7 @@ import type { MemoryScope } from "./scope.js";
 import { loadFacts } from "./facts.js";
 import { assertGraphClosed, assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, sameJson, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
-import { entityGraphWrites, nodePut } from "./entities/entity-graph.js";
+import { entityGraphUpdate, nodePut } from "./entities/entity-graph.js";
 import type { EntityRecord } from "./entities/graph-records.js";
 import { entityRecordOf, mergeNode } from "./entities/graph-transfer.js";
 
@@ -201,17 +201,23 @@ function transcriptsOf(user: UserScope, parsed: ParsedImport, prefix: string, st
 /**
  * Makes a planned import's writes, with `extra` ones (a classification's events and facts), in one
  * store batch: one transaction on every engine, so a failure leaves nothing of the import stored.
- * Returns the plan's counts with the graph nodes extracted here added.
+ * Returns the plan's counts with the graph nodes extracted here added. With `factKeys`, each message
+ * is stored with its fact-augmented keys (see `factKeysOf`).
  * Messages are indexed for recall as a live turn's are (one embedding call for the batch).
  */
-export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = []): Promise<ImportCounts> {
-  const messages = plan.transcripts.flatMap(({ scope, records }) => {
-    const namespace = namespaces.transcript(scope);
-    return records.map((record): Operation => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) }));
-  });
+export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = [], options: { factKeys?: boolean } = {}): Promise<ImportCounts> {
   const user = plan.transcripts[0]?.scope;
   // The entity graph of the imported messages (when the import carries none), stored in the same batch (one transaction).
-  const graph = user && plan.extractGraph ? await entityGraphWrites(store, user, plan.transcripts.flatMap((t) => t.records)) : [];
+  const update = user && (plan.extractGraph || options.factKeys === true) ? await entityGraphUpdate(store, user, plan.transcripts.flatMap((t) => t.records)) : null;
+  const graph = plan.extractGraph ? (update?.writes ?? []) : [];
+  const keys = options.factKeys === true ? (update?.keys ?? new Map<string, string>()) : new Map<string, string>();
+  const messages = plan.transcripts.flatMap(({ scope, records }) => {
+    const namespace = namespaces.transcript(scope);
+    return records.map((record): Operation => {
+      const key = keys.get(record.id);
+      return { namespace, key: record.id, value: { ...record, ...(key !== undefined ? { keys: key } : {}) }, ...(record.recall === false ? { index: false as const } : {}) };
+    });
+  });
 
   const operations = [...messages, ...plan.layers, ...graph, ...extra];
   const counts = { ...plan.counts, entities: plan.counts.entities + graph.length };

@@ -38,6 +38,12 @@ export interface GraphWalkOptions {
   candidates: number;
   /** Weight of the walk's list in the reciprocal-rank fusion with the store's ranking (which weighs 1). */
   weight: number;
+  /**
+   * Fact-augmented keys (an ablation, a write-time switch): each message written is also indexed
+   * under the relations extracted from it (`keys`: "Priya lives in Pune" for "She moved to Pune"),
+   * the words its text does not say itself.
+   */
+  factKeys: boolean;
 }
 
 /** Item and character limits of one prompt section. */
@@ -87,7 +93,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     importantMinScore: 0.7,
     recentTurns: 6,
     vectorWaitMs: 25,
-    graph: { walk: false, hops: 1, mentions: true, maxNodes: 16, candidates: 50, weight: 0.1 },
+    graph: { walk: false, hops: 1, mentions: true, maxNodes: 16, candidates: 50, weight: 0.1, factKeys: false },
   },
   context: {
     history: { items: 10, chars: 200 },

@@ -59,7 +59,9 @@ export async function updateMessage(
 ): Promise<TranscriptRecord> {
   const message = await getMessage(store, scope, id);
   if (message.text === text) return message;
-  const updated: TranscriptRecord = { ...message, text };
+  // Fact-augmented keys said what the old text said: an edit drops them.
+  const { keys: _stale, ...kept } = message;
+  const updated: TranscriptRecord = { ...kept, text };
   await saveTranscriptMessage(store, scope, updated);
   const event = await store.get(namespaces.events(scope), id);
   const writes: Operation[] = [

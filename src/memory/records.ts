@@ -26,6 +26,12 @@ export interface TranscriptRecord {
   recall?: false;
   /** Set once a deleted value was cut out of `text` (where it stood, `REDACTED` from redaction.ts). */
   redacted?: true;
+  /**
+   * Fact-augmented keys: the relations extracted from the message, in words its text lacks
+   * ("Priya lives in Pune"), indexed with it (written only with `limits.recall.graph.factKeys`;
+   * derived: an edit drops them, an export leaves them out).
+   */
+  keys?: string;
 }
 
 export interface EntityRef {

@@ -2,7 +2,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { metaOf, textOf, withMeta } from "../messages/message-meta.js";
 import { extractThread, threadCycle } from "../messages/thread.js";
-import { entityGraphWrites } from "./entities/entity-graph.js";
+import { entityGraphUpdate } from "./entities/entity-graph.js";
 import { namespaces } from "./namespaces.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
@@ -20,22 +20,28 @@ import { listAll, newestItems, valuesOf, warmSearch } from "./store-io.js";
  * message at once and indexes it with the reply, in one batch. An indexed message keeps the
  * store's search index of the user's sessions warm (`warmSearch`).
  */
-export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean } = {}): Promise<void> {
+export async function saveTranscriptMessage(store: BaseStore, scope: MemoryScope, record: TranscriptRecord, options: { indexed?: boolean; factKeys?: boolean } = {}): Promise<void> {
   const indexed = options.indexed !== false && record.recall !== false;
-  const put = { namespace: namespaces.transcript(scope), key: record.id, value: { ...record }, ...(indexed ? {} : { index: false as const }) };
   // An indexed message feeds the entity graph too, in the same batch (its nodes are read first).
-  const graph = indexed ? await entityGraphWrites(store, scope, [record]) : [];
+  const update = indexed ? await entityGraphUpdate(store, scope, [record]) : null;
+  const graph = update?.writes ?? [];
+  const keys = options.factKeys === true ? update?.keys.get(record.id) : undefined;
+  const put = { namespace: namespaces.transcript(scope), key: record.id, value: { ...record, ...(keys !== undefined ? { keys } : {}) }, ...(indexed ? {} : { index: false as const }) };
   if (graph.length === 0) await store.put(put.namespace, put.key, put.value, indexed ? undefined : false);
   else await store.batch([put, ...graph]);
   if (indexed) await warmSearch(store, namespaces.sessions(scope));
 }
 
 /** Saves several messages in one batch (indexing those recall may return): one write, one embedding call on our stores. */
-export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScope, records: readonly TranscriptRecord[]): Promise<void> {
+export async function saveTranscriptMessages(store: BaseStore, scope: MemoryScope, records: readonly TranscriptRecord[], options: { factKeys?: boolean } = {}): Promise<void> {
   if (records.length === 0) return;
   const namespace = namespaces.transcript(scope);
-  const graph = await entityGraphWrites(store, scope, records);
-  await store.batch([...records.map((record) => ({ namespace, key: record.id, value: { ...record }, ...(record.recall === false ? { index: false as const } : {}) })), ...graph]);
+  const { writes: graph, keys } = await entityGraphUpdate(store, scope, records);
+  const valueOf = (record: TranscriptRecord) => {
+    const key = options.factKeys === true ? keys.get(record.id) : undefined;
+    return key !== undefined ? { ...record, keys: key } : { ...record };
+  };
+  await store.batch([...records.map((record) => ({ namespace, key: record.id, value: valueOf(record), ...(record.recall === false ? { index: false as const } : {}) })), ...graph]);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   await warmSearch(store, namespaces.sessions(scope));
 }

@@ -63,7 +63,7 @@ async function begun(parts: AgentParts, valid: ValidTurn, planned: Extract<TurnP
   const user = regenerated && plan.parent ? plan.parent : newUserRecord(valid.input.messageId ?? human.id ?? deps.newId(), valid.text, parentId, valid.scope.sessionId, now);
   const turn: AgentTurn = { id: deps.newId(), scope: valid.scope, input: plan.input, key: planned.key, user, regenerated, startedAt: now, recalled: null, memoryText: null, memoryUse: null };
   if (!regenerated && plan.input.remember !== false) {
-    const write = saveTranscriptMessage(store, turn.scope, messageToRecord(userMessageOf(user), user.sessionId));
+    const write = saveTranscriptMessage(store, turn.scope, messageToRecord(userMessageOf(user), user.sessionId), { factKeys: deps.limits.recall.graph.factKeys });
     if (userRowWriter(deps) === NODE.ingestPrompt) await write;
     else parts.writes.start(turn.id, write);
   }

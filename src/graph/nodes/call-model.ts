@@ -40,7 +40,7 @@ export function createCallModelNode(deps: GraphDeps) {
     const remember = state.input?.remember !== false;
     const flags = runnerFlags(config);
     // With embeddings, the user's new message is written here, once, while the model answers (see `userRowWriter`).
-    const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId)) : null);
+    const userRow = settled(remember && !turn.regenerated && userRowWriter(deps) === NODE.callModel ? saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { factKeys: deps.limits.recall.graph.factKeys }) : null);
     let text: string;
     let model: string;
     let usage: ModelUsage[] = [];

@@ -53,7 +53,7 @@ export function createIngestPromptNode(deps: GraphDeps) {
     } else {
       human = humanMessage(input, text, deps.newId(), parent?.id ?? carried?.lastMessageId ?? state.session.lastMessageId, now);
       // Written once: here, or by call_model while the model answers (see `userRowWriter`).
-      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId));
+      if (input.remember !== false && userRowWriter(deps) === NODE.ingestPrompt) await saveTranscriptMessage(store, scope, messageToRecord(human, scope.sessionId), { factKeys: deps.limits.recall.graph.factKeys });
     }
 
     const replaceWindow = expired || thread !== null;

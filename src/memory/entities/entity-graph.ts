@@ -115,13 +115,59 @@ export function nodePut(user: UserScope, node: EntityRecord): PutOperation {
  * names or relates anything.
  */
 export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[], models: ReadonlyMap<string, Extraction> = new Map()): Promise<Operation[]> {
+  return (await entityGraphUpdate(store, user, records, models)).writes;
+}
+
+/** `entityGraphWrites`, and each record's fact-augmented keys (by message id; see `factKeysOf`), for records that have some. */
+export async function entityGraphUpdate(
+  store: BaseStore,
+  user: UserScope,
+  records: readonly TranscriptRecord[],
+  models: ReadonlyMap<string, Extraction> = new Map(),
+): Promise<{ writes: Operation[]; keys: Map<string, string> }> {
   let found = extractionsAndActive(records, new Map(), models);
   // A pronoun with no person before it in these records: the session's stored messages say who (one read per such session).
   if (found.unresolved.size > 0) found = extractionsAndActive(records, await storedActive(store, user, records, [...found.unresolved]), models);
+  const keys = new Map<string, string>();
+  const byId = new Map(records.map((record) => [`${record.sessionId}\u0000${record.id}`, record]));
+  for (const { extraction, source } of found.extractions) {
+    const record = byId.get(`${source[0]}\u0000${source[1]}`);
+    const text = record ? factKeysOf(extraction, record.text) : "";
+    if (text !== "") keys.set(source[1], text);
+  }
   // A message that names nothing and relates nothing ("ok thanks": only its speaker, unmentioned) changes no node: no read.
   const extractions = found.extractions.filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
-  if (extractions.length === 0) return [];
+  if (extractions.length === 0) return { writes: [], keys };
   const stored = await loadNodes(store, user, touchedKeys(extractions));
   const { graph, changed } = applyExtractions(stored, extractions);
-  return [...changed].map((key) => nodePut(user, graph.get(key) as EntityRecord));
+  return { writes: [...changed].map((key) => nodePut(user, graph.get(key) as EntityRecord)), keys };
+}
+
+/** A word of a key phrase: letters (any script), digits, apostrophes. */
+const KEY_WORD = /[\p{L}\p{N}][\p{L}\p{N}'’]*/gu;
+
+/**
+ * A message's fact-augmented keys: the words of its relations ("Priya lives in Pune"; the speaker,
+ * indexed with the text already, left out) and of the entities it mentions that `text` does not
+ * hold itself, once each, in order: "She moved to Pune" said after naming Priya gives "Priya lives
+ * in". "" when the text says it all. Pure.
+ */
+export function factKeysOf(extraction: Extraction, text: string): string {
+  const names = new Map(extraction.entities.map((entity) => [entity.key, entity.name]));
+  const self = extraction.entities.find((entity) => entity.mentioned === false)?.key;
+  const phrases: string[] = [];
+  for (const relation of extraction.relations) {
+    const from = relation.from === self ? "" : (names.get(relation.from) ?? relation.from);
+    phrases.push(`${from} ${relation.type.replace(/_/g, " ")} ${names.get(relation.to) ?? relation.to}`);
+  }
+  for (const entity of extraction.entities) if (entity.mentioned !== false) phrases.push(entity.name);
+  const said = new Set((text.match(KEY_WORD) ?? []).map((word) => word.toLowerCase()));
+  const added: string[] = [];
+  for (const word of phrases.join(" ").match(KEY_WORD) ?? []) {
+    const lower = word.toLowerCase();
+    if (said.has(lower)) continue;
+    said.add(lower);
+    added.push(word);
+  }
+  return added.join(" ");
 }

@@ -25,7 +25,8 @@ export function dateWords(iso: string): string {
 
 /**
  * The text a record is ranked by: its `text`, prefixed with `speaker` ("Ann: …") when the record
- * names one, followed by the calendar date of its `createdAt` in words when it has one. Every
+ * names one, followed by its fact-augmented `keys` when it has them, then the calendar date of its
+ * `createdAt` in words when it has one. Every
  * store and the in-process ranker index records this way, so a message is found by who said it
  * and when. Undefined when the value has no string `text`. Pure.
  */
@@ -33,7 +34,8 @@ export function recordIndexText(value: Readonly<Record<string, unknown>>): strin
   if (typeof value.text !== "string") return undefined;
   const speaker = typeof value.speaker === "string" && value.speaker.trim() !== "" ? `${value.speaker.trim()}: ` : "";
   const date = typeof value.createdAt === "string" ? dateWords(value.createdAt) : "";
-  return date ? `${speaker}${value.text}\n${date}` : `${speaker}${value.text}`;
+  const keys = typeof value.keys === "string" && value.keys !== "" ? `\n${value.keys}` : "";
+  return date ? `${speaker}${value.text}${keys}\n${date}` : `${speaker}${value.text}${keys}`;
 }
 
 /**
