@@ -49,4 +49,4 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
 # `npm start` runs the TypeScript entry through tsx (a dev dependency); the image runs its compiled form.
-CMD ["node", "dist/cli/start.js"]
+CMD ["node", "dist/service/start.js"]

@@ -3,21 +3,25 @@
  * request sees it. Each run spawns a service process and sends it one turn (POST /v1/turns) as
  * soon as its port accepts a connection (tried every 5 ms, as Cloud Run's start-up probe does
  * before it lets the waiting request in); it times the listening and the answer from the spawn,
- * and reads the process's RSS at that moment (/proc). The sides run alternately (the order
+ * and reads the process's RSS and the CPU time it has used (user + system) at that moment (/proc):
+ * CPU time to the answer varies less than the clock when other work shares the machine. The sides run alternately (the order
  * rotated every run), each SQLite run on a new file:
- * - `ours`: the memory-graph service compiled (`dist/cli/start.js`, built first), SQLite;
+ * - `ours`: the memory-graph service as the image runs it (`dist/service/start.js`: `npm run build`
+ *   compiles it and bundles our modules into a few files, its packages left outside, as the bare
+ *   chatbot is below), SQLite;
+ * - `ours_modules`: the same compiled service one file per module (`dist/cli/start.js`), SQLite;
  * - `ours_postgres`: the same on Postgres (--postgres URL, default the local test server;
  *   `--postgres ""` leaves it out), one new database for all runs, its tables made by a start
  *   before the measured ones (an instance starts on a database in use);
  * - `bare`: the bare LangGraph chatbot (bench/lib/bare-chatbot-server.ts: one model node, the
  *   official SqliteSaver, ChatOpenAI, Hono), compiled to one file with esbuild, its packages left
  *   outside (loaded from node_modules as ours are);
- * - `baseline` with --baseline <checkout>: another commit's compiled service, SQLite (a
- *   `git worktree add /tmp/base <rev>` with a `node_modules` link; built there first).
+ * - `baseline` with --baseline <checkout>: another commit's compiled service (`dist/cli/start.js`),
+ *   SQLite (a `git worktree add /tmp/base <rev>` with a `node_modules` link; built there first).
  * Every model call goes to one OpenAI-compatible stand-in in this process that answers at once.
  * Prints JSON: per side the runs, median and range of start-to-answer and of start-to-listen (the
- * first accepted connection), median RSS, and each side's median over the bare chatbot's (target
- * ≤ 1.3 for `ours`).
+ * first accepted connection), median RSS and CPU time, and each side's medians (answer time and CPU
+ * time) over the bare chatbot's (target ≤ 1.3 for `ours`).
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -47,11 +51,12 @@ interface Side {
   env: (dir: string, run: number) => Record<string, string>;
 }
 
-/** One start: ms from the spawn to the first accepted connection and to the answer's last byte; RSS then. */
+/** One start: ms from the spawn to the first accepted connection and to the answer's last byte; RSS and CPU time then. */
 interface Start {
   listen_ms: number;
   answer_ms: number;
   rss_mb: number;
+  cpu_ms: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,6 +70,12 @@ const median = (xs: readonly number[]) => {
 function rssMb(pid: number): number {
   const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
   return round1(Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024);
+}
+
+/** CPU time `pid` has used, user and system, in ms (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Whether 127.0.0.1:`port` accepts a connection (closed at once). */
@@ -104,7 +115,7 @@ async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
     });
     const body = await response.text();
     if (!response.ok) throw new Error(`${side.name} answered ${response.status}: ${body.slice(0, 300)}`);
-    return { listen_ms: round1(listen), answer_ms: round1(performance.now() - started), rss_mb: rssMb(child.pid!) };
+    return { listen_ms: round1(listen), answer_ms: round1(performance.now() - started), rss_mb: rssMb(child.pid!), cpu_ms: cpuMs(child.pid!) };
   } finally {
     child.kill("SIGTERM");
     await exited;
@@ -127,6 +138,8 @@ async function tempDatabase(url: string, name: string): Promise<{ url: string; d
 }
 
 const tsc = (project: string) => execFileSync(process.execPath, [path.resolve("node_modules/typescript/bin/tsc"), "-p", project], { stdio: "inherit" });
+/** The service as the image runs it (package.json's `build`: compiled, then bundled into dist/service). */
+const SERVICE = "dist/service/start.js";
 
 /** The bare chatbot as one compiled file in `dir` (its packages from this checkout's node_modules, through a link). */
 function compileBare(dir: string): string {
@@ -142,6 +155,7 @@ function summary(starts: readonly Start[]) {
     answer_ms: { median: round1(median(answers)), min: Math.min(...answers), max: Math.max(...answers) },
     listen_ms: { median: round1(median(starts.map((s) => s.listen_ms))) },
     rss_mb: { median: round1(median(starts.map((s) => s.rss_mb))) },
+    cpu_ms: { median: round1(median(starts.map((s) => s.cpu_ms))) },
     runs: starts,
   };
 }
@@ -151,19 +165,20 @@ const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0
 const model = (caller: string) => ({ OPENAI_API_KEY: caller, OPENAI_BASE_URL: provider.baseUrl });
 const databases: { url: string; drop: () => Promise<void> }[] = [];
 try {
-  tsc("tsconfig.build.json");
+  execFileSync("npm", ["run", "--silent", "build"], { stdio: "inherit" });
   if (args.baseline) tsc(path.join(args.baseline, "tsconfig.build.json"));
   const bare = compileBare(temp.dir);
   const sqlite = (side: string) => (dir: string, run: number) => ({ MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${side}-${run}.db`), ...model(side) });
   const sides: Side[] = [
     { name: "bare", entry: bare, cwd: process.cwd(), env: (dir, run) => ({ SQLITE_PATH: path.join(dir, `bare-${run}.db`), ...model("bare") }) },
-    { name: "ours", entry: "dist/cli/start.js", cwd: process.cwd(), env: sqlite("ours") },
+    { name: "ours", entry: SERVICE, cwd: process.cwd(), env: sqlite("ours") },
+    { name: "ours_modules", entry: "dist/cli/start.js", cwd: process.cwd(), env: sqlite("ours_modules") },
   ];
   if (args.baseline) sides.push({ name: "baseline", entry: "dist/cli/start.js", cwd: path.resolve(args.baseline), env: sqlite("baseline") });
   if (postgresUrl) {
     // One database for every run, its tables made by a first start not measured: an instance starts on a database in use.
     databases.push(await tempDatabase(postgresUrl, `mg_cold_${process.pid}`));
-    const postgres: Side = { name: "ours_postgres", entry: "dist/cli/start.js", cwd: process.cwd(), env: () => ({ MEMORY_BACKEND: "postgres", DATABASE_URL: databases[0]!.url, ...model("ours_postgres") }) };
+    const postgres: Side = { name: "ours_postgres", entry: SERVICE, cwd: process.cwd(), env: () => ({ MEMORY_BACKEND: "postgres", DATABASE_URL: databases[0]!.url, ...model("ours_postgres") }) };
     await coldStart(postgres, temp.dir, -1);
     sides.push(postgres);
   }
@@ -185,6 +200,7 @@ try {
     target: { ours_over_bare: TARGET },
     ...results,
     ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.answer_ms.median, bareMedian)])),
+    cpu_ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.cpu_ms.median, results.bare!.cpu_ms.median)])),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
