@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { InMemoryStore, MemorySaver, type BaseStore } from "@langchain/langgraph";
 import { createMemoryGraph } from "../../src/index.js";
 import { PostgresStore } from "../../src/storage/postgres/store.js";
@@ -8,10 +11,13 @@ import { RECALL_FIXTURES, tieGroups, type RecallFixture } from "../support/recal
 /**
  * The recall contract: the same fixtures, written and searched through the public API
  * (`importSessions`, `search`), return the same ranked ids (ties aside) on every engine. A new
- * engine passes it or does not ship.
+ * engine passes it or does not ship. `sqlite_fresh` and `postgres_fresh` search through a new store
+ * (a fresh process's empty recall cache) over what another store wrote: it reads the persisted
+ * recall index and the writes and deletions made after it, and must rank as a full build does.
  */
-const ENGINES = ["sqlite", "postgres", "memory"] as const;
+const ENGINES = ["sqlite", "postgres", "memory", "sqlite_fresh", "postgres_fresh"] as const;
 type Engine = (typeof ENGINES)[number];
+const dir = mkdtempSync(join(tmpdir(), "recall-contract-"));
 
 let database: Awaited<ReturnType<typeof createTempDatabase>>;
 const opened: { close(): Promise<void> | void }[] = [];
@@ -23,21 +29,44 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const store of opened) await store.close();
   await database.drop();
+  rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 function storeOf(engine: Engine, name: string): BaseStore {
   if (engine === "memory") return new InMemoryStore();
-  const store = engine === "sqlite" ? SqliteStore.open(":memory:") : PostgresStore.fromConnString(database.url, { schema: `contract_${name}` });
+  const store = engine.startsWith("sqlite")
+    ? SqliteStore.open(engine === "sqlite" ? ":memory:" : join(dir, `${name}.db`))
+    : PostgresStore.fromConnString(database.url, { schema: `contract_${name}` });
   opened.push(store);
   return store;
 }
 
+const isFresh = (engine: Engine) => engine.endsWith("_fresh");
+
+/** Waits for the recall index snapshots `store` scheduled (stores that persist none have nothing to wait for). */
+async function settle(store: BaseStore): Promise<void> {
+  await (store as { indexSnapshotsSettled?: () => Promise<void> }).indexSnapshotsSettled?.();
+}
+
+/** A memory graph on `store`, which it closes with itself. */
+const graphOn = (store: BaseStore) => createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+
 async function rankedOn(engine: Engine, fixture: RecallFixture, key: string): Promise<Map<string, { id: string; scores: { lexical: number | null; context: number | null } }[]>> {
-  const memory = await createMemoryGraph({ persistence: { store: storeOf(engine, key), checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+  const writer = storeOf(engine, key);
+  let memory = await graphOn(writer);
   const user = { tenantId: "contract", userId: key };
   const out = new Map<string, { id: string; scores: { lexical: number | null; context: number | null } }[]>();
   try {
-    for (const session of fixture.sessions) await memory.importSessions(user, [session]);
+    const half = Math.ceil(fixture.sessions.length / 2);
+    for (const session of fixture.sessions.slice(0, half)) await memory.importSessions(user, [session]);
+    // The snapshot is of the first half; the second half is written after it.
+    await settle(writer);
+    for (const session of fixture.sessions.slice(half)) await memory.importSessions(user, [session]);
+    if (isFresh(engine)) {
+      await settle(writer);
+      await memory.close();
+      memory = await graphOn(storeOf(engine, key));
+    }
     for (const query of fixture.queries) out.set(query, (await memory.search({ ...user, query, limit: 20 })).hits);
   } finally {
     await memory.close();
@@ -85,16 +114,23 @@ const CORRECTED_SESSIONS = [
 const CORRECTED_QUERIES = ["where do I live now", "I work at the hospital", "Bangkok Chiang Mai move"];
 
 async function correctedOn(engine: Engine, key: string) {
-  const memory = await createMemoryGraph({ persistence: { store: storeOf(engine, key), checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+  const writer = storeOf(engine, key);
+  let memory = await graphOn(writer);
   const user = { tenantId: "contract", userId: key };
   try {
     await memory.importSessions(user, CORRECTED_SESSIONS, { classify: true });
+    await settle(writer); // the snapshot holds the values deleted and corrected below
     const facts = await memory.listFacts(user);
     const city = facts.find((fact) => fact.value === "Bangkok");
     const job = facts.find((fact) => /nurse/i.test(fact.value));
     if (!city || !job) throw new Error(`the fixture's facts were not learned: ${JSON.stringify(facts.map((f) => [f.key, f.value]))}`);
     await memory.deleteFact(user, city.id, { versions: "all" });
     await memory.updateFact(user, job.id, { value: "doctor" });
+    if (isFresh(engine)) {
+      await settle(writer);
+      await memory.close();
+      memory = await graphOn(storeOf(engine, key));
+    }
     const out = new Map<string, { hits: Awaited<ReturnType<typeof memory.search>>["hits"]; context: string }>();
     for (const query of CORRECTED_QUERIES) {
       const { hits, memoryContext } = await memory.search({ ...user, query, limit: 20, withContext: true });

@@ -70,27 +70,3 @@ export function canonicalState(table: DocTable, termList: readonly string[], nam
   });
   return { terms, names, ids: out, docs };
 }
-
-/** Throws unless `state` is well formed (every reference in range, offsets ascending): a snapshot read back is checked before use. */
-export function checkState(state: IndexState): void {
-  const { docs, terms, names, ids } = state;
-  const fail = (what: string): never => {
-    throw new Error(`malformed recall index state: ${what}`);
-  };
-  const n = docs.count;
-  if (ids.length !== n || docs.lengths.length !== n || docs.groups.length !== n || docs.orders.length !== n) fail("column lengths");
-  if (docs.labels.length !== n || docs.speakers.length !== n || docs.asks.length !== n || docs.starts.length !== n + 1) fail("column lengths");
-  if (docs.starts[0] !== 0 || docs.starts[n] !== docs.pool.length) fail("pool bounds");
-  for (let slot = 0; slot < n; slot++) {
-    const [from, to] = [docs.starts[slot] as number, docs.starts[slot + 1] as number];
-    if (to < from || (to - from) % 2 !== 0) fail("document offsets");
-    const group = docs.groups[slot] as number;
-    if (group < 0 || group >= names.length) fail("group reference");
-    for (const ref of [docs.labels[slot] as number, docs.speakers[slot] as number]) if (ref < -1 || ref >= names.length) fail("name reference");
-    if (typeof ids[slot] !== "string") fail("id");
-  }
-  for (let i = 0; i < docs.pool.length; i += 2) {
-    const term = docs.pool[i] as number;
-    if (term < 0 || term >= terms.length || (docs.pool[i + 1] as number) < 1) fail("term reference");
-  }
-}

@@ -1,7 +1,7 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import type { DocTraits } from "./document-text.js";
 import { DocTable, Names, type DocRow } from "./doc-table.js";
-import { canonicalState } from "./index-state.js";
+import { canonicalState, type IndexState } from "./index-state.js";
 import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
 import { GroupedIds } from "./ordered-ids.js";
 import { PackedPostings } from "./postings.js";
@@ -105,7 +105,12 @@ export class RecallIndex {
    * document, and `fromSnapshot` of them ranks as a fresh build of the same documents does.
    */
   toSnapshot(): Uint8Array {
-    return encodeIndexState(canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds));
+    return encodeIndexState(this.snapshotState());
+  }
+
+  /** The live documents in canonical form (`canonicalState`), as `toSnapshot` writes them. */
+  snapshotState(): IndexState {
+    return canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds);
   }
 
   /** The index `bytes` (from `toSnapshot`) hold, packed; throws on bytes that are not a well-formed snapshot. */

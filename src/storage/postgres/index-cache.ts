@@ -1,6 +1,9 @@
 import type pg from "pg";
-import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
-import { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { log } from "../../logger.js";
+import { buildRecallIndex, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { encodeIndexState } from "../../memory/ranking/index-snapshot.js";
+import type { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { applyItem, loadIndexSnapshot, pruneIndexSnapshots, writeIndexSnapshot } from "./index-snapshots.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
 
 /** Bounds of `PostgresIndexCache`. */
@@ -13,13 +16,17 @@ export interface IndexCacheLimits {
   maxPrefixes: number;
   /** Process RSS past which the cache gives memory back within `maxCachedBytes` (see `SizedLru`); 0: none. */
   maxRss: number;
+  /** Whether each prefix's index is persisted (`store_index_snapshots`) and read back by a fresh process instead of rebuilt from every row; default true. */
+  snapshots: boolean;
 }
 
 /** `DEFAULT_RECALL_CACHE_BYTES` of index memory, no RSS check (the service sets one: RECALL_CACHE_MAX_RSS_MB). */
-export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: DEFAULT_RECALL_CACHE_BYTES, maxPrefixes: 4096, maxRss: 0 });
+export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: DEFAULT_RECALL_CACHE_BYTES, maxPrefixes: 4096, maxRss: 0, snapshots: true });
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
 const MAX_DELTA = 20_000;
+/** Changes applied to a cached index since its snapshot past which the snapshot is written again. */
+const SNAPSHOT_REFRESH_ROWS = 256;
 /** A cache not synchronised for this long starts over (`store_deletions` rows are kept a day, see `pruneDeletions`). */
 const MAX_IDLE_MS = 60 * 60 * 1000;
 
@@ -27,6 +34,14 @@ interface Entry {
   from: string;
   to: string;
   index: RecallIndex;
+  /** The stamp of the snapshot last read or written for it; undefined when none is stored. */
+  stamp?: string;
+  /** Changes applied since that snapshot. */
+  changed: number;
+  /** Whether a change since that snapshot removed or rewrote a document it holds. */
+  touched: boolean;
+  /** Whether a write of its snapshot is scheduled or running. */
+  writing?: boolean;
 }
 
 interface ChangeRow extends TraitColumns {
@@ -52,17 +67,24 @@ interface ChangeRow extends TraitColumns {
  *   (`RecallIndex.bytes`) and `maxPrefixes` entries, least recently used (one user's prefix) evicted
  *   first; a prefix over `maxItems` is not indexed;
  * - synchronising and building run one at a time per cache, so a stale read never overwrites a
- *   newer one.
+ *   newer one;
+ * - with a `snapshotPool`, a missing entry is first read from its persisted snapshot and the changes
+ *   since (`loadIndexSnapshot`), built from the rows only when there is none or it cannot be used
+ *   (logged); after a build, or once `SNAPSHOT_REFRESH_ROWS` changes or a removal or rewrite of a
+ *   document it holds were applied, the entry's snapshot is written (again) on the pool, after the
+ *   search that caused it has its answer: never on a search's path.
  */
 export class PostgresIndexCache {
   private readonly entries: SizedLru<Entry>;
   private seen: string | undefined;
   private syncedAt = 0;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes = new Set<Promise<unknown>>();
 
   constructor(
     private readonly schema: string,
     private readonly limits: IndexCacheLimits = DEFAULT_INDEX_CACHE_LIMITS,
+    private readonly snapshotPool?: pg.Pool,
   ) {
     this.entries = new SizedLru({ maxEntries: limits.maxPrefixes, maxBytes: limits.maxCachedBytes, maxRss: limits.maxRss }, (entry) => entry.index.bytes);
   }
@@ -91,6 +113,12 @@ export class PostgresIndexCache {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  /** Resolves once every snapshot write scheduled so far has finished (written, skipped or failed and logged). */
+  async settled(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.writes.size > 0) await Promise.all([...this.writes]);
   }
 
   private async sync(db: pg.ClientBase): Promise<void> {
@@ -126,7 +154,12 @@ export class PostgresIndexCache {
     for (const row of rows) {
       if (row.kind !== "d") continue;
       if (row.id !== null) {
-        for (const entry of this.entries.values()) entry.index.remove(row.id);
+        for (const entry of this.entries.values()) {
+          if (!entry.index.has(row.id)) continue;
+          entry.index.remove(row.id);
+          entry.changed += 1;
+          entry.touched = true;
+        }
         continue;
       }
       // A prefix deletion: every entry it touches is built again on its next use.
@@ -140,8 +173,8 @@ export class PostgresIndexCache {
       const path = row.ns_path ?? "";
       for (const entry of this.entries.values()) {
         if (path < entry.from || path >= entry.to) continue;
-        if (row.tokens) addRow(entry.index, row as ChangeRow & { id: string; tokens: string }, row.tokens.split(" "));
-        else entry.index.remove(row.id ?? "");
+        entry.changed += 1;
+        if (applyItem(entry.index, row as ChangeRow & { id: string })) entry.touched = true;
       }
     }
   }
@@ -150,7 +183,21 @@ export class PostgresIndexCache {
     const key = `${from}\u0000${to}`;
     if (this.entries.isRefused(key)) return undefined;
     const hit = this.entries.get(key);
-    if (hit) return hit.index;
+    if (hit) {
+      this.persistWhenDue(key, hit);
+      return hit.index;
+    }
+    if (this.snapshotPool) {
+      const loaded = await loadIndexSnapshot(db, this.schema, from, to, MAX_DELTA);
+      if (loaded.index && loaded.index.size <= this.limits.maxItems) {
+        const entry: Entry = { from, to, index: loaded.index, stamp: loaded.stamp, changed: loaded.applied, touched: loaded.touched };
+        this.entries.set(key, entry);
+        this.persistWhenDue(key, entry);
+        return loaded.index;
+      }
+      if (loaded.index) log.warn("store.recall_snapshot_unused", { schema: this.schema, reason: "over maxItems", items: loaded.index.size });
+      else if (loaded.reason !== "missing") log.warn("store.recall_snapshot_unused", { schema: this.schema, reason: loaded.reason, detail: loaded.detail });
+    }
     const { rows } = await db.query<{ id: string; ns_path: string; tokens: string } & TraitColumns>(
       `SELECT id, ns_path, tokens, label, speaker, asks FROM ${this.schema}.store_items
        WHERE ns_path >= $1 AND ns_path < $2 AND tokens IS NOT NULL ORDER BY id LIMIT $3`,
@@ -161,17 +208,53 @@ export class PostgresIndexCache {
       return undefined;
     }
     const index = buildRecallIndex(rows, (row) => ({ id: row.id, group: row.ns_path, order: Number(row.id) }));
-    this.entries.set(key, { from, to, index });
+    const entry: Entry = { from, to, index, changed: 0, touched: false };
+    this.entries.set(key, entry);
+    this.persistWhenDue(key, entry);
     return index;
+  }
+
+  /**
+   * Schedules the write of `entry`'s snapshot when it has none, or enough changed since, for after
+   * the current search has its answer. The bytes are taken then, with the cache's `seen` as the
+   * stamp (the entry holds every change visible before it), unless the entry has left the cache
+   * (evicted, or dropped by a deletion) by then.
+   */
+  private persistWhenDue(key: string, entry: Entry): void {
+    const pool = this.snapshotPool;
+    if (!pool || entry.writing || entry.index.size === 0) return;
+    if (entry.stamp !== undefined && !entry.touched && entry.changed < SNAPSHOT_REFRESH_ROWS) return;
+    entry.writing = true;
+    const write = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const stamp = this.seen;
+      if (stamp === undefined || !this.entries.has(key) || this.entries.get(key) !== entry) return;
+      const state = entry.index.snapshotState();
+      const bytes = encodeIndexState(state);
+      [entry.stamp, entry.changed, entry.touched] = [stamp, 0, false];
+      const outcome = await writeIndexSnapshot(pool, this.schema, entry, stamp, state, bytes);
+      if (outcome === "withdrawn") log.info("store.recall_snapshot_withdrawn", { schema: this.schema, reason: "a change committed meanwhile touched it" });
+    });
+    const tracked = write
+      .catch((error: unknown) => log.warn("store.recall_snapshot_write_failed", { schema: this.schema, error: (error as Error).message }))
+      .finally(() => {
+        entry.writing = false;
+        this.writes.delete(tracked);
+      });
+    this.writes.add(tracked);
   }
 }
 
-function addRow(index: RecallIndex, row: { id: string; ns_path: string | null } & TraitColumns, terms: string[]): void {
-  index.add(row.id, terms, row.ns_path ?? "", Number(row.id), traitsOfColumns(row));
-}
-
-/** Deletes `store_deletions` rows older than a day: every cache has synchronised since, or starts over (`MAX_IDLE_MS`). */
+/**
+ * Deletes `store_deletions` rows older than a day: every cache has synchronised since, or starts over
+ * (`MAX_IDLE_MS`); and, in the same statement, the persisted snapshots stamped at or before the
+ * newest of them (what they lack is no longer in the log); then the snapshots of ranges left empty
+ * (`pruneIndexSnapshots`). Returns the rows deleted.
+ */
 export async function pruneDeletions(db: pg.Pool | pg.ClientBase, schema: string): Promise<number> {
-  const result = await db.query(`DELETE FROM ${schema}.store_deletions WHERE at < now() - interval '1 day'`);
-  return result.rowCount ?? 0;
+  const { rows } = await db.query<{ n: string }>(
+    `WITH gone AS (DELETE FROM ${schema}.store_deletions WHERE at < now() - interval '1 day' RETURNING xid),
+     stale AS (DELETE FROM ${schema}.store_index_snapshots WHERE stamp::text::numeric <= (SELECT max(xid::text::numeric) FROM gone))
+     SELECT count(*) AS n FROM gone`,
+  );
+  return Number(rows[0]?.n ?? 0) + (await pruneIndexSnapshots(db, schema));
 }

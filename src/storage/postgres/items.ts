@@ -61,18 +61,31 @@ export async function refreshExpiry(db: pg.ClientBase, schema: string, ids: read
 /** Deletes every item expired at `now` (vectors go with them; deletions logged in `store_deletions`); returns the item count. */
 export async function sweepExpired(db: pg.ClientBase | pg.Pool, schema: string, now: number): Promise<number> {
   const { rows } = await db.query<{ n: string }>(
-    `WITH d AS (DELETE FROM ${schema}.store_items WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id),
-     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d)
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id, ns_path),
+     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d),
+     dropped AS (${dropSnapshotsOf(schema, "d")})
      SELECT count(*) AS n FROM d`,
     [new Date(now)],
   );
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Deletes the item at `op`'s namespace and key (its vector goes with it), logging the deletion in `store_deletions`. */
+/**
+ * The statement deleting the persisted recall indexes (`store_index_snapshots`) whose range holds a
+ * path of `rows` (a CTE of deleted or rewritten items, `ns_path`): an index derived from an item
+ * goes with it, in the same statement. A range is a namespace prefix's (`prefixRange`), so the ones
+ * holding a path start where one of its labels ends: each is found by the primary key.
+ */
+function dropSnapshotsOf(schema: string, rows: string, where = "true"): string {
+  return `DELETE FROM ${schema}.store_index_snapshots WHERE from_path IN (
+    SELECT left(r.ns_path, p) FROM ${rows} r, generate_series(1, length(r.ns_path)) p WHERE ${where} AND substr(r.ns_path, p, 1) = chr(31))`;
+}
+
+/** Deletes the item at `op`'s namespace and key (its vector and any persisted recall index holding it go with it), logging the deletion in `store_deletions`. */
 export async function deleteItem(db: pg.ClientBase, schema: string, op: PutOperation): Promise<void> {
   await db.query(
-    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id)
+    `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path = $1 AND key = $2 RETURNING id, ns_path),
+     dropped AS (${dropSnapshotsOf(schema, "d")})
      INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d`,
     [pathOf(op.namespace), op.key],
   );
@@ -84,7 +97,8 @@ export async function deleteItem(db: pg.ClientBase, schema: string, op: PutOpera
  * `tokens` (empty: left out of the recall index) and trait columns, its TTL (the put's `ttl`, else
  * the store's `defaultTtl`, counted from now), and this transaction as `written_xid`; rows are
  * inserted in the given order (so ids keep turn order). With `vectors`, the same statement replaces
- * each item's vector, or deletes the one it no longer has.
+ * each item's vector, or deletes the one it no longer has. A rewritten item (one that was stored
+ * before) deletes the persisted recall indexes holding its old text.
  */
 export async function writeItems(db: pg.ClientBase, schema: string, vectors: boolean, puts: readonly PreparedPut[], ttl?: StoreTtlConfig): Promise<void> {
   const columns = puts.map(({ op, traits }) => columnsOfTraits(traits ?? recordTraits(op.value)));
@@ -106,10 +120,12 @@ export async function writeItems(db: pg.ClientBase, schema: string, vectors: boo
      FROM u ORDER BY u.n
      ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, tokens = EXCLUDED.tokens, label = EXCLUDED.label, speaker = EXCLUDED.speaker, asks = EXCLUDED.asks,
        ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at, seq = nextval('${schema}.store_items_seq'), written_xid = pg_current_xact_id()
-     RETURNING id, ns_path, key`;
+     RETURNING id, ns_path, key, xmax <> 0 AS rewritten`;
+  // xmax is set on a row the upsert updated, 0 on one it inserted.
+  const dropRewritten = dropSnapshotsOf(schema, "written", "r.rewritten");
   const itemColumns = "$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $10::float8[]";
   if (!vectors) {
-    await db.query(`WITH u AS (SELECT * FROM unnest(${itemColumns}) WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, ttl, n)) ${upsert}`, values);
+    await db.query(`WITH u AS (SELECT * FROM unnest(${itemColumns}) WITH ORDINALITY AS u(path, ns, key, value, terms, label, speaker, asks, ttl, n)), written AS (${upsert}) ${dropRewritten}`, values);
     return;
   }
   const withVector = (put: PreparedPut): boolean => put.vector !== undefined && put.vector.length > 0;
@@ -122,7 +138,8 @@ export async function writeItems(db: pg.ClientBase, schema: string, vectors: boo
      written AS (${upsert}),
      kept AS (SELECT w.id, u.vec, u.dims FROM written w JOIN u ON u.path = w.ns_path AND u.key = w.key),
      put_vectors AS (INSERT INTO ${schema}.store_vectors (item_id, dims, embedding) SELECT id, dims, vec::halfvec FROM kept WHERE vec IS NOT NULL
-       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding RETURNING 1)
+       ON CONFLICT (item_id) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding RETURNING 1),
+     dropped AS (${dropRewritten})
      DELETE FROM ${schema}.store_vectors v USING kept WHERE v.item_id = kept.id AND kept.vec IS NULL`,
     values,
   );
@@ -142,7 +159,7 @@ export async function readItems(db: pg.ClientBase, schema: string, reads: readon
 }
 
 /**
- * Deletes every item under `prefix` (vectors go with them); returns the item count. Each deleted
+ * Deletes every item under `prefix` (vectors and persisted recall indexes overlapping it go with them); returns the item count. Each deleted
  * item is logged in `store_deletions` by its id, not the range by its path: the log is kept a day,
  * and a path names the tenant and user that forgetting must leave no trace of.
  */
@@ -150,7 +167,8 @@ export async function deletePrefix(db: pg.ClientBase | pg.Pool, schema: string, 
   const { from, to } = prefixRange(prefix);
   const { rows } = await db.query<{ n: string }>(
     `WITH d AS (DELETE FROM ${schema}.store_items WHERE ns_path >= $1 AND ns_path < $2 RETURNING id),
-     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d)
+     logged AS (INSERT INTO ${schema}.store_deletions (item_id) SELECT id FROM d),
+     dropped AS (DELETE FROM ${schema}.store_index_snapshots WHERE from_path < $2 AND $1 < to_path)
      SELECT count(*) AS n FROM d`,
     [from, to],
   );

@@ -20,6 +20,9 @@ import { indexTextOf } from "../shared/store-common.js";
  *   range) with their transaction, so a process's recall index learns what others deleted.
  * - since migration 6, each item's `ttl_minutes` (LangGraph's `ttl`, NULL for none) and `expires_at`
  *   (when it runs out, pushed back by a refreshing read), indexed where set.
+ * - since migration 7, `store_index_snapshots`: a recall index per search prefix range, as bytes,
+ *   stamped with the change position it is current to (`index-snapshots.ts`), and an index of
+ *   items by (`ns_path`, `written_xid`) that reads a range's changes since a stamp.
  * - `store_migrations`: the migrations applied, so `migrate` is idempotent and additive.
  */
 interface Migration {
@@ -116,6 +119,25 @@ const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN IF NOT EXISTS ttl_minutes double precision,
         ADD COLUMN IF NOT EXISTS expires_at timestamptz;
       CREATE INDEX IF NOT EXISTS store_items_expiry ON ${s}.store_items (expires_at) WHERE expires_at IS NOT NULL;`,
+  },
+  {
+    version: 7,
+    needsVector: false,
+    // Persisted recall indexes (see index-snapshots.ts), stored as they are (no compression: read
+    // whole on a fresh process's first search), and what reads the changes of one range since a
+    // stamp without visiting its rows.
+    sql: (s) => `
+      CREATE TABLE IF NOT EXISTS ${s}.store_index_snapshots (
+        from_path text COLLATE "C" NOT NULL,
+        to_path text COLLATE "C" NOT NULL,
+        stamp xid8 NOT NULL,
+        items integer NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(),
+        data bytea NOT NULL,
+        PRIMARY KEY (from_path, to_path)
+      );
+      ALTER TABLE ${s}.store_index_snapshots ALTER COLUMN data SET STORAGE EXTERNAL;
+      CREATE INDEX IF NOT EXISTS store_items_ns_written ON ${s}.store_items (ns_path, written_xid);`,
   },
 ];
 

@@ -104,7 +104,7 @@ export class PostgresStore extends TenantStore implements StorePort {
         field: "indexCache",
       });
     }
-    this.cache = new PostgresIndexCache(this.schema, limits);
+    this.cache = new PostgresIndexCache(this.schema, limits, limits.snapshots ? pool : undefined);
   }
 
   /** A store on its own pool for `connectionString` (`DATABASE_URL`); `close()` ends the pool. */
@@ -145,6 +145,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     if (this.closed) return;
     this.closed = true;
     this.sweeper.stop();
+    await this.cache.settled();
     if (this.ownsPool) await this.pool.end();
   }
 
@@ -214,10 +215,7 @@ export class PostgresStore extends TenantStore implements StorePort {
     return swept;
   }
 
-  /**
-   * Deletes every item (with its vector) whose namespace starts with
-   * `prefix`; returns how many items were deleted. The prefix must begin with a tenant.
-   */
+  /** Deletes every item under `prefix` (a tenant first) with its vector and the recall index snapshots holding it; returns how many items. */
   async deleteNamespacePrefix(prefix: string[]): Promise<number> {
     assertTenantNamespace(prefix, { field: "prefix" });
     await this.setup();
@@ -250,6 +248,9 @@ export class PostgresStore extends TenantStore implements StorePort {
     const { vectors } = await this.setup();
     return (await pruneDeletions(this.pool, this.schema)) + (vectors ? await deleteOrphanedVectors(this.pool, this.schema) : 0);
   }
+
+  /** Resolves once the recall index snapshots this store has scheduled are written (or skipped, or failed and logged). */
+  indexSnapshotsSettled = (): Promise<void> => this.cache.settled();
 
   /** A page of the users of tenant label `tenant`, with their activity and counts: one grouped scan of their range. */
   async listUsers(tenant: string, query: UserListQuery): Promise<StoredUserPage> {

@@ -1,7 +1,10 @@
 import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
 import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
-import { RecallIndex } from "../../memory/ranking/recall-index.js";
+import type { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { log } from "../../logger.js";
+import { loadIndexSnapshot, writeIndexSnapshot } from "./index-snapshots.js";
+import { writeWhenFree } from "./write-when-free.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru, type RecallCacheBounds } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
 
@@ -20,7 +23,15 @@ interface Entry {
   from: string;
   to: string;
   index: RecallIndex;
+  /** Whether its snapshot is stored (read or written by this cache, and not dropped by a deletion or rewrite since). */
+  persisted: boolean;
+  /** Writes applied since. */
+  changed: number;
+  writing?: boolean;
 }
+
+/** Writes applied to a cached index since its snapshot past which the snapshot is written again. */
+const SNAPSHOT_REFRESH_ROWS = 256;
 
 /**
  * In-process `RecallIndex`es of the search prefixes recently queried on one connection, so a
@@ -35,7 +46,12 @@ interface Entry {
  *   of their item;
  * - at most `maxCachedBytes` of index memory over all entries (`RecallIndex.bytes`) and
  *   `maxPrefixes` entries (`SizedLru`: least recently used goes first); a prefix holding more than
- *   `maxItems` items is not cached (its searches use FTS5).
+ *   `maxItems` items is not cached (its searches use FTS5);
+ * - with `snapshots` on, a missing entry is first read from its persisted snapshot and the range's
+ *   items written since (`loadIndexSnapshot`), built from the rows only when there is none or it
+ *   cannot be read (logged); after a build, or once `SNAPSHOT_REFRESH_ROWS` writes were applied or
+ *   one dropped its snapshot, the snapshot is written again after the search that caused it, in its
+ *   own write transaction, which brings the cache up to date first (so the stamp is exact).
  */
 export class IndexCache {
   private readonly entries: SizedLru<Entry>;
@@ -46,6 +62,9 @@ export class IndexCache {
   private seen: { version: number; seq: number; deletes: number } | undefined;
   /** Upper bound of the vector cache, in bytes. */
   maxVectorBytes = 64 * 1024 * 1024;
+  /** Whether prefixes' indexes are persisted (`store_index_snapshots`) and read back on a miss. */
+  snapshots = false;
+  private readonly snapshotWrites = new Set<Promise<unknown>>();
 
   constructor(
     private readonly db: Database.Database,
@@ -63,7 +82,20 @@ export class IndexCache {
     const key = `${from}\u0000${to}`;
     if (this.entries.isRefused(key)) return undefined;
     const hit = this.entries.get(key);
-    if (hit) return hit.index;
+    if (hit) {
+      this.persistWhenDue(key, hit);
+      return hit.index;
+    }
+    if (this.snapshots) {
+      const loaded = loadIndexSnapshot(this.db, from, to);
+      if (loaded.index && loaded.index.size <= this.maxItems) {
+        const entry: Entry = { from, to, index: loaded.index, persisted: true, changed: loaded.applied };
+        this.entries.set(key, entry);
+        this.persistWhenDue(key, entry);
+        return loaded.index;
+      }
+      if (!loaded.index && loaded.reason !== "missing") log.warn("store.recall_snapshot_unused", { reason: loaded.reason, detail: loaded.detail });
+    }
     const { count } = statement(this.db, "SELECT COUNT(*) AS count FROM store_items WHERE ns_path >= ? AND ns_path < ?").get(from, to) as {
       count: number;
     };
@@ -78,8 +110,47 @@ export class IndexCache {
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
     ).all(from, to) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
     const index = buildRecallIndex(rows, (row) => ({ id: String(row.id), group: row.path, order: row.id }));
-    this.entries.set(key, { from, to, index });
+    const entry: Entry = { from, to, index, persisted: false, changed: 0 };
+    this.entries.set(key, entry);
+    this.persistWhenDue(key, entry);
     return index;
+  }
+
+  /** Resolves once every snapshot write scheduled so far has finished (written, skipped, or failed and logged). */
+  async settled(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.snapshotWrites.size > 0) await Promise.all([...this.snapshotWrites]);
+  }
+
+  /**
+   * Schedules the write of `entry`'s snapshot when none is stored or enough changed since, for after
+   * the current search. The write transaction holds the write lock, so nothing commits between the
+   * cache catching up (`checkVersion`) and the bytes being stored; an entry dropped by then (a
+   * deletion clears the cache) is not written.
+   */
+  private persistWhenDue(key: string, entry: Entry): void {
+    if (!this.snapshots || entry.writing || entry.index.size === 0 || (entry.persisted && entry.changed < SNAPSHOT_REFRESH_ROWS)) return;
+    entry.writing = true;
+    const write = new Promise((resolve) => setImmediate(resolve))
+      .then(async () => {
+        if (!this.db.open) return;
+        await writeWhenFree(this.db, () =>
+          this.db
+            .transaction(() => {
+              this.checkVersion();
+              if (this.entries.get(key) !== entry || !this.seen) return;
+              writeIndexSnapshot(this.db, entry, this.seen.seq, entry.index.size, entry.index.toSnapshot());
+              [entry.persisted, entry.changed] = [true, 0];
+            })
+            .immediate(),
+        );
+      })
+      .catch((error: unknown) => log.warn("store.recall_snapshot_write_failed", { error: (error as Error).message }))
+      .finally(() => {
+        entry.writing = false;
+        this.snapshotWrites.delete(write);
+      });
+    this.snapshotWrites.add(write);
   }
 
   /** Whether the index of the prefix range [from, to) is built (as of the last write this cache saw). */
@@ -127,6 +198,9 @@ export class IndexCache {
     for (const entry of this.entries.values()) {
       for (const write of writes) {
         if (write.path < entry.from || write.path >= entry.to) continue;
+        entry.changed += 1;
+        // A rewrite or deletion dropped the stored snapshot holding it (see writeItem).
+        if (entry.index.has(String(write.id))) entry.persisted = false;
         if (write.terms && write.terms.length > 0) entry.index.add(String(write.id), write.terms, write.path, write.id, write.traits);
         else entry.index.remove(String(write.id));
       }

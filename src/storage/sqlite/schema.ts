@@ -17,7 +17,9 @@ import { useWal } from "./file-format.js";
  * tell another connection's deletions, which `seq` cannot show, from its upserts, which it can.
  * `ttl_minutes` is an item's time to live (LangGraph's `ttl`, NULL for none) and `expires_at` when it
  * runs out (epoch milliseconds, pushed back by a refreshing read), indexed where set so a sweep and
- * a store without expiring items pay nothing for it.
+ * a store without expiring items pay nothing for it. `store_index_snapshots` keeps a recall index
+ * per search prefix range as bytes, with the `seq` it is current to (`index-snapshots.ts`); a
+ * deleted or rewritten item deletes the ones holding it.
  */
 const DDL = `
 CREATE TABLE IF NOT EXISTS store_items (
@@ -46,6 +48,14 @@ CREATE TABLE IF NOT EXISTS store_vectors (
   vector BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS store_index_snapshots (
+  from_path TEXT NOT NULL,
+  to_path TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  items INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (from_path, to_path)
+);
 INSERT OR IGNORE INTO store_meta (name, value) VALUES ('deletes', 0);
 CREATE TRIGGER IF NOT EXISTS store_items_deleted AFTER DELETE ON store_items
 BEGIN UPDATE store_meta SET value = value + 1 WHERE name = 'deletes'; END;

@@ -60,6 +60,8 @@ export interface SqliteStoreOptions {
   hybrid?: HybridOptions;
   /** Time to live, as LangGraph's stores take it (`defaultTtl`, `refreshOnRead`, `sweepIntervalMinutes`; minutes). */
   ttl?: StoreTtlConfig;
+  /** Persists searched prefixes' recall indexes, so a new connection reads them instead of every row (`IndexCache`); default true, never for `:memory:`. */
+  indexSnapshots?: boolean;
   /** Bounds of the connection's in-process recall index cache (set by the first store on a connection; see `indexCacheOf`). */
   indexCache?: RecallCacheBounds;
 }
@@ -105,7 +107,11 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.settings = rankingSettingsOf("SqliteStore", options);
     validateCacheBounds("SqliteStore", options.indexCache);
     indexCacheOf(db, options.indexCache);
+    indexCacheOf(db).snapshots = options.indexSnapshots !== false && !db.memory;
   }
+
+  /** Resolves once the recall index snapshots scheduled on this connection are written (or skipped, or failed and logged). */
+  indexSnapshotsSettled = (): Promise<void> => indexCacheOf(this.db).settled();
 
   /** Opens (creating the folder and file when missing) a database file and sets the store up; `close()` closes the file. */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
@@ -200,11 +206,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     }
   }
 
-  /**
-   * Deletes every item (with its full-text row and vector) whose namespace starts with `prefix`,
-   * in one transaction that waits for the write lock without blocking the event loop; returns
-   * how many items were deleted. The prefix must begin with a tenant.
-   */
+  /** Deletes every item under `prefix` (a tenant first) with its full-text row, vector and recall index snapshots; returns how many items. */
   async deleteNamespacePrefix(prefix: string[]): Promise<number> {
     assertTenantNamespace(prefix, { field: "prefix" });
     this.setup();
@@ -265,10 +267,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     return deleteOrphanedIndexRows(this.db);
   }
 
-  /**
-   * Deletes every item whose TTL has run out (with its full-text row and vector), in one write
-   * transaction; returns how many (LangGraph's `PostgresStore.sweepExpiredItems`).
-   */
+  /** Deletes every item whose TTL has run out (with its full-text row and vector) in one transaction; returns how many (as LangGraph's `sweepExpiredItems`). */
   async sweepExpiredItems(): Promise<number> {
     this.assertOpen();
     this.setup();

@@ -5,6 +5,7 @@ import { columnsOfTraits } from "../../memory/ranking/index-source.js";
 import { encodeVector } from "../shared/vector-codec.js";
 import { expiresAtOf, type StoreTtlConfig } from "../shared/ttl.js";
 import type { IndexedWrite } from "./index-cache.js";
+import { dropSnapshotsCovering, dropSnapshotsOverlapping } from "./index-snapshots.js";
 import { statement } from "./statements.js";
 import { writeWhenFree } from "./write-when-free.js";
 
@@ -26,6 +27,8 @@ export function writeItem(db: Database.Database, { op, terms, traits, vector }: 
   if (existing) {
     statement(db, "DELETE FROM store_fts WHERE rowid = ?").run(existing.id);
     statement(db, "DELETE FROM store_vectors WHERE item_id = ?").run(existing.id);
+    // A persisted recall index holding its old text goes with it.
+    dropSnapshotsCovering(db, [path]);
   }
   if (op.value === null) {
     if (!existing) return undefined;
@@ -65,7 +68,7 @@ export function writeItem(db: Database.Database, { op, terms, traits, vector }: 
 }
 
 /**
- * Deletes every item under `prefix` with its full-text row and vector, in one write transaction
+ * Deletes every item under `prefix` with its full-text row, vector and the persisted recall indexes overlapping it, in one write transaction
  * taken without blocking the event loop (see `writeWhenFree`); returns the item count.
  */
 export function deletePrefix(db: Database.Database, prefix: readonly string[]): Promise<number> {
@@ -75,6 +78,7 @@ export function deletePrefix(db: Database.Database, prefix: readonly string[]): 
     db.transaction(() => {
       db.prepare(`DELETE FROM store_fts WHERE rowid IN (${ids})`).run(from, to);
       db.prepare(`DELETE FROM store_vectors WHERE item_id IN (${ids})`).run(from, to);
+      dropSnapshotsOverlapping(db, from, to);
       return db.prepare("DELETE FROM store_items WHERE ns_path >= ? AND ns_path < ?").run(from, to).changes;
     }).immediate(),
   );
@@ -92,8 +96,8 @@ export function deleteOrphanedIndexRows(db: Database.Database): Promise<number> 
 }
 
 /**
- * Deletes every item whose TTL has run out by `now` (epoch milliseconds), with its full-text row and
- * vector, in one write transaction (see `deletePrefix`); returns the item count. Reads only the
+ * Deletes every item whose TTL has run out by `now` (epoch milliseconds), with its full-text row,
+ * vector and the persisted recall indexes holding it, in one write transaction (see `deletePrefix`); returns the item count. Reads only the
  * expiry index, which holds the items that have a TTL.
  */
 export function sweepExpired(db: Database.Database, now: number): Promise<number> {
@@ -102,6 +106,8 @@ export function sweepExpired(db: Database.Database, now: number): Promise<number
     db.transaction(() => {
       statement(db, `DELETE FROM store_fts WHERE rowid IN (${ids})`).run(now);
       statement(db, `DELETE FROM store_vectors WHERE item_id IN (${ids})`).run(now);
+      const paths = statement(db, "SELECT DISTINCT ns_path FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ?").pluck().all(now) as string[];
+      dropSnapshotsCovering(db, paths);
       return statement(db, "DELETE FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ?").run(now).changes;
     }).immediate(),
   );

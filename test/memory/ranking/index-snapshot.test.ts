@@ -88,12 +88,11 @@ describe("RecallIndex snapshots", () => {
       "a term reference out of range",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        bytes[bytes.length - 12] = 0xff;
-        bytes[bytes.length - 11] = 0xff;
+        bytes[bytes.length - 1] = 0x7f; // the last pair's term: far past the terms the snapshot names
         return bytes;
       },
     ],
   ])("refuses %s with a clear error", (_what, bytes) => {
-    expect(() => RecallIndex.fromSnapshot(bytes())).toThrow(/recall index (snapshot|state)/);
+    expect(() => RecallIndex.fromSnapshot(bytes())).toThrow(/recall index snapshot: /);
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 async function fresh(schema: string, options: ConstructorParameters<typeof PostgresStore>[1] = {}): Promise<PostgresStore> {
   const store = new PostgresStore(pool, { schema, ...options });
   await store.setup();
-  await pool.query(`TRUNCATE ${schema}.store_items CASCADE`);
+  await pool.query(`TRUNCATE ${schema}.store_items, ${schema}.store_index_snapshots CASCADE`);
   return store;
 }
 

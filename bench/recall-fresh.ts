@@ -1,0 +1,248 @@
+/**
+ * First recall of a user on a fresh instance: `npm run bench:recall-fresh [-- --backend sqlite|postgres|both]
+ * [--data <longmemeval .json(.gz)>] [--users N] [--large 100000] [--repeat 5]`.
+ *
+ * Imports every LongMemEval user (one question's haystack, ~500 long turns, through `importSessions`,
+ * as a service imports a history) and one synthetic user of `--large` messages (batches of 500 puts,
+ * then `warmSearch`), on a store that persists its recall indexes; waits for the snapshot writes.
+ * Then opens two NEW stores on the same data, each with an empty recall cache: `before`
+ * (`indexSnapshots: false`: the first search builds the user's index from every row) and `after`
+ * (snapshots on: the first search reads the user's snapshot), and times the first `searchSimilar`
+ * of each user on both, interleaved (which goes first alternates). The large user is measured
+ * `--repeat` times, with two new stores each time. Checks that both return the same ranked ids
+ * and scores, and with `both`, that SQLite and Postgres return the same ranked ids per user.
+ * Prints JSON.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { performance } from "node:perf_hooks";
+import { MemorySaver } from "@langchain/langgraph";
+import type { PutOperation } from "@langchain/langgraph-checkpoint";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { createMemoryGraph, type ImportSession } from "../src/index.js";
+import { setLogLevel } from "../src/logger.js";
+import { DEFAULT_LIMITS } from "../src/memory/limits.js";
+import { namespaces } from "../src/memory/namespaces.js";
+import type { StorePort } from "../src/memory/ports/store.js";
+import type { TranscriptRecord } from "../src/memory/records.js";
+import { searchSimilar } from "../src/memory/similar.js";
+import { PostgresStore } from "../src/storage/postgres/store.js";
+import { SqliteStore } from "../src/storage/sqlite/store.js";
+import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
+import { percentile, round } from "./lib/metrics.js";
+import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
+
+const { values } = parseArgs({
+  options: {
+    backend: { type: "string", default: "both" },
+    data: { type: "string", default: "../shared/bench/longmemeval/longmemeval-s-dev.json.gz" },
+    users: { type: "string", default: "1000" },
+    large: { type: "string", default: "100000" },
+    repeat: { type: "string", default: "5" },
+    "database-url": { type: "string" },
+  },
+});
+if (!["sqlite", "postgres", "both"].includes(values.backend)) throw new Error(`--backend must be sqlite, postgres or both, not ${values.backend}`);
+const backends = (values.backend === "both" ? ["sqlite", "postgres"] : [values.backend]) as ("sqlite" | "postgres")[];
+const url = values["database-url"] ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const questions = loadLongMemEval(values.data).slice(0, Number(values.users));
+const largeMessages = Number(values.large);
+const repeat = Number(values.repeat);
+const limits = DEFAULT_LIMITS.recall;
+setLogLevel("warn");
+
+type Store = StorePort & { close(): Promise<void> | void; indexSnapshotsSettled?(): Promise<void> };
+
+/** Where one engine's data lives, and stores opened on it (each with its own, empty, recall cache). */
+interface Place {
+  open(snapshots: boolean): Promise<Store>;
+  snapshotBytes(): Promise<number[]>;
+  drop(): Promise<void>;
+}
+
+function placeOf(backend: "sqlite" | "postgres"): Place {
+  if (backend === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "bench-fresh-"));
+    const file = join(dir, "store.db");
+    return {
+      open: async (snapshots) => SqliteStore.open(file, { indexSnapshots: snapshots }),
+      snapshotBytes: async () => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return db.prepare("SELECT length(data) AS n FROM store_index_snapshots").pluck().all() as number[];
+        } finally {
+          db.close();
+        }
+      },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `bench_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+  const admin = async <T>(sql: string): Promise<T[]> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    open: async (snapshots) => {
+      const store = PostgresStore.fromConnString(url, { schema, indexCache: { snapshots } });
+      await store.setup();
+      return store;
+    },
+    snapshotBytes: async () => (await admin<{ n: number }>(`SELECT length(data) AS n FROM ${schema}.store_index_snapshots`)).map((row) => Number(row.n)),
+    drop: async () => void (await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)),
+  };
+}
+
+function sessionsOf(q: LmeQuestion): ImportSession[] {
+  const sessions = new Map<number, ImportSession>();
+  for (const turn of q.turns) {
+    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
+    session.messages.push({ id: turn.id, role: turn.role, text: turn.text, createdAt: turn.createdAt });
+    sessions.set(turn.session, session);
+  }
+  return [...sessions.values()];
+}
+
+const LARGE_USER = "large-user";
+
+async function importAll(store: Store): Promise<void> {
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+  for (const q of questions) {
+    const user = { tenantId: "bench", userId: q.id };
+    for (const session of sessionsOf(q)) await memory.importSessions(user, [session]);
+  }
+  const random = seededRandom(42);
+  const scope = (session: number) => ({ tenantId: "bench", userId: LARGE_USER, sessionId: `s${session}` });
+  let parentId: string | null = null;
+  for (let written = 0; written < largeMessages; ) {
+    const ops: PutOperation[] = [];
+    for (let i = 0; i < 500 && written < largeMessages; i++, written++) {
+      const session = Math.floor(written / 100);
+      const record: TranscriptRecord = {
+        id: `m${written}`,
+        role: written % 2 === 0 ? "user" : "assistant",
+        text: syntheticSentence(random, 6 + Math.floor(random() * 14)),
+        speaker: written % 2 === 0 ? "Pat" : "Assistant",
+        parentId: written % 100 === 0 ? null : parentId,
+        sessionId: `s${session}`,
+        createdAt: new Date(Date.UTC(2024, 0, 1) + written * 60_000).toISOString(),
+      };
+      parentId = record.id;
+      ops.push({ namespace: namespaces.transcript(scope(session)), key: record.id, value: { ...record } });
+    }
+    await store.batch(ops);
+  }
+  if (largeMessages > 0) await store.warmSearch?.(namespaces.sessions({ tenantId: "bench", userId: LARGE_USER }));
+  await store.indexSnapshotsSettled?.();
+  await memory.close();
+}
+
+/** The first search of `userId` on `store`: its time and its ranked ids with scores. */
+async function firstSearch(store: Store, userId: string, query: string): Promise<{ ms: number; ranked: string[] }> {
+  const started = performance.now();
+  const hits = await searchSimilar(store, namespaces.sessions({ tenantId: "bench", userId }), {
+    query,
+    limit: limits.similarTopK,
+    maxCandidates: limits.maxCandidates,
+    minVectorScore: limits.minVectorScore,
+    excludeIds: new Set(),
+  });
+  return { ms: performance.now() - started, ranked: hits.map((hit) => `${hit.id}@${hit.score}`) };
+}
+
+/** Times the first search of `userId` on a `before` and an `after` store, the one going first alternating with `turn`. */
+async function pair(before: Store, after: Store, userId: string, query: string, turn: number) {
+  const first = turn % 2 === 0 ? before : after;
+  const second = first === before ? after : before;
+  const a = await firstSearch(first, userId, query);
+  const b = await firstSearch(second, userId, query);
+  const [on, off] = first === before ? [b, a] : [a, b];
+  return { before: off, after: on };
+}
+
+const stats = (ms: number[]) => ({ n: ms.length, p50: round(percentile(ms, 50), 2), p95: round(percentile(ms, 95), 2), max: round(Math.max(...ms), 2) });
+
+async function measure(backend: "sqlite" | "postgres") {
+  const place = placeOf(backend);
+  try {
+    const writer = await place.open(true);
+    const importStarted = performance.now();
+    await importAll(writer);
+    const importMs = performance.now() - importStarted;
+    await writer.close();
+    const sizes = await place.snapshotBytes();
+    const before = await place.open(false);
+    const after = await place.open(true);
+    const lme = { before: [] as number[], after: [] as number[], identical: 0 };
+    const ranked = new Map<string, string[]>();
+    for (const [i, q] of questions.entries()) {
+      const { before: off, after: on } = await pair(before, after, q.id, q.question, i);
+      lme.before.push(off.ms);
+      lme.after.push(on.ms);
+      if (JSON.stringify(off.ranked) === JSON.stringify(on.ranked)) lme.identical += 1;
+      ranked.set(q.id, on.ranked.map((hit) => hit.slice(0, hit.indexOf("@"))));
+    }
+    await Promise.all([before.close(), after.close()]);
+    const large = { before: [] as number[], after: [] as number[], identical: 0 };
+    const random = seededRandom(7);
+    for (let r = 0; r < (largeMessages > 0 ? repeat : 0); r++) {
+      const [b, a] = [await place.open(false), await place.open(true)];
+      const { before: off, after: on } = await pair(b, a, LARGE_USER, syntheticSentence(random, 8), r);
+      large.before.push(off.ms);
+      large.after.push(on.ms);
+      if (JSON.stringify(off.ranked) === JSON.stringify(on.ranked)) large.identical += 1;
+      await Promise.all([b.close(), a.close()]);
+    }
+    sizes.sort((x, y) => x - y);
+    return {
+      report: {
+        import_s: round(importMs / 1000, 1),
+        snapshots: { count: sizes.length, bytes_p50: percentile(sizes, 50), bytes_max: sizes.at(-1) ?? 0 },
+        longmemeval: {
+          users: questions.length,
+          turns_per_user_p50: percentile(
+            questions.map((q) => q.turns.length),
+            50,
+          ),
+          first_query_ms: { before: stats(lme.before), after: stats(lme.after) },
+          p95_ratio_after_over_before: round(percentile(lme.after, 95) / percentile(lme.before, 95), 3),
+          identical_rankings: `${lme.identical}/${questions.length}`,
+        },
+        large_user:
+          largeMessages > 0
+            ? {
+                messages: largeMessages,
+                first_query_ms: { before: stats(large.before), after: stats(large.after) },
+                identical_rankings: `${large.identical}/${repeat}`,
+              }
+            : undefined,
+      },
+      ranked,
+    };
+  } finally {
+    await place.drop();
+  }
+}
+
+const out: Record<string, unknown> = { data: values.data, large_messages: largeMessages, repeat };
+const rankedBy = new Map<string, Map<string, string[]>>();
+for (const backend of backends) {
+  const { report, ranked } = await measure(backend);
+  out[backend] = report;
+  rankedBy.set(backend, ranked);
+}
+const [sqlite, postgres] = [rankedBy.get("sqlite"), rankedBy.get("postgres")];
+if (sqlite && postgres) {
+  const same = questions.filter((q) => JSON.stringify(sqlite.get(q.id)) === JSON.stringify(postgres.get(q.id))).length;
+  out.sqlite_vs_postgres_identical_ids = `${same}/${questions.length}`;
+}
+process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

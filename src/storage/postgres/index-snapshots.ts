@@ -1,0 +1,153 @@
+import type pg from "pg";
+import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import type { IndexState } from "../../memory/ranking/index-state.js";
+import { RecallIndex } from "../../memory/ranking/recall-index.js";
+
+/**
+ * Persisted recall indexes (`store_index_snapshots`, migration 7): per search prefix range, the
+ * index's canonical bytes (`RecallIndex.toSnapshot`) stamped with a change position, the `xmin` of
+ * a snapshot taken when the index was current, so every change the bytes lack has `written_xid`
+ * (items) or `xid` (deletions) at least the stamp. A fresh process reads the bytes and those changes
+ * in one statement (`loadIndexSnapshot`) instead of every row of the prefix. Derived data, removed
+ * with what it was derived from: deleting or rewriting an item deletes the snapshots covering its
+ * path in the same statement (`items.ts`), pruning the deletion log deletes the snapshots stamped
+ * before what it prunes, and `pruneIndexSnapshots` those of ranges left empty.
+ */
+
+/** The result of a load: an index current as of the load's statement, or why there is none. */
+export type SnapshotLoad =
+  | { index: RecallIndex; stamp: string; applied: number; touched: boolean }
+  | { index?: undefined; reason: "missing" | "stale" | "unreadable" | "too many changes"; detail?: string };
+
+interface LoadRow extends TraitColumns {
+  kind: "s" | "d" | "i";
+  stamp: string | null;
+  id: string | null;
+  ns_path: string | null;
+  to_path: string | null;
+  tokens: string | null;
+  data: Buffer | null;
+}
+
+/**
+ * The index of [from, to) from its snapshot and the changes since its stamp (items of the range
+ * written, any item deleted), in one statement and so one database snapshot. `touched`: a change
+ * removed or rewrote a document the bytes hold (the bytes should be replaced). More than `maxDelta`
+ * changes, a range deletion overlapping the prefix (the log's older form), or bytes that do not
+ * decode give no index, with the reason.
+ */
+export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from: string, to: string, maxDelta: number): Promise<SnapshotLoad> {
+  const s = schema;
+  const { rows } = await db.query<LoadRow>(
+    `WITH snap AS (SELECT stamp, data FROM ${s}.store_index_snapshots WHERE from_path = $1 AND to_path = $2)
+     SELECT 's' AS kind, stamp::text AS stamp, NULL::bigint AS id, NULL::text AS ns_path, NULL::text AS to_path, NULL::text AS tokens,
+       NULL::text AS label, NULL::text AS speaker, NULL::boolean AS asks, data FROM snap
+     UNION ALL (SELECT 'd', NULL, d.item_id, d.from_path, d.to_path, NULL, NULL, NULL, NULL, NULL FROM ${s}.store_deletions d, snap
+                WHERE d.xid >= snap.stamp LIMIT $3)
+     UNION ALL (SELECT 'i', NULL, i.id, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks, NULL FROM ${s}.store_items i, snap
+                WHERE i.ns_path >= $1 AND i.ns_path < $2 AND i.written_xid >= snap.stamp LIMIT $3)`,
+    [from, to, maxDelta + 1],
+  );
+  const head = rows.find((row) => row.kind === "s");
+  if (!head?.data || head.stamp === null) return { reason: "missing" };
+  const deletions = rows.filter((row) => row.kind === "d");
+  const items = rows.filter((row) => row.kind === "i");
+  if (deletions.length > maxDelta || items.length > maxDelta) return { reason: "too many changes" };
+  if (deletions.some((row) => row.id === null && (row.ns_path ?? "") < to && from < (row.to_path ?? ""))) return { reason: "stale", detail: "a range deletion since the stamp" };
+  let index: RecallIndex;
+  try {
+    index = RecallIndex.fromSnapshot(head.data);
+  } catch (error) {
+    return { reason: "unreadable", detail: (error as Error).message };
+  }
+  let touched = false;
+  for (const row of deletions) {
+    if (row.id === null || !index.has(row.id)) continue;
+    index.remove(row.id);
+    touched = true;
+  }
+  for (const row of items) touched = applyItem(index, row as LoadRow & { id: string }) || touched;
+  return { index, stamp: head.stamp, applied: deletions.length + items.length, touched };
+}
+
+/**
+ * Applies a written item to `index` (added, replaced, or removed when it has no terms); returns
+ * whether it removed or changed a document the index held (re-applying an unchanged one is not).
+ */
+export function applyItem(index: RecallIndex, row: { id: string; ns_path: string | null; tokens: string | null } & TraitColumns): boolean {
+  const held = index.has(row.id);
+  if (!row.tokens) {
+    index.remove(row.id);
+    return held;
+  }
+  const terms = row.tokens.split(" ");
+  const changed = held && !sameTerms(index.termsOf([row.id]).get(row.id) ?? [], terms);
+  index.add(row.id, terms, row.ns_path ?? "", Number(row.id), traitsOfColumns(row));
+  return changed;
+}
+
+function sameTerms(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.every((term, i) => term === y[i]);
+}
+
+/**
+ * Writes the snapshot of [from, to) unless a newer one is stored, then reads back what changed since
+ * `stamp`: when a deletion or a rewrite committed meanwhile touches a document of `state` (a writer
+ * and a deleter that ran at the same moment do not see each other's rows), the snapshot is deleted
+ * again. Returns what happened.
+ */
+export async function writeIndexSnapshot(
+  pool: pg.Pool,
+  schema: string,
+  range: { from: string; to: string },
+  stamp: string,
+  state: IndexState,
+  bytes: Uint8Array,
+): Promise<"written" | "newer kept" | "withdrawn"> {
+  const s = schema;
+  const { from, to } = range;
+  const written = await pool.query(
+    `INSERT INTO ${s}.store_index_snapshots AS t (from_path, to_path, stamp, items, data) VALUES ($1, $2, $3::xid8, $4, $5)
+     ON CONFLICT (from_path, to_path) DO UPDATE SET stamp = EXCLUDED.stamp, items = EXCLUDED.items, data = EXCLUDED.data, written_at = now()
+     WHERE t.stamp <= EXCLUDED.stamp`,
+    [from, to, stamp, state.ids.length, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+  );
+  if (written.rowCount === 0) return "newer kept";
+  const { rows } = await pool.query<{ id: string; tokens: string | null; deleted: boolean }>(
+    `SELECT item_id::text AS id, NULL AS tokens, true AS deleted FROM ${s}.store_deletions WHERE xid >= $1::xid8 AND item_id IS NOT NULL
+     UNION ALL SELECT id::text, tokens, false FROM ${s}.store_items WHERE ns_path >= $2 AND ns_path < $3 AND written_xid >= $1::xid8`,
+    [stamp, from, to],
+  );
+  if (rows.length === 0 || !touches(state, rows)) return "written";
+  await pool.query(`DELETE FROM ${s}.store_index_snapshots WHERE from_path = $1 AND to_path = $2 AND stamp = $3::xid8`, [from, to, stamp]);
+  return "withdrawn";
+}
+
+/** Whether any of `rows` (deleted ids; written ids with their tokens) removes or changes a document of `state`. */
+function touches(state: IndexState, rows: readonly { id: string; tokens: string | null; deleted: boolean }[]): boolean {
+  const wanted = new Map(rows.map((row) => [row.id, row]));
+  const { docs } = state;
+  for (let slot = 0; slot < docs.count; slot++) {
+    const row = wanted.get(state.ids[slot] as string);
+    if (!row) continue;
+    if (row.deleted || !row.tokens) return true;
+    const terms: string[] = [];
+    for (let i = docs.starts[slot] as number; i < (docs.starts[slot + 1] as number); i += 2) {
+      for (let n = docs.pool[i + 1] as number; n > 0; n--) terms.push(state.terms[docs.pool[i] as number] as string);
+    }
+    if (!sameTerms(terms, row.tokens.split(" "))) return true;
+  }
+  return false;
+}
+
+/** Deletes the snapshots of ranges that hold no item any more (a forgotten user's, say); returns how many. */
+export async function pruneIndexSnapshots(db: pg.Pool | pg.ClientBase, schema: string): Promise<number> {
+  const s = schema;
+  const result = await db.query(
+    `DELETE FROM ${s}.store_index_snapshots t WHERE NOT EXISTS (SELECT 1 FROM ${s}.store_items i WHERE i.ns_path >= t.from_path AND i.ns_path < t.to_path)`,
+  );
+  return result.rowCount ?? 0;
+}
