@@ -109,16 +109,22 @@ export function decodeIndexState(input: Uint8Array): IndexState {
   docs.starts = new Int32Array(n + 1);
   docs.pool = new Int32Array(2 * pairs);
   let at = bodyStart;
-  const read = (): number => {
-    let value = 0;
-    let scale = 1;
+  const end0 = bytes.length;
+  // Most values fit one byte: read those inline, the rest (and a stream cut short) here.
+  const readLong = (first: number): number => {
+    let value = first & 0x7f;
+    let scale = 0x80;
     for (;;) {
-      if (at >= bytes.length) fail("truncated");
+      if (at >= end0) fail("truncated");
       const byte = bytes[at++] as number;
       value += (byte & 0x7f) * scale;
       if (byte < 0x80) return value;
       scale *= 0x80;
     }
+  };
+  const read = (): number => {
+    const byte = at < end0 ? (bytes[at++] as number) : fail("truncated");
+    return byte < 0x80 ? byte : readLong(byte);
   };
   let order = 0;
   let end = 0;
@@ -148,7 +154,11 @@ export function decodeIndexState(input: Uint8Array): IndexState {
   }
   docs.starts[n] = end;
   if (end !== docs.pool.length || at !== bytes.length) fail("fewer pairs than its header says");
-  const ids = (flags & IDS_ARE_ORDERS) !== 0 ? Array.from(docs.orders, String) : strings.ids;
+  let ids = strings.ids;
+  if ((flags & IDS_ARE_ORDERS) !== 0) {
+    ids = new Array<string>(n);
+    for (let slot = 0; slot < n; slot++) ids[slot] = `${docs.orders[slot] as number}`;
+  }
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
   return { terms, names, ids: ids as string[], docs };
 }
