@@ -15,9 +15,15 @@
  * that does not stick), over POST /v1/turns/stream; recall reads the user's earlier sessions.
  *
  * Prints JSON: first token and result p50/p95/p99 of all turns and split by whether the instance
- * that took the turn had served that user before (`cached`) or not (`unseen`), errors, the
- * unseen/cached first-token p95 ratio beside the target (≤ 1.2), each instance's RSS sampled
- * every 2 s (max and last) and Postgres connections to the database (max).
+ * that took the turn had served that user before (`cached`) or not (`unseen`), errors (by code),
+ * turns refused at capacity (503 OVERLOADED with Retry-After: admission control, counted apart from
+ * errors, with how fast the refusal came), the unseen/cached first-token p95 ratio beside the
+ * target (≤ 1.2), each instance's RSS and CPU and the Postgres connections (and those waiting on a
+ * lock) sampled every 2 s, as a timeline of 10 s steps and their maxima.
+ *
+ * --database NAME seeds a database of that name once and keeps it, so that later runs (other rates,
+ * other settings) skip the seeding; --max-concurrent, --queue-ms and --cache-mb set the instances'
+ * MAX_CONCURRENT_TURNS, TURN_QUEUE_MS and RECALL_CACHE_MB (their defaults when absent).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -30,7 +36,7 @@ import { PostgresStore } from "../src/storage/postgres/store.js";
 import { percentile, round } from "./lib/metrics.js";
 import { startPacedProvider } from "./lib/paced-provider.js";
 import { startRedisChild } from "./lib/redis-child.js";
-import { modelAt, startOurs, streamTurn, tempDir, type Service, type TurnTiming } from "./lib/services.js";
+import { modelAt, startOurs, tempDir, type Service, type TurnTiming } from "./lib/services.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
 
 const args = flagsOrExit(
@@ -43,8 +49,12 @@ const args = flagsOrExit(
     ttft: { type: "string" },
     gap: { type: "string" },
     "database-url": { type: "string" },
+    database: { type: "string" },
+    "max-concurrent": { type: "string" },
+    "queue-ms": { type: "string" },
+    "cache-mb": { type: "string" },
   },
-  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test]",
+  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128]",
 );
 const USERS = Number(args.users ?? 10_000);
 const LONG = Number(args.long ?? 3);
@@ -65,8 +75,7 @@ function historyLength(n: number): number {
   return 500 + Math.floor(random() * 1501);
 }
 
-/** The user id the service gets for session `session` (`streamTurn` sends `user-<session>`). */
-const userOf = (n: number) => `user-u${n}`;
+/** Seeded user `n` (`sendTurn` sends it for sessions `u<n>-<visit>`). */ const userOf = (n: number) => `user-u${n}`;
 
 /** Writes every user's history into the store of `url`, one batch per 500 messages; returns the messages written. */
 async function seed(url: string): Promise<number> {
@@ -113,13 +122,52 @@ interface Sent extends TurnTiming {
   cached: boolean;
 }
 
+/** What one turn came to: answered (timed), refused at capacity (503 OVERLOADED), or failed (with its code). */
+type Outcome = { kind: "ok"; timing: TurnTiming } | { kind: "shed"; ms: number; retryAfter: string | null } | { kind: "error"; code: string; detail: string };
+
+/** One turn over POST /v1/turns/stream, timed to the first `token` event and to the `result` event. */
+async function sendTurn(url: string, session: string, message: string): Promise<Outcome> {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${url}/v1/turns/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user_id: `user-${session.split("-")[0]}`, session_id: session, message }), // user-u<n>: a seeded user
+    });
+    if (!response.ok || !response.body) {
+      const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      const code = body.error?.code ?? `HTTP_${response.status}`;
+      if (code === "OVERLOADED") return { kind: "shed", ms: performance.now() - started, retryAfter: response.headers.get("retry-after") };
+      return { kind: "error", code, detail: body.error?.message ?? "" };
+    }
+    const decoder = new TextDecoder();
+    let [text, ttft, turn] = ["", 0, 0];
+    for await (const chunk of response.body) {
+      text += decoder.decode(chunk as Uint8Array, { stream: true });
+      if (!ttft && text.includes("event: token")) ttft = performance.now() - started;
+      if (!turn && text.includes("event: result")) turn = performance.now() - started;
+    }
+    const failed = /event: error\ndata: (.*)/.exec(text);
+    if (failed) {
+      const data = JSON.parse(failed[1] ?? "{}") as { error?: { code?: string; message?: string } };
+      return { kind: "error", code: data.error?.code ?? "STREAM_ERROR", detail: data.error?.message ?? "" };
+    }
+    return { kind: "ok", timing: { ttft, turn: turn || performance.now() - started, tokens: text.split("event: token").length - 1 } };
+  } catch (error) {
+    return { kind: "error", code: "FETCH_FAILED", detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 const summary = (values: readonly number[]) => ({ n: values.length, p50: round(percentile(values, 50), 1), p95: round(percentile(values, 95), 1), p99: round(percentile(values, 99), 1) });
 
 setLogLevel("warn");
-const database = `mg_load_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+const KEEP = args.database !== undefined;
+if (KEEP && !/^[a-z_][a-z0-9_]{0,62}$/.test(args.database ?? "")) throw new Error("--database must be a plain lower-case database name");
+const database = args.database ?? `mg_load_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
 const admin = new pg.Client({ connectionString: ADMIN_URL });
 await admin.connect();
-await admin.query(`CREATE DATABASE ${database}`);
+const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database])).rowCount === 1;
+if (!exists) await admin.query(`CREATE DATABASE ${database}`);
 const url = new URL(ADMIN_URL);
 url.pathname = `/${database}`;
 const databaseUrl = url.toString();
@@ -129,22 +177,45 @@ const provider = await startPacedProvider({ ttftMs: TTFT, tokens: 20, tokenGapMs
 const instances: Service[] = [];
 try {
   const seedStarted = performance.now();
-  const messages = await seed(databaseUrl);
+  // A kept database seeded before is used as it is (its histories, and the turns of earlier runs).
+  const messages = exists ? 0 : await seed(databaseUrl);
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
-  const env = { MEMORY_BACKEND: "redis", REDIS_URL: redis.url, DATABASE_URL: databaseUrl, ...modelAt(provider.baseUrl, "load") };
+  const settings = {
+    ...(args["max-concurrent"] === undefined ? {} : { MAX_CONCURRENT_TURNS: args["max-concurrent"] }),
+    ...(args["queue-ms"] === undefined ? {} : { TURN_QUEUE_MS: args["queue-ms"] }),
+    ...(args["cache-mb"] === undefined ? {} : { RECALL_CACHE_MB: args["cache-mb"] }),
+  };
+  const env = { MEMORY_BACKEND: "redis", REDIS_URL: redis.url, DATABASE_URL: databaseUrl, ...modelAt(provider.baseUrl, "load"), ...settings };
   for (const name of ["instance_a", "instance_b"]) instances.push(await startOurs(temp.dir, env, false, name));
 
   const served = instances.map(() => new Set<number>());
   const recent: { user: number; at: number }[] = [];
   const sent: Sent[] = [];
-  let errors = 0;
+  const shed: { ms: number; retryAfter: string | null }[] = [];
+  const errorCodes: Record<string, number> = {};
   const errorSamples: string[] = [];
-  const rss = instances.map(() => [] as number[]);
-  const connections: number[] = [];
+  const runStarted = performance.now();
+  /** Every 2 s: each instance's RSS (MB) and CPU (% of one core since the last sample), Postgres connections and those waiting on a lock, turns so far. */
+  const samples: { t: number; rss: number[]; cpu: number[]; connections: number; lock_waits: number; ok: number; shed: number; errors: number }[] = [];
+  const lastCpu = instances.map((instance) => ({ at: performance.now(), ms: instance.cpuMs() }));
   const sampler = setInterval(() => {
-    instances.forEach((instance, i) => rss[i]!.push(rssMb(instance.pid)));
-    void admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [database]).then((r) => connections.push(r.rows[0]?.n ?? 0));
+    const now = performance.now();
+    const cpu = instances.map((instance, i) => {
+      const ms = instance.cpuMs();
+      const share = (100 * (ms - lastCpu[i]!.ms)) / (now - lastCpu[i]!.at);
+      lastCpu[i] = { at: now, ms };
+      return round(share, 0);
+    });
+    const row = { t: round((now - runStarted) / 1000, 0), rss: instances.map((instance) => rssMb(instance.pid)), cpu, connections: 0, lock_waits: 0, ok: sent.length, shed: shed.length, errors: errorCount() };
+    samples.push(row);
+    void admin
+      .query<{ n: number; waits: number }>(
+        "SELECT count(*)::int AS n, count(*) FILTER (WHERE wait_event_type = 'Lock')::int AS waits FROM pg_stat_activity WHERE datname = $1",
+        [database],
+      )
+      .then((r) => Object.assign(row, { connections: r.rows[0]?.n ?? 0, lock_waits: r.rows[0]?.waits ?? 0 }));
   }, 2000);
+  const errorCount = () => Object.values(errorCodes).reduce((a, b) => a + b, 0);
 
   let next = 0;
   /** One turn of `user`, on the instance whose turn it is (a load balancer that does not stick). */
@@ -152,12 +223,14 @@ try {
     const instance = next++ % instances.length;
     const cached = served[instance]!.has(user);
     served[instance]!.add(user);
-    try {
-      const timing = await streamTurn(instances[instance]!.url, `u${user}-${visits}`, `${syntheticSentence(random, 8)} What did we say about that?`);
-      sent.push({ ...timing, instance, cached });
-    } catch (error) {
-      errors += 1;
-      if (errorSamples.length < 5) errorSamples.push(error instanceof Error ? error.message : String(error));
+    const outcome = await sendTurn(instances[instance]!.url, `u${user}-${visits}`, `${syntheticSentence(random, 8)} What did we say about that?`);
+    if (outcome.kind === "ok") sent.push({ ...outcome.timing, instance, cached });
+    else if (outcome.kind === "shed") {
+      shed.push(outcome);
+      if (!cached) served[instance]!.delete(user); // refused before it ran: the instance did not serve the user
+    } else {
+      errorCodes[outcome.code] = (errorCodes[outcome.code] ?? 0) + 1;
+      if (errorSamples.length < 5) errorSamples.push(`${outcome.code}: ${outcome.detail}`.slice(0, 300));
     }
   }
 
@@ -199,15 +272,22 @@ try {
     seconds: SECONDS,
     rate_per_s: RATE,
     pacing: { ttft_ms: TTFT, tokens: 20, token_gap_ms: GAP },
+    settings,
     turns: sent.length,
-    errors,
+    errors: errorCount(),
+    error_codes: errorCodes,
     error_samples: errorSamples,
+    // Refused at capacity (503 OVERLOADED, Retry-After): not errors; how fast the refusal came.
+    shed: { n: shed.length, share: round(shed.length / Math.max(1, sent.length + shed.length + errorCount()), 3), ms: summary(shed.map((x) => x.ms)), retry_after: shed[0]?.retryAfter ?? null },
     first_token_ms: { all: summary(of(null, (t) => t.ttft)), cached: summary(of(true, (t) => t.ttft)), unseen: summary(of(false, (t) => t.ttft)) },
     result_ms: { all: summary(of(null, (t) => t.turn)), cached: summary(of(true, (t) => t.turn)), unseen: summary(of(false, (t) => t.turn)) },
     unseen_over_cached_first_token_p95: round(unseenP95 / cachedP95, 2),
-    rss_mb: instances.map((instance, i) => ({ instance: instance.name, max: Math.max(...rss[i]!), last: rss[i]!.at(-1) ?? 0 })),
-    postgres_connections_max: Math.max(0, ...connections),
-    met: { no_errors: errors === 0, unseen_first_token_p95: unseenP95 / cachedP95 <= TARGET_UNSEEN_OVER_CACHED_P95 },
+    rss_mb: instances.map((instance, i) => ({ instance: instance.name, max: Math.max(...samples.map((x) => x.rss[i]!)), last: samples.at(-1)?.rss[i] ?? 0 })),
+    cpu_percent_of_a_core: instances.map((instance, i) => ({ instance: instance.name, p50: round(percentile(samples.map((x) => x.cpu[i]!), 50), 0), max: Math.max(...samples.map((x) => x.cpu[i]!)) })),
+    postgres_connections_max: Math.max(0, ...samples.map((x) => x.connections)),
+    postgres_lock_waits_max: Math.max(0, ...samples.map((x) => x.lock_waits)),
+    timeline_every_10s: samples.filter((_, i) => i % 5 === 4),
+    met: { no_errors: errorCount() === 0, unseen_first_token_p95: unseenP95 / cachedP95 <= TARGET_UNSEEN_OVER_CACHED_P95 },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
@@ -215,6 +295,6 @@ try {
   await provider.close();
   await redis.dispose();
   temp.remove();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  if (!KEEP) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.end();
 }

@@ -34,3 +34,14 @@ export function schemaIdentifier(name: string): string {
 export function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.map((x) => (Number.isFinite(x) ? x : 0)).join(",")}]`;
 }
+
+/**
+ * The session settings of every connection the stores open (pg's `options`): JIT compilation off.
+ * The planner prices the store's short queries high (`searchRecent`'s recursive skip scan over a
+ * user's namespaces at about 577,000 for a query that runs in under a millisecond), past Postgres'
+ * default `jit_above_cost` (100,000), so each was JIT-compiled: about 250 ms of server CPU per call
+ * (EXPLAIN ANALYZE on bench:load's database). Under bench:load at 8 turns/s that CPU starved every
+ * other query until storage calls passed STORAGE_TIMEOUT_MS. A DATABASE_URL that sets `options`
+ * itself keeps its own.
+ */
+export const CONNECTION_OPTIONS = "-c jit=off";
