@@ -10,9 +10,9 @@
  * --long users 10,000), in a fresh database. Then for --seconds, visits arrive (open loop: a
  * visit starts on time whether or not the others ended) at a rate that makes --rate turns a
  * second: in each, a user sends 1–5 turns in a new session, each after the last one's answer and a
- * pause; 80% of visits are by a user who came in the last two minutes, 20% by any user (usually
- * one no instance has served yet). Each turn goes to the two instances in turn (a load balancer
- * that does not stick), over POST /v1/turns/stream; recall reads the user's earlier sessions.
+ * pause; 80% of visits are by a user who came in the last two minutes (the distinct users alike, not
+ * weighted by their visits), 20% by any user (usually one no instance has served yet). Each turn goes
+ * to the two instances in turn (no sticking), over POST /v1/turns/stream; recall reads the user's earlier sessions.
  *
  * Prints JSON: first token and result p50/p95/p99 of all turns and split by whether the instance
  * that took the turn had served that user before (`cached`) or not (`unseen`), errors (by code),
@@ -60,8 +60,7 @@ const USERS = Number(args.users ?? 10_000);
 const LONG = Number(args.long ?? 3);
 const SECONDS = Number(args.seconds ?? 180);
 const RATE = Number(args.rate ?? 8);
-const TTFT = Number(args.ttft ?? 300);
-const GAP = Number(args.gap ?? 15);
+const [TTFT, GAP] = [Number(args.ttft ?? 300), Number(args.gap ?? 15)];
 const ADMIN_URL = args["database-url"] ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const TARGET_UNSEEN_OVER_CACHED_P95 = 1.2;
 const random = seededRandom(11);
@@ -240,7 +239,8 @@ try {
     visits += 1;
     const now = performance.now();
     while (recent.length > 0 && now - recent[0]!.at > 120_000) recent.shift();
-    const user = recent.length > 0 && random() < 0.8 ? recent[Math.floor(random() * recent.length)]!.user : Math.floor(random() * USERS);
+    const recentUsers = [...new Set(recent.map((r) => r.user))];
+    const user = recentUsers.length > 0 && random() < 0.8 ? recentUsers[Math.floor(random() * recentUsers.length)]! : Math.floor(random() * USERS);
     recent.push({ user, at: now });
     const turns = 1 + Math.floor(random() * 5);
     for (let t = 0; t < turns; t++) {
