@@ -4,6 +4,7 @@ import { jsonDepth } from "../json-bounds.js";
 import type { ParsedImport } from "./import-schema.js";
 import { namespaces } from "./namespaces.js";
 import type { FactRecord } from "./records.js";
+import { REDACTED } from "./redaction.js";
 import type { MemoryScope } from "./scope.js";
 
 /**
@@ -82,14 +83,16 @@ export function assertUniqueIds(parsed: ParsedImport): void {
 
 /**
  * Throws INVALID_INPUT naming the first edge of the document's graph whose other end is not a node
- * of the document: an export carries the whole graph, each edge on both of its nodes.
+ * of the document: an export carries the whole graph, each edge on both of its nodes. An edge whose
+ * target a deleted value was cut out of (it holds `REDACTED`; its node went with the value) is kept
+ * as the user's graph keeps it.
  */
 export function assertGraphClosed(parsed: ParsedImport): void {
   const nodes = parsed.entities ?? [];
   const keys = new Set(nodes.map((node) => node.key));
   nodes.forEach((node, i) =>
     node.relations.forEach((edge, j) => {
-      if (!keys.has(edge.to)) throw invalidRecord(`entities.${i}.relations.${j}.to`, `no node ${JSON.stringify(edge.to)} in this document's entities: an edge joins two of its nodes`);
+      if (!keys.has(edge.to) && !edge.to.includes(REDACTED)) throw invalidRecord(`entities.${i}.relations.${j}.to`, `no node ${JSON.stringify(edge.to)} in this document's entities: an edge joins two of its nodes`);
     }),
   );
 }

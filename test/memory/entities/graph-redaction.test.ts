@@ -1,4 +1,5 @@
-import { InMemoryStore } from "@langchain/langgraph";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { createMemoryGraph } from "../../../src/index.js";
 import { entityGraphWrites } from "../../../src/memory/entities/entity-graph.js";
 import type { EntityRecord } from "../../../src/memory/entities/graph-records.js";
 import { namespaces } from "../../../src/memory/namespaces.js";
@@ -17,4 +18,23 @@ it("a deleted fact's value leaves the entity graph: the node it names goes, othe
   expect(nodes.get("priya")?.relations.find((r) => r.type === "lives_in")?.to).toBe(REDACTED);
   expect(nodes.has("arjun")).toBe(true);
   expect(JSON.stringify([...nodes.values()]).toLowerCase()).not.toContain("pune");
+});
+
+it("a graph a deleted value was cut out of goes through export → forget → import as it is", async () => {
+  const store = new InMemoryStore();
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+  try {
+    await memory.importSessions(user, [{ sessionId: "s1", startedAt: "2024-01-01T00:00:00.000Z", messages: [{ id: "m1", role: "user", text: "My sister Priya moved to Pune." }] }]);
+    const { writes } = await redactionWrites(store, user, ["Pune"], new Set(["m1"]));
+    await store.batch(writes);
+    const nodes = async () => new Map((await store.search(namespaces.entities(user), { limit: 100 })).map((item) => [item.key, item.value as EntityRecord]));
+    const before = await nodes();
+    expect(before.get("priya")?.relations.find((r) => r.type === "lives_in")?.to).toBe(REDACTED);
+    const exported = await memory.exportUser(user);
+    await memory.forgetUser(user);
+    await memory.importSessions(user, exported);
+    expect(await nodes()).toEqual(before);
+  } finally {
+    await memory.close();
+  }
 });
