@@ -23,7 +23,7 @@
  *
  * --database NAME seeds a database of that name once and keeps it, so that later runs (other rates,
  * other settings) skip the seeding; --max-concurrent, --queue-ms and --cache-mb set the instances'
- * MAX_CONCURRENT_TURNS, TURN_QUEUE_MS and RECALL_CACHE_MB (their defaults when absent).
+ * MAX_CONCURRENT_TURNS, TURN_QUEUE_MS and RECALL_CACHE_MB (their defaults when absent), --node-options their NODE_OPTIONS.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -53,13 +53,12 @@ const args = flagsOrExit(
     "max-concurrent": { type: "string" },
     "queue-ms": { type: "string" },
     "cache-mb": { type: "string" },
+    "node-options": { type: "string" },
   },
-  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128]",
+  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128] [--node-options '--max-old-space-size=256']",
 );
 const USERS = Number(args.users ?? 10_000);
-const LONG = Number(args.long ?? 3);
-const SECONDS = Number(args.seconds ?? 180);
-const RATE = Number(args.rate ?? 8);
+const [LONG, SECONDS, RATE] = [Number(args.long ?? 3), Number(args.seconds ?? 180), Number(args.rate ?? 8)];
 const [TTFT, GAP] = [Number(args.ttft ?? 300), Number(args.gap ?? 15)];
 const ADMIN_URL = args["database-url"] ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const TARGET_UNSEEN_OVER_CACHED_P95 = 1.2;
@@ -183,6 +182,7 @@ try {
     ...(args["max-concurrent"] === undefined ? {} : { MAX_CONCURRENT_TURNS: args["max-concurrent"] }),
     ...(args["queue-ms"] === undefined ? {} : { TURN_QUEUE_MS: args["queue-ms"] }),
     ...(args["cache-mb"] === undefined ? {} : { RECALL_CACHE_MB: args["cache-mb"] }),
+    ...(args["node-options"] === undefined ? {} : { NODE_OPTIONS: args["node-options"] }),
   };
   const env = { MEMORY_BACKEND: "redis", REDIS_URL: redis.url, DATABASE_URL: databaseUrl, ...modelAt(provider.baseUrl, "load"), ...settings };
   for (const name of ["instance_a", "instance_b"]) instances.push(await startOurs(temp.dir, env, false, name));
