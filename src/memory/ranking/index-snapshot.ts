@@ -19,6 +19,15 @@ const IDS_ARE_ORDERS = 1;
 const RAW_ORDERS = 2;
 const HEADER_BYTES = 32;
 
+/**
+ * How many changes applied to a cached index of `documents` documents make its stored snapshot
+ * worth writing again: a sixteenth of it, between 16 and 256, so what a fresh process applies on
+ * top of the bytes stays a small part of what a build would read.
+ */
+export function snapshotRefreshRows(documents: number): number {
+  return Math.min(256, Math.max(16, Math.floor(documents / 16)));
+}
+
 /** A growing byte buffer written as unsigned varints (LEB128, up to 2^53). */
 class VarintWriter {
   bytes = new Uint8Array(1024);
@@ -154,11 +163,13 @@ export function decodeIndexState(input: Uint8Array): IndexState {
   }
   docs.starts[n] = end;
   if (end !== docs.pool.length || at !== bytes.length) fail("fewer pairs than its header says");
-  let ids = strings.ids;
-  if ((flags & IDS_ARE_ORDERS) !== 0) {
-    ids = new Array<string>(n);
-    for (let slot = 0; slot < n; slot++) ids[slot] = `${docs.orders[slot] as number}`;
-  }
+  const ids = (flags & IDS_ARE_ORDERS) !== 0 ? ordersWrittenOut(docs.orders) : strings.ids;
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
   return { terms, names, ids: ids as string[], docs };
+}
+
+function ordersWrittenOut(orders: Float64Array): string[] {
+  const ids = new Array<string>(orders.length);
+  for (let slot = 0; slot < orders.length; slot++) ids[slot] = `${orders[slot] as number}`;
+  return ids;
 }

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { log } from "../../logger.js";
 import { buildRecallIndex, type TraitColumns } from "../../memory/ranking/index-source.js";
-import { encodeIndexState } from "../../memory/ranking/index-snapshot.js";
+import { encodeIndexState, snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { applyItem, loadIndexSnapshot, pruneIndexSnapshots, writeIndexSnapshot } from "./index-snapshots.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
@@ -25,8 +25,6 @@ export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.fre
 
 /** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
 const MAX_DELTA = 20_000;
-/** Changes applied to a cached index since its snapshot past which the snapshot is written again. */
-const SNAPSHOT_REFRESH_ROWS = 256;
 /** A cache not synchronised for this long starts over (`store_deletions` rows are kept a day, see `pruneDeletions`). */
 const MAX_IDLE_MS = 60 * 60 * 1000;
 
@@ -70,7 +68,7 @@ interface ChangeRow extends TraitColumns {
  *   newer one;
  * - with a `snapshotPool`, a missing entry is first read from its persisted snapshot and the changes
  *   since (`loadIndexSnapshot`), built from the rows only when there is none or it cannot be used
- *   (logged); after a build, or once `SNAPSHOT_REFRESH_ROWS` changes or a removal or rewrite of a
+ *   (logged); after a build, or once `snapshotRefreshRows` changes or a removal or rewrite of a
  *   document it holds were applied, the entry's snapshot is written (again) on the pool, after the
  *   search that caused it has its answer: never on a search's path.
  */
@@ -223,7 +221,7 @@ export class PostgresIndexCache {
   private persistWhenDue(key: string, entry: Entry): void {
     const pool = this.snapshotPool;
     if (!pool || entry.writing || entry.index.size === 0) return;
-    if (entry.stamp !== undefined && !entry.touched && entry.changed < SNAPSHOT_REFRESH_ROWS) return;
+    if (entry.stamp !== undefined && !entry.touched && entry.changed < snapshotRefreshRows(entry.index.size)) return;
     entry.writing = true;
     const write = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       const stamp = this.seen;

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { DocTraits } from "../../memory/ranking/document-text.js";
 import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
+import { snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import { log } from "../../logger.js";
 import { loadIndexSnapshot, writeIndexSnapshot } from "./index-snapshots.js";
 import { writeWhenFree } from "./write-when-free.js";
@@ -30,8 +31,6 @@ interface Entry {
   writing?: boolean;
 }
 
-/** Writes applied to a cached index since its snapshot past which the snapshot is written again. */
-const SNAPSHOT_REFRESH_ROWS = 256;
 
 /**
  * In-process `RecallIndex`es of the search prefixes recently queried on one connection, so a
@@ -49,7 +48,7 @@ const SNAPSHOT_REFRESH_ROWS = 256;
  *   `maxItems` items is not cached (its searches use FTS5);
  * - with `snapshots` on, a missing entry is first read from its persisted snapshot and the range's
  *   items written since (`loadIndexSnapshot`), built from the rows only when there is none or it
- *   cannot be read (logged); after a build, or once `SNAPSHOT_REFRESH_ROWS` writes were applied or
+ *   cannot be read (logged); after a build, or once `snapshotRefreshRows` writes were applied or
  *   one dropped its snapshot, the snapshot is written again after the search that caused it, in its
  *   own write transaction, which brings the cache up to date first (so the stamp is exact).
  */
@@ -129,7 +128,7 @@ export class IndexCache {
    * deletion clears the cache) is not written.
    */
   private persistWhenDue(key: string, entry: Entry): void {
-    if (!this.snapshots || entry.writing || entry.index.size === 0 || (entry.persisted && entry.changed < SNAPSHOT_REFRESH_ROWS)) return;
+    if (!this.snapshots || entry.writing || entry.index.size === 0 || (entry.persisted && entry.changed < snapshotRefreshRows(entry.index.size))) return;
     entry.writing = true;
     const write = new Promise((resolve) => setImmediate(resolve))
       .then(async () => {
