@@ -4,7 +4,7 @@ import { buildRecallIndex, traitsOfColumns, type TraitColumns } from "../../memo
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import { log } from "../../logger.js";
-import { loadIndexSnapshot, writeIndexSnapshot } from "./index-snapshots.js";
+import { catchUp, loadIndexSnapshot, writeIndexSnapshot } from "./index-snapshots.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru, type RecallCacheBounds } from "../shared/sized-lru.js";
 import { statement } from "./statements.js";
@@ -28,6 +28,8 @@ interface Entry {
   persisted: boolean;
   /** Writes applied since. */
   changed: number;
+  /** A `seq` every item of its range written up to is known to be in the index (a lower bound). */
+  seq: number;
   writing?: boolean;
 }
 
@@ -50,7 +52,7 @@ interface Entry {
  *   items written since (`loadIndexSnapshot`), built from the rows only when there is none or it
  *   cannot be read (logged); after a build, or once `snapshotRefreshRows` writes were applied or
  *   one dropped its snapshot, the snapshot is written again after the search that caused it, in its
- *   own write transaction, which brings the cache up to date first (so the stamp is exact).
+ *   own write transaction, which brings the entry up to date first (so the stamp, the newest `seq`, is exact).
  */
 export class IndexCache {
   private readonly entries: SizedLru<Entry>;
@@ -88,7 +90,7 @@ export class IndexCache {
     if (this.snapshots) {
       const loaded = loadIndexSnapshot(this.db, from, to);
       if (loaded.index && loaded.index.size <= this.maxItems) {
-        const entry: Entry = { from, to, index: loaded.index, persisted: true, changed: loaded.applied };
+        const entry: Entry = { from, to, index: loaded.index, persisted: true, changed: loaded.applied, seq: loaded.seq };
         this.entries.set(key, entry);
         this.persistWhenDue(key, entry);
         return loaded.index;
@@ -109,7 +111,7 @@ export class IndexCache {
        FROM store_items i JOIN store_fts f ON f.rowid = i.id WHERE i.ns_path >= ? AND i.ns_path < ? ORDER BY i.id`,
     ).all(from, to) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
     const index = buildRecallIndex(rows, (row) => ({ id: String(row.id), group: row.path, order: row.id }));
-    const entry: Entry = { from, to, index, persisted: false, changed: 0 };
+    const entry: Entry = { from, to, index, persisted: false, changed: 0, seq: this.seen?.seq ?? 0 };
     this.entries.set(key, entry);
     this.persistWhenDue(key, entry);
     return index;
@@ -137,9 +139,12 @@ export class IndexCache {
           this.db
             .transaction(() => {
               this.checkVersion();
-              if (this.entries.get(key) !== entry || !this.seen) return;
-              writeIndexSnapshot(this.db, entry, this.seen.seq, entry.index.size, entry.index.toSnapshot());
-              [entry.persisted, entry.changed] = [true, 0];
+              if (this.entries.get(key) !== entry) return;
+              // Committed writes of this connection the cache has not been told of yet come in here too.
+              const { newest } = statement(this.db, "SELECT IFNULL(MAX(seq), 0) AS newest FROM store_items").get() as { newest: number };
+              catchUp(this.db, entry.index, entry.from, entry.to, entry.seq);
+              writeIndexSnapshot(this.db, entry, newest, entry.index.size, entry.index.toSnapshot());
+              [entry.persisted, entry.changed, entry.seq] = [true, 0, newest];
             })
             .immediate(),
         );

@@ -39,7 +39,11 @@ export function dropSnapshotsOverlapping(db: Database.Database, from: string, to
 }
 
 /** The index of [from, to) from its snapshot and the range's items written since, or why there is none. */
-export function loadIndexSnapshot(db: Database.Database, from: string, to: string): { index: RecallIndex; applied: number } | { index?: undefined; reason: "missing" | "unreadable"; detail?: string } {
+export function loadIndexSnapshot(
+  db: Database.Database,
+  from: string,
+  to: string,
+): { index: RecallIndex; seq: number; applied: number } | { index?: undefined; reason: "missing" | "unreadable"; detail?: string } {
   const head = statement(db, "SELECT seq, data FROM store_index_snapshots WHERE from_path = ? AND to_path = ?").get(from, to) as { seq: number; data: Buffer } | undefined;
   if (!head) return { reason: "missing" };
   let index: RecallIndex;
@@ -48,17 +52,25 @@ export function loadIndexSnapshot(db: Database.Database, from: string, to: strin
   } catch (error) {
     return { reason: "unreadable", detail: (error as Error).message };
   }
-  // Few rows written anywhere since the stamp: read them by `seq`; else the range's rows by path.
+  const applied = catchUp(db, index, from, to, head.seq);
+  return { index, seq: head.seq, applied };
+}
+
+/**
+ * Adds to `index` the items of [from, to) written after `seq` (re-adding one it holds is
+ * idempotent); returns how many. Few rows written anywhere since: read by `seq`; else by path.
+ */
+export function catchUp(db: Database.Database, index: RecallIndex, from: string, to: string, seq: number): number {
   const { newest } = statement(db, "SELECT IFNULL(MAX(seq), 0) AS newest FROM store_items").get() as { newest: number };
-  const bySeq = newest - head.seq <= index.size;
+  const bySeq = newest - seq <= index.size;
   const rows = statement(
     db,
     `SELECT i.id AS id, i.ns_path AS path, f.terms AS tokens, i.label AS label, i.asks AS asks, i.speaker AS speaker
      FROM store_items i ${bySeq ? "INDEXED BY store_items_seq" : ""} JOIN store_fts f ON f.rowid = i.id
      WHERE i.ns_path >= ? AND i.ns_path < ? AND i.seq > ?`,
-  ).all(from, to, head.seq) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
+  ).all(from, to, seq) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
   for (const row of rows) index.add(String(row.id), row.tokens.split(" "), row.path, row.id, traitsOfColumns(row));
-  return { index, applied: rows.length };
+  return rows.length;
 }
 
 /** Stores the snapshot of [from, to) current to `seq`, replacing the one before; inside a write transaction holding the cache still. */
