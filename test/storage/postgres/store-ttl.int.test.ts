@@ -51,7 +51,7 @@ describe("postgres store TTL on a database written before it", () => {
       const store = new PostgresStore(pool, { schema: s, ttl: { defaultTtl: 1 } });
       await store.setup();
       const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${s}.store_migrations ORDER BY version`);
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       await store.put(ns, "new", { text: "goes" });
       vi.setSystemTime(Date.now() + 5 * 60_000);
       expect((await store.search(ns)).map((i) => i.key)).toEqual(["old"]);

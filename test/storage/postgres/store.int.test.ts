@@ -47,7 +47,7 @@ describe("PostgresStore", () => {
     expect(results.every((r) => r.vectors)).toBe(true);
     await stores[0]?.setup();
     const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${schemas.misc}.store_migrations ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it("finds by vector similarity what has no lexical match, through the HNSW index", async () => {
