@@ -3,13 +3,21 @@
 # Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
 #
-# On Cloud Run: --memory 1Gi --cpu 1 with one worker (WEB_CONCURRENCY=1). The recall index cache
-# is bounded at 256 MiB by its own count, and measured in RSS it grows about 1.7x that: 0.57-0.63 GB
-# once an instance has served a few thousand users (bench/recall-users.ts, docs/operations.md,
-# "Cold start and memory on Cloud Run"); 512 MiB holds about 1,000 users' indexes and is then
-# killed for memory. Minimum instances may be 0: a new instance listens in about 0.9 s and answers
-# its first turn in about 1.1 s on the benchmark machine (npm run bench:cold-start; the bare
-# LangGraph chatbot 0.65-0.7 s), the language tools loading after it listens.
+# On Cloud Run: --memory 512Mi --cpu 1 with one worker (WEB_CONCURRENCY=1) and --concurrency 16.
+# Memory: the recall index cache holds RECALL_CACHE_MB (128) by its own count and gives memory back
+# once RSS passes RECALL_CACHE_MAX_RSS_MB (400); after serving 10,000 users an instance measured
+# 372 MB of RSS (bench/recall-users.ts --users 10000 --max-rss-mb 400), and 340 MB with the cache
+# full at 128 MB when V8's young generation is kept small (NODE_OPTIONS below: 4,000 users; 438 MB
+# without it), leaving room in 512 MiB for turns in flight. A larger instance: raise both settings
+# together (RSS grows about 1.5x RECALL_CACHE_MB with the NODE_OPTIONS below, 2x without, above the
+# service's own ~160 MB).
+# Concurrency: each worker runs MAX_CONCURRENT_TURNS (8) turns at once and answers the next with a
+# quick 503 OVERLOADED + Retry-After after TURN_QUEUE_MS (500 ms) rather than slowing every turn;
+# --concurrency 16 leaves places for reads beside 8 turns. Two instances on one Postgres took 16
+# turns/s (8 each) with 0 errors, first token p95 1.1 s, 1.6% refused at capacity (npm run
+# bench:load -- --rate 16; docs/operations.md). Minimum instances may be 0: a new instance listens in
+# about 0.9 s and answers its first turn in about 1.1 s on the benchmark machine (npm run
+# bench:cold-start; the bare LangGraph chatbot 0.65-0.7 s), the language tools loading after it listens.
 #
 # CI performs these steps without a container engine: scripts/image-check.ts reads this file and
 # runs each step in a clean temporary copy with this Node version, then starts the result and
@@ -37,9 +45,12 @@ RUN npm run build
 # Small runtime: node, production node_modules, compiled JS; runs as the non-root `node` user.
 FROM node:${NODE_VERSION}-slim
 WORKDIR /app
+# --max-semi-space-size=2: V8's young generation kept at 2 MB a semi-space, so the heap does not
+# hold ~60-90 MB of room beyond what is live (docs/operations.md, "Memory").
 ENV NODE_ENV=production \
     PORT=8080 \
-    SQLITE_PATH=/app/data/memory.db
+    SQLITE_PATH=/app/data/memory.db \
+    NODE_OPTIONS=--max-semi-space-size=2
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 # The memory inspector's page (served at /inspector when INSPECTOR=on; off in production by default).

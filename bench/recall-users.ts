@@ -85,6 +85,9 @@ try {
       minVectorScore: limits.minVectorScore,
       excludeIds: new Set(),
     });
+    // As between requests of a service: the event loop turns, so work a search scheduled for after it (a
+    // recall index snapshot's write) runs, rather than every user's waiting, with its index, for the loop's end.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const rssServed = process.memoryUsage.rss();
   const after = heap();
