@@ -14,6 +14,19 @@ const FIRST_PERSON = /\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b/i;
 const ABOUT_ASSISTANT =
   /\b(?:our|we)\b.{0,40}\b(?:conversation|chat|discussion|discussed|talked|talk)\b|\byou\b.{0,30}\b(?:said|say|told|mentioned|recommended|suggested|provided|made|created|gave|listed|wrote|explained|shared)\b/i;
 
+const ASKS_FOR_LIST =
+  /\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:activities|hobbies|events|books|things|ways|places|items|kinds|types|sports|pets|instruments|games|movies|countries|cities|states|foods|paintings|symbols|gifts)\b|\bhow many\b|\b(?:what|which)\s+\w+s\s+(?:has|have|does|do|did)\b/i;
+
+/**
+ * Whether `query` asks for several things, whose answers are spread over turns and sessions
+ * ("What activities does Melanie partake in?", "Which books has she read?", "How many times did I
+ * …"), so its ranking leans less on one match's neighbours (`HybridOptions.listQuery`). English
+ * phrasing only. Pure.
+ */
+export function asksForList(query: string): boolean {
+  return ASKS_FOR_LIST.test(query);
+}
+
 /**
  * Per message role, the factor on its lexical score for `query` (see `HybridOptions.labelWeights`):
  * `{ assistant: ASSISTANT_WEIGHT_FOR_FIRST_PERSON }` when the query speaks in the first person and

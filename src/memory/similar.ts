@@ -2,14 +2,15 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { embedOrSkip } from "./ranking/embed-or-skip.js";
 import { RecallIndex, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize } from "./ranking/index.js";
-import { indexSource, lexicalMaxOf, rankingOf } from "./ranking/index-source.js";
+import { hybridOptionsOf, indexSource, lexicalMaxOf, rankingOf } from "./ranking/index-source.js";
+import type { HybridOptions } from "./ranking/hybrid.js";
 import type { TranscriptRecord } from "./records.js";
 import { walkEntityGraph } from "./entities/entity-walk.js";
 import { fuseGraphCandidates } from "./entities/graph-fusion.js";
 import type { GraphWalkOptions } from "./limits.js";
 import type { MemoryScope } from "./scope.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
-import { roleWeightsFor } from "./query-subject.js";
+import { asksForList, roleWeightsFor } from "./query-subject.js";
 import { listAll, supportsOf } from "./store-io.js";
 import { isRecallable } from "./transcript.js";
 
@@ -63,11 +64,19 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   // The walk reorders the store's list: it needs a list deep enough to reorder.
   const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
   const labelWeights = roleWeightsFor(search.query);
-  const options: WeightedSearchOptions = { query: search.query, limit: wanted, withNeighbours: true, textChars: search.textChars, ...(labelWeights ? { labelWeights } : {}) };
+  const list = asksForList(search.query);
+  const options: WeightedSearchOptions = {
+    query: search.query,
+    limit: wanted,
+    withNeighbours: true,
+    textChars: search.textChars,
+    ...(labelWeights ? { labelWeights } : {}),
+    ...(list ? { asksForList: true } : {}),
+  };
   const [ranked, reached] = await Promise.all([
     supportsOf(store).rankedSearch
       ? rankedByStore(store, prefix, search, options)
-      : rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, labelWeights),
+      : rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, hybridOptionsOf(undefined, { labelWeights, asksForList: list })),
     graph ? walkEntityGraph(store, graph.user, search.query, graph.options) : Promise.resolve([]),
   ]);
   const inScope = graph?.sessionId === undefined ? reached : reached.filter((c) => c.sessionId === graph.sessionId);
@@ -105,7 +114,7 @@ function createdOf(item: Item): string {
   return typeof created === "string" ? created : item.createdAt.toISOString();
 }
 
-async function rankHere(candidates: Item[], search: SimilarSearch, labelWeights: Record<string, number> | undefined): Promise<RankedItem[]> {
+async function rankHere(candidates: Item[], search: SimilarSearch, hybrid: HybridOptions): Promise<RankedItem[]> {
   const texts = candidates.map((item) => recordIndexText(item.value) ?? "");
   let vectorSearch: (() => { id: string; score: number }[]) | undefined;
   const embeddings = search.embeddings;
@@ -122,7 +131,7 @@ async function rankHere(candidates: Item[], search: SimilarSearch, labelWeights:
       .sort((a, b) => b.score - a.score);
     vectorSearch = () => hits;
   }
-  const fused = normalizeScores(rankHybrid(tokenize(search.query), indexSource(localIndex(candidates, texts)), vectorSearch, labelWeights ? { labelWeights } : {}));
+  const fused = normalizeScores(rankHybrid(tokenize(search.query), indexSource(localIndex(candidates, texts)), vectorSearch, hybrid));
   const lexicalMax = lexicalMaxOf(fused);
   const byId = new Map(candidates.map((item) => [item.key, item]));
   return fused.flatMap((hit) => {

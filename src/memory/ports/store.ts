@@ -33,6 +33,8 @@ export type LabelWeights = Readonly<Record<string, number>>;
  */
 export interface RecallSearchOptions {
   labelWeights?: LabelWeights;
+  /** The query asks for a list (`asksForList`): ranked with `HybridOptions.listQuery`. */
+  asksForList?: boolean;
   withNeighbours?: boolean;
   textChars?: number;
 }

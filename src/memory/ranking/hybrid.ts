@@ -1,6 +1,7 @@
 import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
+import { spreadAcrossGroups } from "./diversity.js";
 import type { LexicalSource } from "./lexical-source.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
 import { termFrequencies } from "./tokenize.js";
@@ -10,6 +11,11 @@ export { addNeighbourContext } from "./neighbour-context.js";
 
 /** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
 export interface HybridOptions {
+  /**
+   * BM25's length normalisation `b` (0..1) for this ranking's lexical passes; unset, the index's
+   * own (0.75). Lower favours the long turns that tell what someone did over short replies.
+   */
+  lengthNorm?: number;
   /** Documents of the first pass whose terms feed pseudo-relevance feedback; 0 turns it off. Default 3. */
   feedbackDocs?: number;
   /** Expansion terms taken from them; default 5. */
@@ -56,6 +62,22 @@ export interface HybridOptions {
    * LoCoMo, whose turns name their speakers; LongMemEval's do not).
    */
   speakerWeight?: number;
+  /**
+   * Each document of a conversation (see `LexicalSource.groupsOf`) is weighed by this factor (0..1)
+   * once for every better-scored document of the same conversation, after neighbour context and
+   * `speakerWeight`, so one session's turns do not fill the top. 1 turns it off (the default).
+   */
+  groupDecay?: number;
+  /**
+   * The query asks for a list (see `asksForList`): its answers lie in several turns, often in
+   * several sessions, so `listNeighbourWeight` and `listSpeakerWeight` replace `neighbourWeight`
+   * and `speakerWeight`. Default false.
+   */
+  listQuery?: boolean;
+  /** `neighbourWeight` of a list query; default 0.3 (chosen on LoCoMo and LongMemEval development sets together). */
+  listNeighbourWeight?: number;
+  /** `speakerWeight` of a list query; default 0.5 (chosen on LoCoMo). */
+  listSpeakerWeight?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -82,7 +104,7 @@ export interface HybridResult extends FusedResult {
   context?: number;
 }
 
-const DEFAULTS: Required<HybridOptions> = {
+const DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions, "lengthNorm"> = {
   feedbackDocs: 3,
   feedbackTerms: 5,
   feedbackWeight: 0.2,
@@ -92,6 +114,10 @@ const DEFAULTS: Required<HybridOptions> = {
   questionLend: 2,
   bridgeLength: 20,
   speakerWeight: 0.7,
+  groupDecay: 1,
+  listQuery: false,
+  listNeighbourWeight: 0.3,
+  listSpeakerWeight: 0.5,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -121,13 +147,19 @@ export function expansionTerms(
     .map((x) => x.term);
 }
 
-function checkOptions(options: Required<HybridOptions>): void {
+function checkOptions(options: typeof DEFAULTS): void {
+  if (options.lengthNorm !== undefined && !(options.lengthNorm >= 0 && options.lengthNorm <= 1)) {
+    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: lengthNorm must lie in 0..1", { kind: "user", field: "lengthNorm" });
+  }
   for (const [label, weight] of Object.entries(options.labelWeights)) {
     if (!(weight >= 0 && weight <= 1)) {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
     }
   }
-  if (!(options.speakerWeight <= 1)) {
+  if (!(options.groupDecay <= 1)) {
+    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: groupDecay must lie in 0..1", { kind: "user", field: "groupDecay" });
+  }
+  if (!(options.speakerWeight <= 1) || !(options.listSpeakerWeight <= 1)) {
     throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: speakerWeight must lie in 0..1", { kind: "user", field: "speakerWeight" });
   }
   for (const [name, value] of Object.entries(options)) {
@@ -196,11 +228,12 @@ export function rankHybrid(
   vectorSearch: ((lexicalCandidates: readonly string[]) => readonly ScoredId[]) | undefined,
   options: HybridOptions = {},
 ): HybridResult[] {
-  const o = { ...DEFAULTS, ...options };
-  checkOptions(o);
+  const given = { ...DEFAULTS, ...options };
+  checkOptions(given);
+  const o = given.listQuery ? { ...given, neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight } : given;
   const terms = [...new Set(queryTerms)];
   const weigh = labelWeigher(source, o.labelWeights);
-  const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit)) : new Map<string, number>();
+  const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
   const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);
@@ -210,7 +243,7 @@ export function rankHybrid(
     const allowed = share ? (term: string) => share(term) <= o.feedbackMaxShare : undefined;
     const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, allowed);
     if (extra.length > 0) {
-      for (const [id, score] of weigh(source.score(extra, o.lexicalLimit))) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
+      for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, o.lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
     }
   }
   let final = lexical;
@@ -234,6 +267,7 @@ export function rankHybrid(
     for (const id of context.keys()) if (!lexical.has(id)) final.delete(id);
   }
   final = favourNamedSpeaker(final, terms, source, o.speakerWeight);
+  final = spreadAcrossGroups(final, source, o.groupDecay);
   const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   const fused = fuseRankings(lists, { k: o.rrfK });

@@ -11,13 +11,14 @@ export function indexSource(index: RecallIndex): LexicalSource & { newest(n: num
   return {
     newest: (n) => index.newest(n),
     documentShare: (term) => index.documentShare(term),
-    score: (terms, wanted) => index.score(terms, wanted),
+    score: (terms, wanted, lengthNorm) => index.score(terms, wanted, lengthNorm),
     termsOf: (ids) => index.termsOf(ids),
     neighboursOf: (ids) => index.neighboursOf(ids),
     lengthsOf: (ids) => index.lengthsOf(ids),
     labelsOf: (ids) => index.labelsOf(ids),
     answersOf: (ids) => index.answersOf(ids),
     speakersOf: (ids) => index.speakersOf(ids),
+    groupsOf: (ids) => index.groupsOf(ids),
   };
 }
 
@@ -64,10 +65,18 @@ export function columnsOfTraits(traits: DocTraits): TraitColumns {
   return { label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
 }
 
-/** What a ranked search asks beside the store's own tuning: label weights and neighbour-only hits (see `RecallSearchOptions`). */
-export function hybridOptionsOf(tuning: HybridOptions | undefined, op: { labelWeights?: Readonly<Record<string, number>>; withNeighbours?: boolean }): HybridOptions {
-  const { labelWeights, withNeighbours } = op;
-  return { ...tuning, ...(labelWeights ? { labelWeights } : {}), ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}) };
+/** What a ranked search asks beside the store's own tuning: label weights, a list query and neighbour-only hits (see `RecallSearchOptions`). */
+export function hybridOptionsOf(
+  tuning: HybridOptions | undefined,
+  op: { labelWeights?: Readonly<Record<string, number>>; asksForList?: boolean; withNeighbours?: boolean },
+): HybridOptions {
+  const { labelWeights, asksForList, withNeighbours } = op;
+  return {
+    ...tuning,
+    ...(labelWeights ? { labelWeights } : {}),
+    ...(asksForList ? { listQuery: true } : {}),
+    ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}),
+  };
 }
 
 /** Why a hit ranks where it does (the store port's `Ranking`): normalised lexical and context scores, cosine, fused. */

@@ -4,8 +4,8 @@
  * conversation). Every engine reads one through `indexSource` over a `RecallIndex`.
  */
 export interface LexicalSource {
-  /** BM25 scores (> 0) of at most `limit` best matching documents for `terms` (each distinct term once). */
-  score(terms: readonly string[], limit: number): Map<string, number>;
+  /** BM25 scores (> 0) of at most `limit` best matching documents for `terms` (each distinct term once); `lengthNorm` is BM25's `b` when given. */
+  score(terms: readonly string[], limit: number, lengthNorm?: number): Map<string, number>;
   /** The indexed terms of each id (absent ids may be left out). */
   termsOf(ids: readonly string[]): Map<string, readonly string[]>;
   /** For each id, the ids of its neighbours (absent ids may be left out). */
@@ -18,6 +18,8 @@ export interface LexicalSource {
   labelsOf?(ids: Iterable<string>): Map<string, string>;
   /** For each id that asks a question, the id written after it in its conversation (its answer), when the source knows it. */
   answersOf?(ids: Iterable<string>): Map<string, string>;
+  /** The conversation (group) of each id, when the source knows it (absent ids may be left out). */
+  groupsOf?(ids: Iterable<string>): Map<string, string>;
   /** Who said each id, by name, when the source knows it (ids without a speaker may be left out). */
   speakersOf?(ids: Iterable<string>): Map<string, string>;
 }

@@ -153,8 +153,8 @@ export class RecallIndex {
     return this.live === 0 ? 0 : this.documentFrequency(term) / this.live;
   }
 
-  /** The best `limit` BM25 scores for `terms` (each distinct term once); all matches when fewer. */
-  score(terms: readonly string[], limit: number): Map<string, number> {
+  /** The best `limit` BM25 scores for `terms` (each distinct term once; all matches when fewer), BM25's `b` being `lengthNorm` when given. */
+  score(terms: readonly string[], limit: number, lengthNorm?: number): Map<string, number> {
     const out = new Map<string, number>();
     if (this.live === 0 || limit < 1) return out;
     const packed = this.docs.starts[this.postings.packedSlots] as number;
@@ -164,7 +164,7 @@ export class RecallIndex {
       const id = this.terms.find(term);
       if (id >= 0) ids.add(id);
     }
-    const view: ScanView = { ...this.bm25, docs: this.docs, postings: this.postings, slotIds: this.slotIds, live: this.live, totalLength: this.totalLength, minLength: this.minLength };
+    const view: ScanView = { ...this.bm25, b: lengthNorm ?? this.bm25.b, docs: this.docs, postings: this.postings, slotIds: this.slotIds, live: this.live, totalLength: this.totalLength, minLength: this.minLength };
     for (const { slot, score } of scanBest(view, [...ids], this.terms.size, limit)) out.set(this.slotIds[slot] as string, score);
     return out;
   }
@@ -195,14 +195,13 @@ export class RecallIndex {
   }
 
   /** The label of each id that has one (absent and unlabelled ids are left out). */
-  labelsOf(ids: Iterable<string>): Map<string, string> {
-    return this.namedBy(ids, this.docs.labels);
-  }
+  labelsOf = (ids: Iterable<string>): Map<string, string> => this.namedBy(ids, this.docs.labels);
 
   /** The speaker of each id that names one (absent ids and ids without a speaker are left out). */
-  speakersOf(ids: Iterable<string>): Map<string, string> {
-    return this.namedBy(ids, this.docs.speakers);
-  }
+  speakersOf = (ids: Iterable<string>): Map<string, string> => this.namedBy(ids, this.docs.speakers);
+
+  /** The group (a conversation's namespace) of each id (absent ids are left out). */
+  groupsOf = (ids: Iterable<string>): Map<string, string> => this.namedBy(ids, this.docs.groups);
 
   /** For each id that asks a question, the id after it in its group (absent when it is the last). */
   answersOf(ids: Iterable<string>): Map<string, string> {

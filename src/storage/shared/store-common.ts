@@ -48,13 +48,15 @@ export abstract class TenantStore extends BaseStore {
     return super.delete(...args);
   }
 
-  /** As `BaseStore.search`; recall's options (`labelWeights`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`). */
+  /** As `BaseStore.search`; recall's options (`labelWeights`, `asksForList`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`). */
   override async search(namespacePrefix: string[], options?: WeightedSearchOptions & { refreshTtl?: boolean }): Promise<SearchItem[]> {
     assertTenantNamespace(namespacePrefix, { field: "namespacePrefix" });
-    const { labelWeights, withNeighbours, textChars, refreshTtl } = options ?? {};
-    if (labelWeights === undefined && withNeighbours === undefined && textChars === undefined && refreshTtl === undefined) return super.search(namespacePrefix, options);
+    const { labelWeights, asksForList, withNeighbours, textChars, refreshTtl } = options ?? {};
+    if (labelWeights === undefined && asksForList === undefined && withNeighbours === undefined && textChars === undefined && refreshTtl === undefined) {
+      return super.search(namespacePrefix, options);
+    }
     const { filter, limit = 10, offset = 0, query } = options ?? {};
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, labelWeights, withNeighbours, textChars, refreshTtl }]))[0] ?? [];
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, labelWeights, asksForList, withNeighbours, textChars, refreshTtl }]))[0] ?? [];
   }
 
   override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {

@@ -77,6 +77,20 @@ describe("SqliteStore search by role and question", () => {
     }
   });
 
+  it("ranks a list question with its own neighbour weight (asksForList), on the cached index and on FTS5 alike", async () => {
+    const tuned = new SqliteStore(db, { hybrid: { feedbackDocs: 0, neighbourWeight: 0.5, listNeighbourWeight: 0.25 } });
+    const contextOfAnswer = async (asksForList: boolean | undefined, filter?: Record<string, unknown>): Promise<number> => {
+      const hits = (await tuned.search(prefix, { query: "litter clay", limit: 10, filter, asksForList })) as RankedSearchItem[];
+      return hits.find((hit) => hit.key === "m3")?.ranking?.context ?? 0;
+    };
+    for (const filter of [undefined, { sessionId: "s1" }]) {
+      const plain = await contextOfAnswer(undefined, filter);
+      expect(plain).toBeGreaterThan(0);
+      expect(await contextOfAnswer(false, filter)).toBeCloseTo(plain, 9);
+      expect(await contextOfAnswer(true, filter)).toBeCloseTo(plain / 2, 9);
+    }
+  });
+
   it("returns a turn found only as a neighbour when the search asks withNeighbours, on the cached index and on FTS5 alike", async () => {
     const plain = new SqliteStore(db, { hybrid: { feedbackDocs: 0 } });
     const keys = async (options: { withNeighbours?: boolean; filter?: Record<string, unknown> }): Promise<string[]> =>
