@@ -55,7 +55,7 @@ const args = flagsOrExit(
     "cache-mb": { type: "string" },
     "node-options": { type: "string" },
   },
-  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128] [--node-options '--max-old-space-size=256']",
+  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128] [--node-options='--max-old-space-size=256']",
 );
 const USERS = Number(args.users ?? 10_000);
 const [LONG, SECONDS, RATE] = [Number(args.long ?? 3), Number(args.seconds ?? 180), Number(args.rate ?? 8)];
