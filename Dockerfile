@@ -3,12 +3,14 @@
 # Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
 #
-# On Cloud Run: --memory 512Mi --cpu 1 with one worker (WEB_CONCURRENCY=1) and --concurrency 16.
+# On Cloud Run: --cpu 1 with one worker (WEB_CONCURRENCY=1), --concurrency 16, and --memory 1Gi for
+# busy instances (512Mi for quiet ones: see below; under 8 turns/s or more per instance bench:load saw
+# 560-610 MB of RSS, V8's heap unbounded on its 24 GB machine, not yet measured bounded).
 # Memory: the recall index cache holds RECALL_CACHE_MB (128) by its own count and gives memory back
 # once RSS passes RECALL_CACHE_MAX_RSS_MB (400); after serving 10,000 users an instance measured
 # 372 MB of RSS (bench/recall-users.ts --users 10000 --max-rss-mb 400), and 340 MB with the cache
 # full at 128 MB when V8's young generation is kept small (NODE_OPTIONS below: 4,000 users; 438 MB
-# without it), leaving room in 512 MiB for turns in flight. A larger instance: raise both settings
+# without it): the recall cache alone fits 512 MiB. A larger instance: raise both settings
 # together (RSS grows about 1.5x RECALL_CACHE_MB with the NODE_OPTIONS below, 2x without, above the
 # service's own ~160 MB).
 # Concurrency: each worker runs MAX_CONCURRENT_TURNS (8) turns at once and answers the next with a
