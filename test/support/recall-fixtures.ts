@@ -88,6 +88,9 @@ function locomoShaped(): RecallFixture {
       "When did Ana start pottery classes?",
       "What did Bram eat on his trip?",
       "Does Ana like the weather in the morning?",
+      // Questions asking for a list (asksForList) rank with their own weights.
+      "What activities does Ana do in pottery class?",
+      "How many times did Bram travel to Lisbon?",
     ],
   };
 }
@@ -119,6 +122,7 @@ function longMemEvalShaped(): RecallFixture {
       "Where do I run in the morning now?",
       "Can you recommend a recipe for soup?",
       "What did I say about the river?",
+      "How many times did I run in the park?",
     ],
   };
 }
