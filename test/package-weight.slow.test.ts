@@ -33,8 +33,12 @@ const BEFORE: Record<string, { files: number; dependencies: number }> = {
   "memory-graph/redis": { files: 1175, dependencies: 1155 },
   "memory-graph/retention": { files: 527, dependencies: 507 },
 };
-/** Room for the package's own small files as features land; a new dependency is what makes an entry heavy. */
-const OWN_FILES_SLACK = 10;
+/**
+ * Room for the package's own small files as features land; a new dependency is what makes an entry
+ * heavy. 12 since the entity graph's import and export (issue 33): forgetting a user, which
+ * memory-graph/retention carries, reaches its schema and model-extraction files (3 small files).
+ */
+const OWN_FILES_SLACK = 12;
 /** Node versions count a package's files a little differently (Node 26 sees two more of pg's than Node 20). */
 const NODE_VERSION_SLACK = 1.01;
 const LANGUAGE_TOOLS = ["compromise", "chrono-node", "libphonenumber-js"];

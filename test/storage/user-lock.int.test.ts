@@ -63,7 +63,7 @@ const engines: [string, () => Promise<Engine>][] = [
       // Dropping the database ends the pools' idle connections from the server's side: a pool reports that as an error event.
       for (const pool of pools) pool.on("error", () => undefined);
       const advisory = async (granted: boolean) =>
-        (await pools[0].query("SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted = $2", [USER_LOCK_CLASS, granted])).rows;
+        (await pools[0].query("SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [USER_LOCK_CLASS, granted])).rows;
       return {
         locks: [postgresUserLock(pools[0], { waitMs: 5_000 }), postgresUserLock(pools[1], { waitMs: 5_000 })],
         exclusiveWaiting: () => vi.waitFor(async () => expect(await advisory(false)).toContainEqual({ mode: "ExclusiveLock" }), { timeout: 5_000 }),
