@@ -4,8 +4,10 @@
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
 #
 # On Cloud Run: --cpu 1 with one worker (WEB_CONCURRENCY=1), --concurrency 16, and --memory 1Gi for
-# busy instances (512Mi for quiet ones: see below; under 8 turns/s or more per instance bench:load saw
-# 560-610 MB of RSS, V8's heap unbounded on its 24 GB machine, not yet measured bounded).
+# busy instances: at 8 turns/s per instance bench:load saw 480-500 MB of RSS with the NODE_OPTIONS
+# below (560-610 MB without), V8's heap sized from the benchmark machine's 24 GB. With --memory 512Mi
+# bound the heap too (NODE_OPTIONS='--max-semi-space-size=2 --max-old-space-size=256': under 290 MB
+# at that load in one run, its first tokens slower in that run: docs/operations.md).
 # Memory: the recall index cache holds RECALL_CACHE_MB (128) by its own count and gives memory back
 # once RSS passes RECALL_CACHE_MAX_RSS_MB (400); after serving 10,000 users an instance measured
 # 372 MB of RSS (bench/recall-users.ts --users 10000 --max-rss-mb 400), and 340 MB with the cache
