@@ -39,7 +39,8 @@ RUN apt-get update \
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev
 
-# Compile TypeScript to dist/ with the full dependency set.
+# Compile TypeScript to dist/ with the full dependency set, and bundle the service's own modules into
+# dist/service (esbuild; packages stay in node_modules): a new instance opens ~40 of our files, not ~220.
 FROM deps AS build
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
@@ -63,5 +64,5 @@ COPY --chown=node:node package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
-# `npm start` runs the TypeScript entry through tsx (a dev dependency); the image runs its compiled form.
+# `npm start` runs the TypeScript entry through tsx (a dev dependency); the image runs its compiled, bundled form.
 CMD ["node", "dist/service/start.js"]
