@@ -3,23 +3,25 @@
 # Run:  docker run -p 8080:8080 -e API_KEYS=tenant:key memory-graph
 # (NODE_ENV=production: the service refuses to start without API_KEYS.)
 #
-# On Cloud Run: --cpu 1 with one worker (WEB_CONCURRENCY=1), --concurrency 16, and --memory 1Gi for
+# On Cloud Run: --cpu 1 with one worker (WEB_CONCURRENCY=1), --concurrency 32, and --memory 1Gi for
 # busy instances: at 8 turns/s per instance bench:load saw 480-500 MB of RSS with the NODE_OPTIONS
 # below (560-610 MB without), V8's heap sized from the benchmark machine's 24 GB. With --memory 512Mi
 # bound the heap too (NODE_OPTIONS='--max-semi-space-size=2 --max-old-space-size=256': under 290 MB
 # at that load in one run, its first tokens slower in that run: docs/operations.md).
 # Memory: the recall index cache holds RECALL_CACHE_MB (128) by its own count and gives memory back
-# once RSS passes RECALL_CACHE_MAX_RSS_MB (400); after serving 10,000 users an instance measured
+# once RSS passes RECALL_CACHE_MAX_RSS_MB (unset: 3/4 of the instance's memory limit, read from the
+# cgroup; 400 without one); after serving 10,000 users an instance measured
 # 372 MB of RSS (bench/recall-users.ts --users 10000 --max-rss-mb 400), and 340 MB with the cache
 # full at 128 MB when V8's young generation is kept small (NODE_OPTIONS below: 4,000 users; 438 MB
-# without it): the recall cache alone fits 512 MiB. A larger instance: raise both settings
-# together (RSS grows about 1.5x RECALL_CACHE_MB with the NODE_OPTIONS below, 2x without, above the
-# service's own ~160 MB).
-# Concurrency: each worker runs MAX_CONCURRENT_TURNS (8) turns at once and answers the next with a
+# without it): the recall cache alone fits 512 MiB. A larger instance: raise RECALL_CACHE_MB (RSS
+# grows about 1.5x it with the NODE_OPTIONS below, 2x without, above the service's own ~160 MB); the
+# RSS ceiling follows the instance's memory by itself.
+# Concurrency: each worker runs MAX_CONCURRENT_TURNS (32) turns at once and answers the next with a
 # quick 503 OVERLOADED + Retry-After after TURN_QUEUE_MS (500 ms) rather than slowing every turn;
-# --concurrency 16 leaves places for reads beside 8 turns. Two instances on one Postgres took 16
-# turns/s (8 each) with 0 errors, first token p95 1.1 s, 1.6% refused at capacity (npm run
-# bench:load -- --rate 16; docs/operations.md). Minimum instances may be 0: a new instance listens in
+# Cloud Run --concurrency 32, the same, lets Cloud Run queue and scale out before that happens. Two
+# instances on one Postgres took 16 turns/s with 0 errors and first token p95 0.45 s, and 32 turns/s
+# offered with 0 errors, 7% refused at capacity, p95 2.6 s (npm run bench:load; docs/operations.md).
+# Minimum instances may be 0: a new instance listens in
 # about 0.9 s and answers its first turn in about 1.1 s on the benchmark machine (npm run
 # bench:cold-start; the bare LangGraph chatbot 0.65-0.7 s), the language tools loading after it listens.
 #

@@ -1,7 +1,36 @@
 import fs from "node:fs";
+import os from "node:os";
 import type { Env } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import type { MemoryGraphOptions } from "./create-memory-graph.js";
+
+const MIB = 1024 * 1024;
+/** Without RECALL_CACHE_MAX_RSS_MB and without a container memory limit: 400 MiB (fits a 512 MiB instance). */
+const FALLBACK_MAX_RSS = 400 * MIB;
+/** Of a container's memory limit, the RSS past which the recall cache gives memory back: room stays for a burst of turns. */
+const LIMIT_SHARE = 0.75;
+/** Where cgroup v2 and v1 give the container's memory limit ("max" or a huge number: none). */
+const CGROUP_LIMITS = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"];
+
+/**
+ * RECALL_CACHE_MAX_RSS_MB's default: three quarters of the memory limit of the container the
+ * process runs in (cgroup v2 `memory.max`, or v1 `memory.limit_in_bytes`; Cloud Run's `--memory`
+ * sets it), so a 1 GiB instance gives memory back past 768 MiB and a 512 MiB one past 384; without a
+ * limit (or one over the machine's memory), 400 MiB. `read` is for tests.
+ */
+export function defaultMaxRss(read: (file: string) => string = (file) => fs.readFileSync(file, "utf8"), totalMemory = os.totalmem()): number {
+  for (const file of CGROUP_LIMITS) {
+    let text: string;
+    try {
+      text = read(file).trim();
+    } catch {
+      continue;
+    }
+    const limit = Number(text);
+    if (Number.isSafeInteger(limit) && limit > 0 && limit < totalMemory) return Math.floor(limit * LIMIT_SHARE);
+  }
+  return FALLBACK_MAX_RSS;
+}
 
 /**
  * The graph options an environment describes (entry points parse the env with `loadEnv`). Embeddings
@@ -15,7 +44,7 @@ export function optionsFromEnv(env: Env): MemoryGraphOptions {
     sqlitePath: env.SQLITE_PATH,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
-    recallCache: { maxCachedBytes: env.RECALL_CACHE_MB * 1024 * 1024, maxRss: env.RECALL_CACHE_MAX_RSS_MB * 1024 * 1024 },
+    recallCache: { maxCachedBytes: env.RECALL_CACHE_MB * MIB, maxRss: env.RECALL_CACHE_MAX_RSS_MB !== undefined ? env.RECALL_CACHE_MAX_RSS_MB * MIB : defaultMaxRss() },
     openai: openaiConfigured
       ? {
           apiKey: env.OPENAI_API_KEY,
