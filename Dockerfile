@@ -22,8 +22,8 @@
 # instances on one Postgres took 16 turns/s with 0 errors and first token p95 0.45 s, and 32 turns/s
 # offered with 0 errors, 7% refused at capacity, p95 2.6 s (npm run bench:load; docs/operations.md).
 # Minimum instances may be 0: a new instance listens in
-# about 0.9 s and answers its first turn in about 1.1 s on the benchmark machine (npm run
-# bench:cold-start; the bare LangGraph chatbot 0.65-0.7 s), the language tools loading after it listens.
+# about 0.55 s and answers its first turn in about 0.7 s on the benchmark machine (npm run
+# bench:cold-start; the bare LangGraph chatbot 0.51-0.54 s), the language tools loading after it listens.
 #
 # CI performs these steps without a container engine: scripts/image-check.ts reads this file and
 # runs each step in a clean temporary copy with this Node version, then starts the result and
