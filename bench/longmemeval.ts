@@ -13,12 +13,12 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
-import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings, type ImportSession } from "../src/index.js";
+import { createMemoryGraph, DEFAULT_LIMITS, HashedNgramEmbeddings } from "../src/index.js";
 import type { HybridOptions } from "../src/memory/ranking/hybrid.js";
 import type { GraphWalkOptions } from "../src/memory/limits.js";
 import { BACKEND_OPTIONS, benchStores, type BenchStores } from "./lib/bench-store.js";
 import { evidenceShown } from "./lib/evidence-shown.js";
-import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
+import { loadLongMemEval, sessionsOf, type LmeQuestion } from "./lib/longmemeval-data.js";
 import { mean, percentile, round } from "./lib/metrics.js";
 import { compareWithFile, pairedComparison, type PerQuestion } from "./lib/paired.js";
 import { PlainBm25 } from "./lib/plain-bm25.js";
@@ -97,16 +97,6 @@ function newestEvidence(q: LmeQuestion): ((retrieved: string[]) => number) | nul
   };
 }
 
-/** The haystack's turns as sessions to import, in order. */
-function sessionsOf(q: LmeQuestion): ImportSession[] {
-  const sessions = new Map<number, ImportSession>();
-  for (const turn of q.turns) {
-    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
-    session.messages.push({ id: turn.id, role: turn.role, text: turn.text, createdAt: turn.createdAt });
-    sessions.set(turn.session, session);
-  }
-  return [...sessions.values()];
-}
 
 function table(rows: PerQuestion, types: Map<string, string>): { all: Record<string, number>; by_type: Record<string, Record<string, number>> } {
   const byType: Record<string, Record<string, number>> = {};

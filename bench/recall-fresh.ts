@@ -23,7 +23,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { createMemoryGraph, type ImportSession } from "../src/index.js";
+import { createMemoryGraph } from "../src/index.js";
 import { setLogLevel } from "../src/logger.js";
 import { DEFAULT_LIMITS } from "../src/memory/limits.js";
 import { namespaces } from "../src/memory/namespaces.js";
@@ -32,7 +32,7 @@ import type { TranscriptRecord } from "../src/memory/records.js";
 import { searchSimilar } from "../src/memory/similar.js";
 import { PostgresStore } from "../src/storage/postgres/store.js";
 import { SqliteStore } from "../src/storage/sqlite/store.js";
-import { loadLongMemEval, type LmeQuestion } from "./lib/longmemeval-data.js";
+import { loadLongMemEval, sessionsOf } from "./lib/longmemeval-data.js";
 import { percentile, round } from "./lib/metrics.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
 
@@ -102,15 +102,6 @@ function placeOf(backend: "sqlite" | "postgres"): Place {
   };
 }
 
-function sessionsOf(q: LmeQuestion): ImportSession[] {
-  const sessions = new Map<number, ImportSession>();
-  for (const turn of q.turns) {
-    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
-    session.messages.push({ id: turn.id, role: turn.role, text: turn.text, createdAt: turn.createdAt });
-    sessions.set(turn.session, session);
-  }
-  return [...sessions.values()];
-}
 
 const LARGE_USER = "large-user";
 

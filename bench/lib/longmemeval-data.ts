@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import type { ImportSession } from "../../src/index.js";
 
 /**
  * Reads a LongMemEval file (format: ../shared/bench/longmemeval/README.md), gzipped or not, into
@@ -75,4 +76,15 @@ export function loadLongMemEval(path: string): LmeQuestion[] {
       return { id: q.question_id, type: q.question_type, question: q.question, askedAt: asked.toISOString(), turns, answerSessions };
     })
     .filter((q) => q.turns.some((t) => t.evidence));
+}
+
+/** The haystack's turns as sessions to import, in order. */
+export function sessionsOf(q: LmeQuestion): ImportSession[] {
+  const sessions = new Map<number, ImportSession>();
+  for (const turn of q.turns) {
+    const session = sessions.get(turn.session) ?? { sessionId: `session-${turn.session}`, startedAt: turn.createdAt, messages: [] };
+    session.messages.push({ id: turn.id, role: turn.role, text: turn.text, createdAt: turn.createdAt });
+    sessions.set(turn.session, session);
+  }
+  return [...sessions.values()];
 }
