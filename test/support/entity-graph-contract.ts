@@ -75,11 +75,29 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
           ["pune", [["s1", "m1"]], "2024-06-01T10:00:00.000Z"],
           ["bangalore", [["s2", "n1"]], null],
         ]);
+        // The old place's side of the ended relation ends with it.
+        expect(nodes.get("pune")?.relations.filter((r) => r.type === "~lives_in").map((r) => [r.to, r.validTo ?? null])).toEqual([["priya", "2024-06-01T10:00:00.000Z"]]);
+        expect(nodes.get("bangalore")?.relations.filter((r) => r.type === "~lives_in").map((r) => [r.to, r.validTo ?? null])).toEqual([["priya", null]]);
         expect(priya?.relations).toEqual(expect.arrayContaining([expect.objectContaining({ type: "works_at", to: "infosys", sources: [["s1", "m3"]] })]));
         expect(nodes.get("~sister")?.relations.map((r) => r.to)).toEqual(["priya"]);
         expect(nodes.get("me")?.relations).toEqual(expect.arrayContaining([expect.objectContaining({ type: "sister", to: "priya" })]));
         // An assistant message without a speaker feeds nothing.
         expect([...nodes.values()].some((node) => node.mentions.some((ref) => ref[1] === "m2"))).toBe(false);
+      } finally {
+        await memory.close();
+      }
+    });
+
+    it("a move said in a later write ends the old place's side of the relation, the old place not named again", async () => {
+      const store = make();
+      const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
+      try {
+        await memory.importSessions(user, [GRAPH_SESSIONS[0]!]);
+        expect((await nodesOf(store)).get("pune")?.relations.find((r) => r.type === "~lives_in")?.validTo).toBeUndefined();
+        await memory.importSessions(user, [GRAPH_SESSIONS[1]!]);
+        const pune = (await nodesOf(store)).get("pune");
+        expect(pune?.relations.filter((r) => r.type === "~lives_in").map((r) => [r.to, r.validTo ?? null])).toEqual([["priya", "2024-06-01T10:00:00.000Z"]]);
+        expect(pune?.relations[0]?.sources).toEqual([["s1", "m1"]]);
       } finally {
         await memory.close();
       }

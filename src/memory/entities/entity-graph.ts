@@ -3,7 +3,7 @@ import { newestItems } from "../store-io.js";
 import { namespaces } from "../namespaces.js";
 import type { TranscriptRecord } from "../records.js";
 import type { MemoryScope } from "../scope.js";
-import { aliasKey, extractFromMessage, opensWithPronoun, type Extraction } from "./extract.js";
+import { aliasKey, extractFromMessage, FUNCTIONAL, opensWithPronoun, type Extraction } from "./extract.js";
 import { mergeExtractions } from "./model-extraction.js";
 import { applyExtractions, type EntityRecord, type SourcedExtraction } from "./graph-records.js";
 
@@ -90,6 +90,20 @@ function touchedKeys(extractions: readonly SourcedExtraction[]): string[] {
   return [...keys];
 }
 
+/** The nodes, not among `loaded`, at the other end of the open edges that the extractions' one-valued relations may end. */
+function endedTargets(loaded: ReadonlyMap<string, EntityRecord>, extractions: readonly SourcedExtraction[]): string[] {
+  const keys = new Set<string>();
+  for (const { extraction } of extractions) {
+    for (const relation of extraction.relations) {
+      if (!FUNCTIONAL.has(relation.type)) continue;
+      for (const edge of loaded.get(relation.from)?.relations ?? []) {
+        if (edge.type === relation.type && edge.validTo === undefined && edge.to !== relation.to && !loaded.has(edge.to)) keys.add(edge.to);
+      }
+    }
+  }
+  return [...keys];
+}
+
 /** The stored nodes under `keys` (absent ones left out), read in one batch. */
 export async function loadNodes(store: BaseStore, user: UserScope, keys: readonly string[]): Promise<Map<string, EntityRecord>> {
   const namespace = namespaces.entities(user);
@@ -139,6 +153,9 @@ export async function entityGraphUpdate(
   const extractions = found.extractions.filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
   if (extractions.length === 0) return { writes: [], keys };
   const stored = await loadNodes(store, user, touchedKeys(extractions));
+  // A one-valued relation's old value ends on its own node too: those nodes are read as well (a second read, only then).
+  const ending = endedTargets(stored, extractions);
+  if (ending.length > 0) for (const [key, node] of await loadNodes(store, user, ending)) stored.set(key, node);
   const { graph, changed } = applyExtractions(stored, extractions);
   return { writes: [...changed].map((key) => nodePut(user, graph.get(key) as EntityRecord)), keys };
 }

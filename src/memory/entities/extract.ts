@@ -185,8 +185,9 @@ export function extractFromMessage(text: string, speaker: string | undefined, ac
       if (!stated) continue;
       const from = named ? add(named.name, "person") : subject;
       if (!from || from === key) continue;
+      // Where one works or studies is an organisation, whatever the preposition before it suggested ("works at Infosys").
       if (stated.place) entity.kind = "place";
-      else if (entity.kind === "person" && stated.type !== "lives_in") entity.kind = "organization";
+      else if (stated.type !== "lives_in") entity.kind = "organization";
       relations.push({ from, type: stated.type, to: key });
     }
   }

@@ -60,19 +60,35 @@ function nodeOf(graph: Map<string, EntityRecord>, key: string, name: string, kin
   return node;
 }
 
-function addEdge(node: EntityRecord, type: string, to: string, source: SourceRef, at: string): void {
+/** Adds an edge to `node` (or a source to the same open edge); returns the keys of the nodes whose edge of `type` from it the new one ended. */
+function addEdge(node: EntityRecord, type: string, to: string, source: SourceRef, at: string): string[] {
   const current = node.relations.find((r) => r.type === type && r.to === to && r.validTo === undefined);
   if (current) {
     addRef(current.sources, source);
     if (current.sources.length > MAX_EDGE_SOURCES) current.sources.splice(0, current.sources.length - MAX_EDGE_SOURCES);
-    return;
+    return [];
   }
+  const ended: string[] = [];
   if (FUNCTIONAL.has(type)) {
     // A one-valued relation: the newer value ends the older (kept, with its end time).
-    for (const old of node.relations) if (old.type === type && old.validTo === undefined && old.validFrom <= at) old.validTo = at;
+    for (const old of node.relations) {
+      if (old.type !== type || old.validTo !== undefined || old.validFrom > at) continue;
+      old.validTo = at;
+      ended.push(old.to);
+    }
   }
   node.relations.push({ type, to, sources: [source], validFrom: at });
   node.updatedAt = at;
+  return ended;
+}
+
+/** Ends `node`'s open inverse edge of `type` to `from` at `at` (the other side of an edge `addEdge` ended); whether one was. */
+function endInverse(node: EntityRecord, type: string, from: string, at: string): boolean {
+  const inverse = node.relations.find((r) => r.type === `~${type}` && r.to === from && r.validTo === undefined && r.validFrom <= at);
+  if (!inverse) return false;
+  inverse.validTo = at;
+  node.updatedAt = at;
+  return true;
 }
 
 /**
@@ -127,7 +143,11 @@ export function applyExtractions(graph: ReadonlyMap<string, EntityRecord>, extra
       const from = nodeFor(relation.from);
       const to = nodeFor(relation.to);
       if (!from || !to) continue;
-      addEdge(from, relation.type, relation.to, source, at);
+      // The old value's inverse edge ends with it ("Priya moved to Mumbai": Pune no longer has Priya living there), when that node is at hand.
+      for (const ended of addEdge(from, relation.type, relation.to, source, at)) {
+        const old = own(ended);
+        if (old && endInverse(old, relation.type, from.key, at)) changed.add(ended);
+      }
       addEdge(to, `~${relation.type}`, relation.from, source, at);
       changed.add(from.key).add(to.key);
     }

@@ -44,6 +44,11 @@ describe("extractFromMessage", () => {
     expect(kinds).toMatchObject({ lisbon: "place", "globex corp": "organization" });
   });
 
+  it("types where someone works or studies as an organisation, though 'at' comes before it", () => {
+    const kinds = Object.fromEntries(extractFromMessage("She works at Infosys and studies at Stanford; we met at Lisbon.", "Kim", "priya").entities.map((e) => [e.key, e.kind]));
+    expect(kinds).toMatchObject({ infosys: "organization", stanford: "organization", lisbon: "place" });
+  });
+
   it("names without a pattern are entities without relations", () => {
     const { entities, relations } = extractFromMessage("We watched Inception with Maya.", "Lee");
     expect(entities.map((e) => e.key)).toEqual(["lee", "inception", "maya"]);

@@ -16,8 +16,19 @@ describe("applyExtractions", () => {
       { type: "lives_in", to: "pune", sources: [["s", "a"]], validFrom: "2024-01-01", validTo: "2024-02-01" },
       { type: "lives_in", to: "goa", sources: [["s", "b"]], validFrom: "2024-02-01" },
     ]);
-    // The inverse edge is kept on the place.
-    expect(graph.get("pune")?.relations).toEqual([{ type: "~lives_in", to: "priya", sources: [["s", "a"]], validFrom: "2024-01-01" }]);
+    // The inverse edge on the old place ends with it; the new place's is open.
+    expect(graph.get("pune")?.relations).toEqual([{ type: "~lives_in", to: "priya", sources: [["s", "a"]], validFrom: "2024-01-01", validTo: "2024-02-01" }]);
+    expect(graph.get("goa")?.relations).toEqual([{ type: "~lives_in", to: "priya", sources: [["s", "b"]], validFrom: "2024-02-01" }]);
+  });
+
+  it("ends the old value's inverse edge on a stored node the new message does not name, and reports that node changed", () => {
+    const stored = applyExtractions(new Map(), [said({ entities: [person("priya"), place("pune")], relations: [{ from: "priya", type: "lives_in", to: "pune" }] }, "a", "2024-01-01")]).graph;
+    const { graph, changed } = applyExtractions(stored, [
+      said({ entities: [person("priya"), place("goa")], relations: [{ from: "priya", type: "lives_in", to: "goa" }] }, "b", "2024-02-01"),
+    ]);
+    expect(graph.get("pune")?.relations[0]?.validTo).toBe("2024-02-01");
+    expect(stored.get("pune")?.relations[0]?.validTo).toBeUndefined();
+    expect([...changed].sort()).toEqual(["goa", "priya", "pune"]);
   });
 
   it("keeps many-valued relations side by side, adds a repeated one's source to it, and does not mutate its input", () => {
