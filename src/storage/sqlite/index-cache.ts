@@ -33,7 +33,6 @@ interface Entry {
   writing?: boolean;
 }
 
-
 /**
  * In-process `RecallIndex`es of the search prefixes recently queried on one connection, so a
  * ranked search reads posting lists from memory instead of running FTS5. Invariants:
