@@ -44,6 +44,39 @@ export class Names {
   }
 }
 
+/** Per-document [termId, tf] pairs in order of first appearance, built in reused buffers. */
+const build = { pairs: new Int32Array(64), seenAt: new Int32Array(64).fill(-1), stamp: new Int32Array(64) };
+let buildStamp = 0;
+
+/**
+ * The distinct terms of `terms` as [termId, tf] pairs (`pairs[0..2n)`) in order of first appearance,
+ * each numbered by `names`. The pairs are a shared buffer, valid until the next call.
+ */
+export function countedPairs(terms: readonly string[], names: Names): { pairs: Int32Array; n: number } {
+  if (terms.length * 2 > build.pairs.length) build.pairs = new Int32Array(terms.length * 2);
+  const stamp = ++buildStamp;
+  let n = 0;
+  for (const term of terms) {
+    const id = names.intern(term);
+    if (id >= build.seenAt.length) {
+      const size = Math.max(id + 1, build.seenAt.length * 2);
+      build.seenAt = new Int32Array(size).fill(-1);
+      build.stamp = new Int32Array(size);
+    }
+    if (build.stamp[id] === stamp) {
+      const at = build.seenAt[id] as number;
+      build.pairs[at + 1] = (build.pairs[at + 1] as number) + 1;
+      continue;
+    }
+    build.stamp[id] = stamp;
+    build.seenAt[id] = 2 * n;
+    build.pairs[2 * n] = id;
+    build.pairs[2 * n + 1] = 1;
+    n += 1;
+  }
+  return { pairs: build.pairs, n };
+}
+
 /** One document as the table stores it: distinct terms as [termId, tf] pairs (`pairs[0..2n)`), its length and where it belongs. */
 export interface DocRow {
   pairs: Int32Array;
@@ -121,6 +154,20 @@ export class DocTable {
     this.starts[next] = end;
     this.count = next;
     return renumber;
+  }
+
+  /** The slot below `below` whose order is `order`, by binary search (slots below `below` in ascending order); −1 when none. */
+  slotOfOrder(order: number, below: number): number {
+    let lo = 0;
+    let hi = below - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = this.orders[mid] as number;
+      if (at === order) return mid;
+      if (at < order) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   /** Bytes held by the columns and the pool. */

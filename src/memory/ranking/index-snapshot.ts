@@ -89,8 +89,11 @@ export function encodeIndexState(state: IndexState): Uint8Array {
   return out;
 }
 
-/** The state `bytes` hold, checked as it is read (every reference in range); throws, naming what is wrong, on anything else. */
-export function decodeIndexState(input: Uint8Array): IndexState {
+/**
+ * The state `bytes` hold, checked as it is read (every reference in range); throws, naming what is
+ * wrong, on anything else. `idsAreOrders`: every id is its document's order written out.
+ */
+export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders: boolean } {
   const fail = (what: string): never => {
     throw new Error(`recall index snapshot: ${what}`);
   };
@@ -163,9 +166,10 @@ export function decodeIndexState(input: Uint8Array): IndexState {
   }
   docs.starts[n] = end;
   if (end !== docs.pool.length || at !== bytes.length) fail("fewer pairs than its header says");
-  const ids = (flags & IDS_ARE_ORDERS) !== 0 ? ordersWrittenOut(docs.orders) : strings.ids;
+  const idsAreOrders = (flags & IDS_ARE_ORDERS) !== 0;
+  const ids = idsAreOrders ? ordersWrittenOut(docs.orders) : strings.ids;
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
-  return { terms, names, ids: ids as string[], docs };
+  return { terms, names, ids: ids as string[], docs, idsAreOrders };
 }
 
 function ordersWrittenOut(orders: Float64Array): string[] {

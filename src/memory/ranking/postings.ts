@@ -70,6 +70,26 @@ export class PackedPostings {
     this.packedSlots = count;
   }
 
+  /**
+   * Packs every document of `table` (all live, over term ids below `terms`) and counts them: what
+   * `count` of each document's pairs and then `pack` give, in two passes over the pairs instead of three.
+   */
+  packAll(table: DocTable, terms: number): void {
+    this.pack(table, terms, () => true);
+    const df = new Int32Array(Math.max(terms, 64));
+    const maxTf = new Uint16Array(df.length);
+    const { offsets, tfs } = this;
+    for (let term = 0; term < terms; term++) {
+      const [from, to] = [offsets[term] as number, offsets[term + 1] as number];
+      df[term] = to - from;
+      let max = 0;
+      for (let at = from; at < to; at++) if ((tfs[at] as number) > max) max = tfs[at] as number;
+      maxTf[term] = max;
+    }
+    this.df = df;
+    this.maxTf = maxTf;
+  }
+
   /** Where `term`'s run starts and ends in `slots`/`tfs` (empty for a term newer than the last pack). */
   runOf(term: number): [number, number] {
     if (term + 1 >= this.offsets.length) return [0, 0];

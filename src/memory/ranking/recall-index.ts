@@ -1,9 +1,9 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import type { DocTraits } from "./document-text.js";
-import { DocTable, Names, type DocRow } from "./doc-table.js";
+import { countedPairs, DocTable, Names, type DocRow } from "./doc-table.js";
 import { canonicalState, type IndexState } from "./index-state.js";
 import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
-import { GroupedIds } from "./ordered-ids.js";
+import { GroupedSlots } from "./ordered-ids.js";
 import { PackedPostings } from "./postings.js";
 import { scanBest, type ScanView } from "./bm25-scan.js";
 
@@ -18,10 +18,6 @@ const PACK_MIN_PAIRS = 1024;
  */
 const DOC_OBJECT_BYTES = 128;
 const TERM_OBJECT_BYTES = 60;
-
-/** Per-document [termId, tf] pairs in order of first appearance, built in reused buffers. */
-const build = { pairs: new Int32Array(64), seenAt: new Int32Array(64).fill(-1), stamp: new Int32Array(64) };
-let buildStamp = 0;
 
 /**
  * An in-process lexical index for hybrid ranking: BM25 over pre-tokenized terms, each document's
@@ -39,8 +35,15 @@ export class RecallIndex {
   private readonly bm25: { k1: number; b: number; idf: (n: number, df: number) => number };
   private readonly terms = new Names();
   private readonly names = new Names();
+  /** Slots by id, but for the first `orderedBase` slots (see `slotOfId`). */
   private readonly slotOf = new Map<string, number>();
-  private readonly groups = new GroupedIds();
+  /**
+   * Slots below this (a restored index's, until its first compaction) hold ids that are their
+   * orders written out, in ascending order: found by a binary search on `docs.orders` instead of
+   * `slotOf`, so restoring does not hash every id.
+   */
+  private orderedBase = 0;
+  private readonly groups = new GroupedSlots((slot) => this.docs.orders[slot] as number);
   private docs = new DocTable();
   private postings = new PackedPostings();
   private slotIds: (string | undefined)[] = [];
@@ -61,7 +64,7 @@ export class RecallIndex {
     return this.docs.bytes + this.postings.bytes + this.slotIds.length * DOC_OBJECT_BYTES + this.terms.size * TERM_OBJECT_BYTES;
   }
 
-  has = (id: string): boolean => this.slotOf.has(id);
+  has = (id: string): boolean => this.slotOfId(id) !== undefined;
 
   /** Makes room for `documents` more documents of `terms` terms in all, so a build of known size allocates once. */
   reserve(documents: number, terms: number): void {
@@ -70,26 +73,27 @@ export class RecallIndex {
 
   /** Indexes `terms` as `id` in `group` at position `order` (ids of one group ordered by it), with its `traits`. */
   add(id: string, terms: readonly string[], group: string, order: number, traits?: DocTraits): void {
-    const old = this.slotOf.get(id);
+    const old = this.slotOfId(id);
     const row = this.rowOf(terms, this.names.intern(group), order, traits);
     if (old !== undefined) {
-      const sameGroup = this.docs.groups[old] === row.group;
+      const oldGroup = this.docs.groups[old] as number;
+      const sameGroup = oldGroup === row.group;
       if (sameGroup) row.order = this.docs.orders[old] as number;
-      else this.groups.delete(id, this.names.list[this.docs.groups[old] as number] as string, this.docs.orders[old] as number);
+      else this.groups.delete(old, oldGroup);
       this.release(old);
-      this.place(id, row);
-      if (!sameGroup) this.groups.insert(id, group, order);
+      const slot = this.place(id, row);
+      if (sameGroup) this.groups.replace(old, slot, row.group);
+      else this.groups.insert(slot, row.group);
       this.compactIfSparse();
       return;
     }
-    this.place(id, row);
-    this.groups.insert(id, group, order);
+    this.groups.insert(this.place(id, row), row.group);
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.slotOfId(id);
     if (slot === undefined) return;
-    this.groups.delete(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number);
+    this.groups.delete(slot, this.docs.groups[slot] as number);
     this.release(slot);
     this.slotOf.delete(id);
     this.compactIfSparse();
@@ -119,27 +123,28 @@ export class RecallIndex {
     const index = new RecallIndex(options);
     for (const term of state.terms) index.terms.intern(term);
     for (const name of state.names) index.names.intern(name);
-    const { docs } = state;
+    const { docs, ids } = state;
+    const n = docs.count;
     index.docs = docs;
-    const { pool, starts } = docs;
-    for (let slot = 0; slot < docs.count; slot++) {
-      const id = state.ids[slot] as string;
-      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) index.postings.count(pool[i] as number, pool[i + 1] as number);
-      index.slotIds.push(id);
-      index.slotOf.set(id, slot);
-      index.groups.insert(id, index.names.list[docs.groups[slot] as number] as string, docs.orders[slot] as number);
+    index.slotIds = ids;
+    index.live = n;
+    let ascending = state.idsAreOrders;
+    for (let slot = 0; slot < n; slot++) {
       const length = docs.lengths[slot] as number;
       index.totalLength += length;
       if (length < index.minLength) index.minLength = length;
+      if (slot > 0 && (docs.orders[slot] as number) <= (docs.orders[slot - 1] as number)) ascending = false;
     }
-    index.live = docs.count;
-    index.pack();
+    if (ascending) index.orderedBase = n;
+    else for (let slot = 0; slot < n; slot++) index.slotOf.set(ids[slot] as string, slot);
+    index.groups.fill(n, (slot) => docs.groups[slot] as number);
+    index.postings.packAll(docs, state.terms.length);
     return index;
   }
 
   /** The `n` ids with the highest `order` (the newest written), newest first. */
   newest(n: number): string[] {
-    return this.groups.newest(n);
+    return this.groups.newest(n).map((slot) => this.slotIds[slot] as string);
   }
 
   /** How many documents hold `term`. */
@@ -173,7 +178,7 @@ export class RecallIndex {
     const out = new Map<string, readonly string[]>();
     const { pool, starts } = this.docs;
     for (const id of ids) {
-      const slot = this.slotOf.get(id);
+      const slot = this.slotOfId(id);
       if (slot === undefined) continue;
       const terms: string[] = [];
       for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
@@ -188,8 +193,8 @@ export class RecallIndex {
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]> {
     const out = new Map<string, readonly string[]>();
     for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot !== undefined) out.set(id, this.groups.around(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number));
+      const slot = this.slotOfId(id);
+      if (slot !== undefined) out.set(id, this.groups.around(slot, this.docs.groups[slot] as number).map((at) => this.slotIds[at] as string));
     }
     return out;
   }
@@ -207,10 +212,10 @@ export class RecallIndex {
   answersOf(ids: Iterable<string>): Map<string, string> {
     const out = new Map<string, string>();
     for (const id of ids) {
-      const slot = this.slotOf.get(id);
+      const slot = this.slotOfId(id);
       if (slot === undefined || this.docs.asks[slot] !== 1) continue;
-      const next = this.groups.next(id, this.names.list[this.docs.groups[slot] as number] as string, this.docs.orders[slot] as number);
-      if (next !== undefined) out.set(id, next);
+      const next = this.groups.next(slot, this.docs.groups[slot] as number);
+      if (next !== undefined) out.set(id, this.slotIds[next] as string);
     }
     return out;
   }
@@ -219,7 +224,7 @@ export class RecallIndex {
   lengthsOf(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
     for (const id of ids) {
-      const slot = this.slotOf.get(id);
+      const slot = this.slotOfId(id);
       if (slot !== undefined) out.set(id, this.docs.lengths[slot] as number);
     }
     return out;
@@ -228,7 +233,7 @@ export class RecallIndex {
   private namedBy(ids: Iterable<string>, column: Int32Array): Map<string, string> {
     const out = new Map<string, string>();
     for (const id of ids) {
-      const slot = this.slotOf.get(id);
+      const slot = this.slotOfId(id);
       const name = slot === undefined ? -1 : (column[slot] as number);
       if (name >= 0) out.set(id, this.names.list[name] as string);
     }
@@ -237,33 +242,22 @@ export class RecallIndex {
 
   /** The row of a document: its distinct terms' [termId, tf] pairs in order of first appearance (counted), its place and traits. */
   private rowOf(terms: readonly string[], group: number, order: number, traits: DocTraits | undefined): DocRow {
-    if (terms.length * 2 > build.pairs.length) build.pairs = new Int32Array(terms.length * 2);
-    const stamp = ++buildStamp;
-    let n = 0;
-    for (const term of terms) {
-      const id = this.terms.intern(term);
-      if (id >= build.seenAt.length) {
-        const size = Math.max(id + 1, build.seenAt.length * 2);
-        build.seenAt = new Int32Array(size).fill(-1);
-        build.stamp = new Int32Array(size);
-      }
-      if (build.stamp[id] === stamp) {
-        const at = build.seenAt[id] as number;
-        build.pairs[at + 1] = (build.pairs[at + 1] as number) + 1;
-        continue;
-      }
-      build.stamp[id] = stamp;
-      build.seenAt[id] = 2 * n;
-      build.pairs[2 * n] = id;
-      build.pairs[2 * n + 1] = 1;
-      n += 1;
-    }
+    const { pairs, n } = countedPairs(terms, this.terms);
     const label = traits?.label === undefined ? -1 : this.names.intern(traits.label);
     const speaker = traits?.speaker === undefined ? -1 : this.names.intern(traits.speaker);
-    return { pairs: build.pairs, n, length: terms.length, group, order, label, speaker, asks: traits?.asks === true };
+    return { pairs, n, length: terms.length, group, order, label, speaker, asks: traits?.asks === true };
   }
 
-  private place(id: string, row: DocRow): void {
+  /** The slot of the live document `id`, or undefined. */
+  private slotOfId(id: string): number | undefined {
+    const slot = this.slotOf.get(id);
+    if (slot !== undefined || this.orderedBase === 0) return slot;
+    const at = this.docs.slotOfOrder(Number(id), this.orderedBase);
+    return at >= 0 && this.slotIds[at] === id ? at : undefined;
+  }
+
+  /** Places `row` as `id` in a new slot; returns the slot. */
+  private place(id: string, row: DocRow): number {
     for (let i = 0; i < 2 * row.n; i += 2) this.postings.count(row.pairs[i] as number, row.pairs[i + 1] as number);
     const slot = this.docs.append(row);
     this.slotIds.push(id);
@@ -271,6 +265,7 @@ export class RecallIndex {
     this.live += 1;
     this.totalLength += row.length;
     if (row.length < this.minLength) this.minLength = row.length;
+    return slot;
   }
 
   /** Marks `slot` dead: its terms leave the statistics; its packed entries wait for compaction. */
@@ -286,6 +281,8 @@ export class RecallIndex {
     const dead = this.slotIds.length - this.live;
     if (dead < 64 || dead * 4 < this.slotIds.length) return;
     const renumber = this.docs.compact((slot) => this.slotIds[slot] !== undefined);
+    this.groups.renumber(renumber);
+    this.orderedBase = 0;
     const ids: string[] = [];
     this.slotIds.forEach((id, slot) => {
       if (id === undefined) return;

@@ -71,6 +71,42 @@ describe("RecallIndex snapshots", () => {
     expect(rankingsOf(RecallIndex.fromSnapshot(bytes))).toEqual(rankingsOf(fresh));
   });
 
+  it.each([
+    ["ids that are their orders", (row: Row) => row.id],
+    ["ids of their own", (row: Row) => `m-${row.id}`],
+  ])("changed after its restore (%s), answers as the index it came from changed alike", (_what, idOf) => {
+    const list = rows(400);
+    const make = (part: readonly Row[]) => buildRecallIndex(part, (row) => ({ id: idOf(row), group: row.ns, order: Number(row.id) }));
+    const original = make(list.slice(0, 300));
+    const restored = RecallIndex.fromSnapshot(original.toSnapshot());
+    const ids = list.map(idOf);
+    for (const index of [original, restored]) {
+      const add = (row: Row, ns = row.ns) => index.add(idOf(row), row.tokens.split(" "), ns, Number(row.id), traitsOfColumns(row));
+      for (const row of list.slice(300, 350)) add(row);
+      add({ ...(list[10] as Row), tokens: tokenize("a brand new zeppelin").join(" ") });
+      add(list[11] as Row, "t/u/sessions/s7/messages");
+      for (const row of list.slice(20, 40)) index.remove(idOf(row));
+      index.remove(idOf(list[320] as Row));
+      expect(index.has(idOf(list[25] as Row))).toBe(false);
+      expect(index.has(idOf(list[10] as Row))).toBe(true);
+    }
+    const compare = () => {
+      expect(rankingsOf(restored)).toEqual(rankingsOf(original));
+      expect(restored.neighboursOf(ids)).toEqual(original.neighboursOf(ids));
+      expect(restored.answersOf(ids)).toEqual(original.answersOf(ids));
+      expect(restored.groupsOf(ids)).toEqual(original.groupsOf(ids));
+      expect(restored.termsOf(ids)).toEqual(original.termsOf(ids));
+      expect(restored.lengthsOf(ids)).toEqual(original.lengthsOf(ids));
+      expect(restored.newest(30)).toEqual(original.newest(30));
+      expect(restored.size).toBe(original.size);
+    };
+    compare();
+    // A quarter dead: both compact, and go on answering alike.
+    for (const index of [original, restored]) for (const row of list.slice(100, 220)) index.remove(idOf(row));
+    compare();
+    expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(original.toSnapshot()))).toBe(true);
+  });
+
   it("keeps nothing of a removed document: its only term is not in the bytes", () => {
     const list = rows(50);
     const index = build([...list, { id: "51", ns: "t/u/sessions/s9/messages", tokens: tokenize("Xylophonist Quetzalcoatl").join(" "), label: "user", speaker: "Zebulon", asks: false }]);
