@@ -1,5 +1,6 @@
 import { DocTable } from "./doc-table.js";
 import type { IndexState } from "./index-state.js";
+import { PackedPostings } from "./postings.js";
 
 /**
  * A recall index's canonical state (`IndexState`) as bytes, so a store can keep it beside the rows it
@@ -7,14 +8,15 @@ import type { IndexState } from "./index-state.js";
  * every row. Compact, since a fresh process reads it whole (about 21 bytes per message of 6–20
  * words, against 80 as plain typed arrays): a header of eight 32-bit words (magic, version, flags,
  * documents, pairs, JSON bytes, body bytes), the strings as JSON (`terms`, `names`, and `ids`
- * unless every id is its order written out, as on SQLite and Postgres), then one varint stream: per
- * document its pair count, its order (the step from the previous one; or, when orders are not
+ * unless every id is its order written out, as on SQLite and Postgres), then one varint stream: each
+ * term's document frequency (so a reader lays out the posting lists before it reads a document, and
+ * fills them as it reads), then per document its pair count, its order (the step from the previous one; or, when orders are not
  * ascending whole numbers, all orders as float64 before the stream), length, group, label (+1, times
  * 2, plus asks), speaker (+1), and its [term, frequency] pairs (term × 2, plus 1 when a frequency
  * above 1 follows).
  */
 const MAGIC = 0x52494458; // "RIDX"
-const VERSION = 2;
+const VERSION = 3;
 const IDS_ARE_ORDERS = 1;
 const RAW_ORDERS = 2;
 const HEADER_BYTES = 32;
@@ -62,6 +64,9 @@ export function encodeIndexState(state: IndexState): Uint8Array {
     previous = order;
   }
   const body = new VarintWriter();
+  const df = new Int32Array(state.terms.length);
+  for (let i = 0; i < docs.pool.length; i += 2) df[docs.pool[i] as number] = (df[docs.pool[i] as number] as number) + 1;
+  for (const count of df) body.write(count);
   previous = 0;
   for (let slot = 0; slot < n; slot++) {
     const [from, to] = [docs.starts[slot] as number, docs.starts[slot + 1] as number];
@@ -91,9 +96,10 @@ export function encodeIndexState(state: IndexState): Uint8Array {
 
 /**
  * The state `bytes` hold, checked as it is read (every reference in range); throws, naming what is
- * wrong, on anything else. `idsAreOrders`: every id is its document's order written out.
+ * wrong, on anything else. `idsAreOrders`: every id is its document's order written out;
+ * `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
-export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders: boolean } {
+export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders: boolean; postings: PackedPostings } {
   const fail = (what: string): never => {
     throw new Error(`recall index snapshot: ${what}`);
   };
@@ -120,27 +126,19 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
   docs.asks = new Uint8Array(n);
   docs.starts = new Int32Array(n + 1);
   docs.pool = new Int32Array(2 * pairs);
-  let at = bodyStart;
-  const end0 = bytes.length;
-  // Most values fit one byte: read those inline, the rest (and a stream cut short) here.
-  const readLong = (first: number): number => {
-    let value = first & 0x7f;
-    let scale = 0x80;
-    for (;;) {
-      if (at >= end0) fail("truncated");
-      const byte = bytes[at++] as number;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  };
-  const read = (): number => {
-    const byte = at < end0 ? (bytes[at++] as number) : fail("truncated");
-    return byte < 0x80 ? byte : readLong(byte);
-  };
+  const stream = new VarintReader(bytes, bodyStart);
+  const read = (): number => stream.read();
+  const termCount = terms.length;
+  // Each term's run starts where the runs of the terms before it end; `next` is where its next slot goes.
+  const offsets = new Int32Array(termCount + 1);
+  for (let term = 0; term < termCount; term++) offsets[term + 1] = (offsets[term] as number) + read();
+  if (offsets[termCount] !== pairs) fail("document frequencies do not add up to its pairs");
+  const next = offsets.slice(0, termCount);
+  const slots = new Int32Array(pairs);
+  const tfs = new Uint16Array(pairs);
+  const maxTf = new Uint16Array(Math.max(termCount, 64));
   let order = 0;
   let end = 0;
-  const termCount = terms.length;
   const nameCount = names.length;
   for (let slot = 0; slot < n; slot++) {
     const count = read();
@@ -156,20 +154,58 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
     docs.asks[slot] = label & 1;
     docs.speakers[slot] = speaker;
     docs.starts[slot] = end;
+    const { pool } = docs;
     for (let k = 0; k < count; k++) {
-      const word = read();
+      const word = stream.read();
       const term = Math.floor(word / 2);
       if (term >= termCount) fail("term reference");
-      docs.pool[end++] = term;
-      docs.pool[end++] = word % 2 === 1 ? read() : 1;
+      const tf = (word & 1) === 1 ? stream.read() : 1;
+      pool[end++] = term;
+      pool[end++] = tf;
+      const run = next[term] as number;
+      if (run >= (offsets[term + 1] as number)) fail("more documents hold a term than its frequency says");
+      next[term] = run + 1;
+      slots[run] = slot;
+      const capped = tf < 0xffff ? tf : 0xffff;
+      tfs[run] = capped;
+      if (capped > (maxTf[term] as number)) maxTf[term] = capped;
     }
   }
   docs.starts[n] = end;
-  if (end !== docs.pool.length || at !== bytes.length) fail("fewer pairs than its header says");
+  if (end !== docs.pool.length || stream.at !== bytes.length) fail("fewer pairs than its header says");
+  const postings = new PackedPostings();
+  postings.restore(offsets, slots, tfs, maxTf, n);
   const idsAreOrders = (flags & IDS_ARE_ORDERS) !== 0;
   const ids = idsAreOrders ? ordersWrittenOut(docs.orders) : strings.ids;
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
-  return { terms, names, ids: ids as string[], docs, idsAreOrders };
+  return { terms, names, ids: ids as string[], docs, idsAreOrders, postings };
+}
+
+/** Unsigned varints (see `VarintWriter`) from `at` to the end of `bytes`; reading past the end throws. */
+class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public at: number,
+  ) {}
+
+  read(): number {
+    const byte = this.bytes[this.at++];
+    // Most values fit one byte.
+    return byte !== undefined && byte < 0x80 ? byte : this.readLong(byte);
+  }
+
+  private readLong(first: number | undefined): number {
+    if (first === undefined) throw new Error("recall index snapshot: truncated");
+    let value = first & 0x7f;
+    let scale = 0x80;
+    for (;;) {
+      const byte = this.bytes[this.at++];
+      if (byte === undefined) throw new Error("recall index snapshot: truncated");
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  }
 }
 
 function ordersWrittenOut(orders: Float64Array): string[] {

@@ -71,23 +71,19 @@ export class PackedPostings {
   }
 
   /**
-   * Packs every document of `table` (all live, over term ids below `terms`) and counts them: what
-   * `count` of each document's pairs and then `pack` give, in two passes over the pairs instead of three.
+   * Takes runs laid out elsewhere (a snapshot's, see `decodeIndexState`): `offsets` per term, every
+   * one of `documents` slots live and packed, `maxTf` per term; each term's count is its run's length.
    */
-  packAll(table: DocTable, terms: number): void {
-    this.pack(table, terms, () => true);
-    const df = new Int32Array(Math.max(terms, 64));
-    const maxTf = new Uint16Array(df.length);
-    const { offsets, tfs } = this;
-    for (let term = 0; term < terms; term++) {
-      const [from, to] = [offsets[term] as number, offsets[term + 1] as number];
-      df[term] = to - from;
-      let max = 0;
-      for (let at = from; at < to; at++) if ((tfs[at] as number) > max) max = tfs[at] as number;
-      maxTf[term] = max;
-    }
+  restore(offsets: Int32Array<ArrayBuffer>, slots: Int32Array<ArrayBuffer>, tfs: Uint16Array<ArrayBuffer>, maxTf: Uint16Array<ArrayBuffer>, documents: number): void {
+    const terms = offsets.length - 1;
+    const df = new Int32Array(maxTf.length);
+    for (let term = 0; term < terms; term++) df[term] = (offsets[term + 1] as number) - (offsets[term] as number);
+    this.offsets = offsets;
+    this.slots = slots;
+    this.tfs = tfs;
     this.df = df;
     this.maxTf = maxTf;
+    this.packedSlots = documents;
   }
 
   /** Where `term`'s run starts and ends in `slots`/`tfs` (empty for a term newer than the last pack). */

@@ -138,7 +138,7 @@ export class RecallIndex {
     if (ascending) index.orderedBase = n;
     else for (let slot = 0; slot < n; slot++) index.slotOf.set(ids[slot] as string, slot);
     index.groups.fill(n, (slot) => docs.groups[slot] as number);
-    index.postings.packAll(docs, state.terms.length);
+    index.postings = state.postings;
     return index;
   }
 

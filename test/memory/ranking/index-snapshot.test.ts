@@ -128,6 +128,15 @@ describe("RecallIndex snapshots", () => {
         return bytes;
       },
     ],
+    [
+      "document frequencies that do not match its documents",
+      () => {
+        const bytes = build(rows(5)).toSnapshot();
+        const jsonLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 8)[5] as number;
+        bytes[(32 + jsonLength + 7) & ~7] += 1; // the first term's document frequency
+        return bytes;
+      },
+    ],
   ])("refuses %s with a clear error", (_what, bytes) => {
     expect(() => RecallIndex.fromSnapshot(bytes())).toThrow(/recall index snapshot: /);
   });
