@@ -109,6 +109,21 @@ export class DocTable {
   starts = new Int32Array(1);
   pool = new Int32Array(0);
 
+  /** A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed (`orders` given or zeroed). */
+  static ofSize(count: number, pairs: number, orders = new Float64Array(count)): DocTable {
+    const docs = new DocTable();
+    docs.count = count;
+    docs.lengths = new Int32Array(count);
+    docs.groups = new Int32Array(count);
+    docs.orders = orders;
+    docs.labels = new Int32Array(count);
+    docs.speakers = new Int32Array(count);
+    docs.asks = new Uint8Array(count);
+    docs.starts = new Int32Array(count + 1);
+    docs.pool = new Int32Array(2 * pairs);
+    return docs;
+  }
+
   /** Makes room for `docs` more documents with `pairs` more pairs in all, without growing again. */
   reserve(docs: number, pairs: number): void {
     this.resize(this.count + docs, (this.starts[this.count] as number) + 2 * pairs);

@@ -116,16 +116,7 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
   const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, HEADER_BYTES + jsonLength))) as Partial<IndexState>;
   const { terms, names } = strings;
   if (!Array.isArray(terms) || !Array.isArray(names)) return fail("strings missing");
-  const docs = new DocTable();
-  docs.count = n;
-  docs.lengths = new Int32Array(n);
-  docs.groups = new Int32Array(n);
-  docs.orders = rawOrders ? new Float64Array(bytes.buffer.slice(rawStart, rawStart + n * 8)) : new Float64Array(n);
-  docs.labels = new Int32Array(n);
-  docs.speakers = new Int32Array(n);
-  docs.asks = new Uint8Array(n);
-  docs.starts = new Int32Array(n + 1);
-  docs.pool = new Int32Array(2 * pairs);
+  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.buffer.slice(rawStart, rawStart + n * 8)) : undefined);
   const stream = new VarintReader(bytes, bodyStart);
   const read = (): number => stream.read();
   const termCount = terms.length;

@@ -25,16 +25,7 @@ export function canonicalState(table: DocTable, termList: readonly string[], nam
   const n = live.length;
   let pairs = 0;
   for (const slot of live) pairs += (table.starts[slot + 1] as number) - (table.starts[slot] as number);
-  const docs = new DocTable();
-  docs.count = n;
-  docs.lengths = new Int32Array(n);
-  docs.groups = new Int32Array(n);
-  docs.orders = new Float64Array(n);
-  docs.labels = new Int32Array(n);
-  docs.speakers = new Int32Array(n);
-  docs.asks = new Uint8Array(n);
-  docs.starts = new Int32Array(n + 1);
-  docs.pool = new Int32Array(pairs);
+  const docs = DocTable.ofSize(n, pairs / 2);
   const termIds = new Int32Array(termList.length).fill(-1);
   const nameIds = new Int32Array(nameList.length).fill(-1);
   const terms: string[] = [];

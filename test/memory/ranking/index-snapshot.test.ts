@@ -133,7 +133,8 @@ describe("RecallIndex snapshots", () => {
       () => {
         const bytes = build(rows(5)).toSnapshot();
         const jsonLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 8)[5] as number;
-        bytes[(32 + jsonLength + 7) & ~7] += 1; // the first term's document frequency
+        const first = (32 + jsonLength + 7) & ~7; // the first term's document frequency
+        bytes[first] = (bytes[first] as number) + 1;
         return bytes;
       },
     ],
