@@ -26,6 +26,8 @@ const TOP = 50;
 let tuning: HybridOptions | undefined;
 /** `--graph <json>`: entity-graph walk options (see `GraphWalkOptions`) to try instead of the defaults, e.g. `{"walk":false}`. */
 let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
+/** `--categories <weight>`: a list question also ranks the kinds of what it asks for at this weight (`limits.recall.categoryWeight`, default 0.5; 0 is off). */
+let categoryWeight = DEFAULT_LIMITS.recall.categoryWeight;
 
 interface Measured {
   results: QuestionResult[];
@@ -43,7 +45,7 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk } } });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight } } });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
     for (const session of locomoSessions(conv)) {
@@ -85,19 +87,21 @@ async function main(): Promise<void> {
       baseline: { type: "string" },
       hybrid: { type: "string" },
       graph: { type: "string" },
+      categories: { type: "string" },
       ...BACKEND_OPTIONS,
     },
     strict: true,
   });
   if (!values.data) {
     process.stderr.write(
-      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>] [--backend sqlite|postgres] [--database-url <url>]\n",
+      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
   const conversations = loadLocomo(values.data);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
+  if (values.categories !== undefined) categoryWeight = Number(values.categories);
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { results: [], bm25: [], ids: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {

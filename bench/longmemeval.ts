@@ -1,6 +1,6 @@
 /**
  * LongMemEval retrieval benchmark:
- * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local]`.
+ * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--embeddings none|local]`.
  * For each question, a fresh memory (`--backend sqlite`, the default: a temp file; `postgres`: a
  * fresh schema in the database of `--database-url`, else DATABASE_URL) holds only that question's haystack, filled
  * through the public API only: `memory.importSessions`, one call per session (each turn with its
@@ -30,6 +30,8 @@ const TOP = 50;
 let tuning: HybridOptions | undefined;
 /** `--graph <json>`: entity-graph walk options (see `GraphWalkOptions`) to try instead of the defaults, e.g. `{"walk":false}`. */
 let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
+/** `--categories <weight>`: a list question also ranks the kinds of what it asks for at this weight (`limits.recall.categoryWeight`, default 0.5; 0 is off). */
+let categoryWeight = DEFAULT_LIMITS.recall.categoryWeight;
 const METRICS = ["turn_ndcg@10", "turn_recall@10", "turn_recall_all@10", "turn_recall_all@5"];
 
 interface Measured {
@@ -48,7 +50,7 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk } } });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight } } });
   const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
   try {
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       baseline: { type: "string" },
       hybrid: { type: "string" },
       graph: { type: "string" },
+      categories: { type: "string" },
       every: { type: "string", default: "1" },
       embeddings: { type: "string", default: "none" },
       ...BACKEND_OPTIONS,
@@ -124,13 +127,14 @@ async function main(): Promise<void> {
   const every = Number(values.every);
   if (!values.data || !Number.isInteger(every) || every < 1 || !["local", "none"].includes(values.embeddings)) {
     process.stderr.write(
-      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--every N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
   const questions = loadLongMemEval(values.data).filter((_, i) => i % every === 0);
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
+  if (values.categories !== undefined) categoryWeight = Number(values.categories);
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [], newestFirst: [] };
   try {

@@ -22,6 +22,12 @@ export interface RecallLimits {
   vectorWaitMs: number;
   /** How recall walks the user's entity graph (see entities/entity-walk.ts). */
   graph: GraphWalkOptions;
+  /**
+   * Weight of the kinds of thing a list question asks for ("pottery", "swimming" for "What
+   * activities …?", from WordNet: ranking/category-kinds.ts) in its ranking; 0 turns it off.
+   * Default 0.5 (LoCoMo and LongMemEval development sets, docs/recall.md).
+   */
+  categoryWeight: number;
 }
 
 /** How recall walks the entity graph; each part can be turned off for ablations. */
@@ -94,6 +100,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     recentTurns: 6,
     vectorWaitMs: 25,
     graph: { walk: false, hops: 1, mentions: true, maxNodes: 16, candidates: 50, weight: 0.1, factKeys: false },
+    categoryWeight: 0.5,
   },
   context: {
     history: { items: 10, chars: 200 },

@@ -80,6 +80,7 @@ export async function searchMemory(
     excludeIds: new Set(),
     embeddings: deps.embeddings,
     graph: { user, ...(session === undefined ? {} : { sessionId: session }), options: recall.graph },
+    categoryWeight: recall.categoryWeight,
   });
   const hits = similar.map(
     (hit): MemoryHit => ({

@@ -49,6 +49,12 @@ export interface SimilarSearch {
    * `sessionId` keeps the walk's messages to one session (a search of one session's transcript).
    */
   graph?: { user: Pick<MemoryScope, "tenantId" | "userId">; sessionId?: string; options: GraphWalkOptions };
+  /**
+   * Weight of the kinds of thing a list question asks for (`categoryTermsOf`: "pottery",
+   * "swimming" for "What activities …?") in its ranking; 0 or left out, no expansion (and the
+   * table is not loaded).
+   */
+  categoryWeight?: number;
 }
 
 /**
@@ -65,6 +71,7 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
   const labelWeights = roleWeightsFor(search.query);
   const list = asksForList(search.query);
+  const kinds = list && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query) : [];
   const options: WeightedSearchOptions = {
     query: search.query,
     limit: wanted,
@@ -72,11 +79,12 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     textChars: search.textChars,
     ...(labelWeights ? { labelWeights } : {}),
     ...(list ? { asksForList: true } : {}),
+    ...(kinds.length > 0 ? { categoryTerms: kinds, categoryWeight: search.categoryWeight } : {}),
   };
   const [ranked, reached] = await Promise.all([
     supportsOf(store).rankedSearch
       ? rankedByStore(store, prefix, search, options)
-      : rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, hybridOptionsOf(undefined, { labelWeights, asksForList: list })),
+      : rankHere((await listAll(store, prefix, { cap: search.maxCandidates })).filter((item) => isRecallable(item.value)), search, hybridOptionsOf(undefined, options)),
     graph ? walkEntityGraph(store, graph.user, search.query, graph.options) : Promise.resolve([]),
   ]);
   const inScope = graph?.sessionId === undefined ? reached : reached.filter((c) => c.sessionId === graph.sessionId);
@@ -87,9 +95,16 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     .map((item) => toSimilar(item));
 }
 
+/** The kinds of what a list question asks for; the table is read only here, on first use. */
+async function categoryTermsFor(query: string): Promise<string[]> {
+  const { categoryTermsOf } = await import("./ranking/category-kinds.js");
+  return categoryTermsOf(tokenize(query));
+}
+
 async function rankedByStore(store: BaseStore, prefix: string[], search: SimilarSearch, options: WeightedSearchOptions): Promise<RankedItem[]> {
-  if (search.queryVector === undefined) return store.search(prefix, options);
-  const op: VectorSearchOperation & WeightedSearch = { namespacePrefix: prefix, ...options, queryVector: search.queryVector };
+  // Our stores' `search` hands on recall's options it knows; the category's kinds travel in the operation.
+  if (search.queryVector === undefined && options.categoryTerms === undefined) return store.search(prefix, options);
+  const op: VectorSearchOperation & WeightedSearch = { namespacePrefix: prefix, ...options, ...(search.queryVector !== undefined ? { queryVector: search.queryVector } : {}) };
   const [hits] = await store.batch([op]);
   return hits as RankedItem[];
 }

@@ -57,6 +57,7 @@ function locomoShaped(): RecallFixture {
       ["Ana", "I adopted a cat named Pepper last week."],
       ["Bram", "What colour is Pepper?"],
       ["Ana", "Black with one white paw."],
+      ["Bram", "I go surfing at the harbour every Sunday."],
     ],
   ];
   const sessions: ImportSession[] = [];
@@ -91,6 +92,8 @@ function locomoShaped(): RecallFixture {
       // Questions asking for a list (asksForList) rank with their own weights.
       "What activities does Ana do in pottery class?",
       "How many times did Bram travel to Lisbon?",
+      // A list question's category ("sports") reaches a turn that shares no word with it ("surfing").
+      "What sports does Bram do?",
     ],
   };
 }

@@ -78,6 +78,15 @@ export interface HybridOptions {
   listNeighbourWeight?: number;
   /** `speakerWeight` of a list query; default 0.5 (chosen on LoCoMo). */
   listSpeakerWeight?: number;
+  /**
+   * Terms of the kinds of thing the query asks for (`categoryTermsOf`: "pottery", "swimming" for
+   * "What activities …?"), scored like feedback's expansion terms (none held by more than
+   * `feedbackMaxShare` of the documents, when the source can tell) and added at `categoryWeight`.
+   * Default none.
+   */
+  categoryTerms?: readonly string[];
+  /** Weight of `categoryTerms`' BM25 score against the query's; 0 turns them off. Default 0.5 (chosen on LoCoMo and LongMemEval development sets together). */
+  categoryWeight?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -118,6 +127,8 @@ const DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions
   listQuery: false,
   listNeighbourWeight: 0.3,
   listSpeakerWeight: 0.5,
+  categoryTerms: [],
+  categoryWeight: 0.5,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -212,7 +223,8 @@ function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
  * Ranks documents for a query: (1) BM25 over the query terms, scaled by `labelWeights`; (2)
  * pseudo-relevance feedback — the best `feedbackDocs` documents give `feedbackTerms` expansion
  * terms (none held by more than `feedbackMaxShare` of the documents, when the source can tell),
- * whose BM25 scores (scaled alike) are added at `feedbackWeight`; (3) neighbour context
+ * whose BM25 scores (scaled alike) are added at `feedbackWeight`, and those of `categoryTerms` (the
+ * kinds of what a list question asks for, under the same share) at `categoryWeight`; (3) neighbour context
  * (`addNeighbourContext`, across another speaker's short reply too, see `bridgeLength`; a question
  * lends its answer `questionLend` times more, a document receives in proportion to its label's
  * weight and to how short it is), then `speakerWeight` on what others said when the query names
@@ -235,16 +247,20 @@ export function rankHybrid(
   const weigh = labelWeigher(source, o.labelWeights);
   const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
   const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
+  // Terms in a large share of documents (a speaker's name, a year) say nothing about the topic.
+  const share = source.documentShare?.bind(source);
+  const rare = (term: string): boolean => !share || share(term) <= o.feedbackMaxShare;
+  const expand = (extra: readonly string[], weight: number): void => {
+    if (extra.length > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, o.lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
+  };
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);
     const termsOf = source.termsOf(top);
-    // Terms in a large share of documents (a speaker's name, a year) say nothing about the topic.
-    const share = source.documentShare?.bind(source);
-    const allowed = share ? (term: string) => share(term) <= o.feedbackMaxShare : undefined;
-    const extra = expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, allowed);
-    if (extra.length > 0) {
-      for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, o.lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + o.feedbackWeight * score);
-    }
+    expand(expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, rare), o.feedbackWeight);
+  }
+  if (o.categoryWeight > 0 && o.categoryTerms.length > 0) {
+    const inQuery = new Set(terms);
+    expand(o.categoryTerms.filter((term) => !inQuery.has(term) && rare(term)), o.categoryWeight);
   }
   let final = lexical;
   let context = new Map<string, number>();

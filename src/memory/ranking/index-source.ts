@@ -65,16 +65,18 @@ export function columnsOfTraits(traits: DocTraits): TraitColumns {
   return { label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
 }
 
-/** What a ranked search asks beside the store's own tuning: label weights, a list query and neighbour-only hits (see `RecallSearchOptions`). */
+/** What a ranked search asks beside the store's own tuning: label weights, a list query, its category's kinds and neighbour-only hits (see `RecallSearchOptions`). */
 export function hybridOptionsOf(
   tuning: HybridOptions | undefined,
-  op: { labelWeights?: Readonly<Record<string, number>>; asksForList?: boolean; withNeighbours?: boolean },
+  op: { labelWeights?: Readonly<Record<string, number>>; asksForList?: boolean; categoryTerms?: readonly string[]; categoryWeight?: number; withNeighbours?: boolean },
 ): HybridOptions {
-  const { labelWeights, asksForList, withNeighbours } = op;
+  const { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours } = op;
   return {
     ...tuning,
     ...(labelWeights ? { labelWeights } : {}),
     ...(asksForList ? { listQuery: true } : {}),
+    ...(categoryTerms && categoryTerms.length > 0 ? { categoryTerms } : {}),
+    ...(categoryWeight !== undefined ? { categoryWeight } : {}),
     ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}),
   };
 }
