@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
+import { log } from "../../logger.js";
 import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import type { IndexState } from "../../memory/ranking/index-state.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
@@ -10,8 +12,9 @@ import { RecallIndex } from "../../memory/ranking/recall-index.js";
  * (items) or `xid` (deletions) at least the stamp. A fresh process reads the bytes and those changes
  * in one statement (`loadIndexSnapshot`) instead of every row of the prefix. Derived data, removed
  * with what it was derived from: deleting or rewriting an item deletes the snapshots covering its
- * path in the same statement (`items.ts`), pruning the deletion log deletes the snapshots stamped
- * before what it prunes, and `pruneIndexSnapshots` those of ranges left empty.
+ * path in the same statement (`items.ts`), and a write racing such a statement waits for it
+ * (`writeIndexSnapshot`); pruning the deletion log deletes the snapshots stamped before what it
+ * prunes, and `pruneIndexSnapshots` those of ranges left empty.
  */
 
 /** The result of a load: an index current as of the load's statement, or why there is none. */
@@ -49,7 +52,8 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
     [from, to, maxDelta + 1],
   );
   const head = rows.find((row) => row.kind === "s");
-  if (!head?.data || head.stamp === null) return { reason: "missing" };
+  // No bytes: none stored, or a write has stored its row and not yet its bytes (see `writeIndexSnapshot`).
+  if (!head?.data?.length || head.stamp === null) return { reason: "missing" };
   const deletions = rows.filter((row) => row.kind === "d");
   const items = rows.filter((row) => row.kind === "i");
   if (deletions.length > maxDelta || items.length > maxDelta) return { reason: "too many changes" };
@@ -93,11 +97,22 @@ function sameTerms(a: readonly string[], b: readonly string[]): boolean {
   return x.every((term, i) => term === y[i]);
 }
 
+/** How long a snapshot write waits for the transactions open when its row was stored before it gives up and withdraws the row. */
+const OPEN_TRANSACTIONS_WAIT_MS = 5_000;
+
 /**
- * Writes the snapshot of [from, to) unless a newer one is stored, then reads back what changed since
- * `stamp`: when a deletion or a rewrite committed meanwhile touches a document of `state` (a writer
- * and a deleter that ran at the same moment do not see each other's rows), the snapshot is deleted
- * again. Returns what happened.
+ * Writes the snapshot of [from, to) unless a newer one is stored, so that no committed deletion or
+ * rewrite of an item it holds leaves the bytes behind. A deleter deletes the snapshots covering the
+ * item in its deleting statement, but a statement does not see a row committed after it began, so:
+ * 1. the row goes in first without the bytes (a load takes it for none): a deleter whose statement
+ *    begins from now on sees it, and deletes it or waits on its row lock;
+ * 2. then this waits until every transaction that may have begun such a statement before the row
+ *    was visible has ended (`openTransactionsEnded`), giving up after `maxWaitMs` (the row is
+ *    deleted and that logged);
+ * 3. reads what changed since `stamp`: when a deletion or a rewrite committed by then touches a
+ *    document of `state`, the row is deleted again;
+ * 4. stores the bytes in the row, if it is still this write's (not deleted, not replaced).
+ * Written off the reply path: the waiting costs a search nothing.
  */
 export async function writeIndexSnapshot(
   pool: pg.Pool,
@@ -106,24 +121,77 @@ export async function writeIndexSnapshot(
   stamp: string,
   state: IndexState,
   bytes: Uint8Array,
-): Promise<"written" | "newer kept" | "withdrawn"> {
+  maxWaitMs = OPEN_TRANSACTIONS_WAIT_MS,
+): Promise<"written" | "newer kept" | "withdrawn" | "gave up"> {
   const s = schema;
   const { from, to } = range;
-  const written = await pool.query(
-    `INSERT INTO ${s}.store_index_snapshots AS t (from_path, to_path, stamp, items, data) VALUES ($1, $2, $3::xid8, $4, $5)
+  const claimed = await pool.query<{ version: string }>(
+    `INSERT INTO ${s}.store_index_snapshots AS t (from_path, to_path, stamp, items, data) VALUES ($1, $2, $3::xid8, $4, ''::bytea)
      ON CONFLICT (from_path, to_path) DO UPDATE SET stamp = EXCLUDED.stamp, items = EXCLUDED.items, data = EXCLUDED.data, written_at = now()
-     WHERE t.stamp <= EXCLUDED.stamp`,
-    [from, to, stamp, state.ids.length, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+     WHERE t.stamp <= EXCLUDED.stamp
+     RETURNING xmin::text AS version`,
+    [from, to, stamp, state.ids.length],
   );
-  if (written.rowCount === 0) return "newer kept";
+  const version = claimed.rows[0]?.version;
+  if (version === undefined) return "newer kept";
+  // The row as this write left it: any later write of the row (another store's) changes its xmin.
+  const ours = `from_path = $1 AND to_path = $2 AND xmin = $3::xid`;
+  const withdraw = () => pool.query(`DELETE FROM ${s}.store_index_snapshots WHERE ${ours}`, [from, to, version]);
+  if (!(await openTransactionsEnded(pool, maxWaitMs))) {
+    await withdraw();
+    log.warn("store.recall_snapshot_withdrawn", { schema, reason: "transactions open when it was stored did not end in time", waitedMs: maxWaitMs });
+    return "gave up";
+  }
   const { rows } = await pool.query<{ id: string; tokens: string | null; deleted: boolean }>(
     `SELECT item_id::text AS id, NULL AS tokens, true AS deleted FROM ${s}.store_deletions WHERE xid >= $1::xid8 AND item_id IS NOT NULL
      UNION ALL SELECT id::text, tokens, false FROM ${s}.store_items WHERE ns_path >= $2 AND ns_path < $3 AND written_xid >= $1::xid8`,
     [stamp, from, to],
   );
-  if (rows.length === 0 || !touches(state, rows)) return "written";
-  await pool.query(`DELETE FROM ${s}.store_index_snapshots WHERE from_path = $1 AND to_path = $2 AND stamp = $3::xid8`, [from, to, stamp]);
-  return "withdrawn";
+  if (rows.length > 0 && touches(state, rows)) {
+    await withdraw();
+    return "withdrawn";
+  }
+  const put = await pool.query<{ written: boolean; replaced: boolean }>(
+    `WITH put AS (UPDATE ${s}.store_index_snapshots SET data = $4 WHERE ${ours} RETURNING 1)
+     SELECT EXISTS (SELECT 1 FROM put) AS written,
+       EXISTS (SELECT 1 FROM ${s}.store_index_snapshots WHERE from_path = $1 AND to_path = $2 AND xmin <> $3::xid) AS replaced`,
+    [from, to, version, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+  );
+  const outcome = put.rows[0];
+  return outcome?.written ? "written" : outcome?.replaced ? "newer kept" : "withdrawn";
+}
+
+/**
+ * The transactions of this database that may yet delete or rewrite an item in a statement that
+ * began before this one: each holding a transaction id (it has written; the id lasts until it
+ * ends) or a snapshot (a statement running, which gets its id only at its first write; or a
+ * repeatable read transaction). Named by virtual transaction id, which every transaction has from
+ * its start, and only those still open among `among` when given; prepared transactions by their
+ * id. Autovacuum's (no user) change no items. `pg_locks` and `pg_stat_activity` show these columns
+ * of every session to any role. The two are read one after the other: a transaction open at both
+ * reads is named; any other ended before the second (so before the read-back after the wait) or
+ * began after the first (so after the row was stored, and its statements see it).
+ */
+const OPEN_TRANSACTIONS = `/* recall snapshot: waiting for open transactions */
+  SELECT id FROM (
+    SELECT l.virtualxid AS id FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'virtualxid' AND l.granted AND l.pid <> pg_backend_pid() AND a.datname = current_database()
+      AND a.usesysid IS NOT NULL AND (a.backend_xid IS NOT NULL OR a.backend_xmin IS NOT NULL)
+    UNION ALL SELECT 'prepared ' || transaction FROM pg_prepared_xacts WHERE database = current_database()) open
+  WHERE $1::text[] IS NULL OR id = ANY($1)`;
+
+/** Waits until the transactions open now (`OPEN_TRANSACTIONS`) have ended, polling with growing pauses (2 to 250 ms); false when `maxWaitMs` passed first. */
+async function openTransactionsEnded(pool: pg.Pool, maxWaitMs: number): Promise<boolean> {
+  const deadline = Date.now() + maxWaitMs;
+  const openAmong = async (among: string[] | null) => (await pool.query<{ id: string }>(OPEN_TRANSACTIONS, [among])).rows.map((row) => row.id);
+  let open = await openAmong(null);
+  for (let pause = 2; open.length > 0; pause = Math.min(2 * pause, 250)) {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(pause, left));
+    open = await openAmong(open);
+  }
+  return true;
 }
 
 /** Whether any of `rows` (deleted ids; written ids with their tokens) removes or changes a document of `state`. */
