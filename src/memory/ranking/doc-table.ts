@@ -20,12 +20,26 @@ function sharedCopy(name: string): string {
  */
 export class Names {
   private readonly ids = new Map<string, number>();
-  readonly list: string[] = [];
+
+  /** `list`: every name by number; the first `sortedBase` in ascending order, found by binary search, not in `ids` (see `ofSorted`). */
+  constructor(
+    readonly list: string[] = [],
+    private readonly sortedBase = 0,
+  ) {}
+
+  /**
+   * Names numbered in the order of `sorted` (ascending, distinct, as a snapshot lists its terms):
+   * found by binary search, so a restored index neither hashes nor copies them; names interned
+   * later are numbered after them as usual.
+   */
+  static ofSorted(sorted: string[]): Names {
+    return new Names(sorted, sorted.length);
+  }
 
   /** The number of `name`, assigned when new. */
   intern(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
+    let id = this.find(name);
+    if (id < 0) {
       const copy = sharedCopy(name);
       id = this.list.length;
       this.ids.set(copy, id);
@@ -36,7 +50,18 @@ export class Names {
 
   /** The number of `name`, or −1 when it was never interned. */
   find(name: string): number {
-    return this.ids.get(name) ?? -1;
+    const id = this.ids.get(name);
+    if (id !== undefined || this.sortedBase === 0) return id ?? -1;
+    let lo = 0;
+    let hi = this.sortedBase - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = this.list[mid] as string;
+      if (at === name) return mid;
+      if (at < name) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   get size(): number {

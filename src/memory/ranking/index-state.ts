@@ -3,10 +3,11 @@ import { DocTable } from "./doc-table.js";
 /**
  * The live documents of a `RecallIndex` in canonical form: what `buildRecallIndex` would hold if
  * built from those documents alone. Documents are in slot order sorted by `order` (a fresh build adds
- * rows in id order, and the stores' order is the row id); terms and names are numbered in order of
- * first appearance over that order (per document: its group, then its terms, then its label and
- * speaker, as `RecallIndex.add` interns them); a term or name only dead documents used is gone. So a
- * snapshot holds nothing of a removed document, and an index restored from it equals a fresh build.
+ * rows in id order, and the stores' order is the row id); terms are numbered in ascending order (of
+ * UTF-16 code units, as `<` compares them: a restored index finds them by binary search) and names
+ * in order of first appearance over that order (per document: its group, then its label and
+ * speaker); a term or name only dead documents used is gone. So a snapshot holds nothing of a
+ * removed document, and an index restored from it ranks as a fresh build does.
  */
 export interface IndexState {
   terms: string[];
@@ -26,9 +27,7 @@ export function canonicalState(table: DocTable, termList: readonly string[], nam
   let pairs = 0;
   for (const slot of live) pairs += (table.starts[slot + 1] as number) - (table.starts[slot] as number);
   const docs = DocTable.ofSize(n, pairs / 2);
-  const termIds = new Int32Array(termList.length).fill(-1);
   const nameIds = new Int32Array(nameList.length).fill(-1);
-  const terms: string[] = [];
   const names: string[] = [];
   const name = (old: number): number => {
     if (old < 0) return -1;
@@ -38,17 +37,20 @@ export function canonicalState(table: DocTable, termList: readonly string[], nam
     }
     return nameIds[old] as number;
   };
+  // The live documents' terms in ascending order, numbered so.
+  const used = new Uint8Array(termList.length);
+  for (const slot of live) for (let i = table.starts[slot] as number; i < (table.starts[slot + 1] as number); i += 2) used[table.pool[i] as number] = 1;
+  const byTerm = (a: number, b: number): number => ((termList[a] as string) < (termList[b] as string) ? -1 : 1);
+  const olds = [...used.keys()].filter((old) => used[old] === 1).sort(byTerm);
+  const termIds = new Int32Array(termList.length).fill(-1);
+  olds.forEach((old, to) => (termIds[old] = to));
+  const terms = olds.map((old) => termList[old] as string);
   const out: string[] = [];
   let end = 0;
   live.forEach((slot, to) => {
     docs.groups[to] = name(table.groups[slot] as number);
     for (let i = table.starts[slot] as number; i < (table.starts[slot + 1] as number); i += 2) {
-      const old = table.pool[i] as number;
-      if (termIds[old] === -1) {
-        termIds[old] = terms.length;
-        terms.push(termList[old] as string);
-      }
-      docs.pool[end++] = termIds[old] as number;
+      docs.pool[end++] = termIds[table.pool[i] as number] as number;
       docs.pool[end++] = table.pool[i + 1] as number;
     }
     docs.starts[to + 1] = end;

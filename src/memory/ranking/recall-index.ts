@@ -33,7 +33,7 @@ const TERM_OBJECT_BYTES = 60;
  */
 export class RecallIndex {
   private readonly bm25: { k1: number; b: number; idf: (n: number, df: number) => number };
-  private readonly terms = new Names();
+  private terms = new Names();
   private readonly names = new Names();
   /** Slots by id, but for the first `orderedBase` slots (see `slotOfId`). */
   private readonly slotOf = new Map<string, number>();
@@ -121,7 +121,7 @@ export class RecallIndex {
   static fromSnapshot(bytes: Uint8Array, options: Bm25Options = {}): RecallIndex {
     const state = decodeIndexState(bytes);
     const index = new RecallIndex(options);
-    for (const term of state.terms) index.terms.intern(term);
+    index.terms = Names.ofSorted(state.terms);
     for (const name of state.names) index.names.intern(name);
     const { docs, ids } = state;
     const n = docs.count;
