@@ -231,6 +231,8 @@ export class PostgresIndexCache {
       [entry.stamp, entry.changed, entry.touched] = [stamp, 0, false];
       const outcome = await writeIndexSnapshot(pool, this.schema, entry, stamp, state, bytes);
       if (outcome === "withdrawn") log.info("store.recall_snapshot_withdrawn", { schema: this.schema, reason: "a change committed meanwhile touched it" });
+      // None stored (or none current): written again at the entry's next use.
+      if (outcome === "withdrawn" || outcome === "gave up") entry.stamp = undefined;
     });
     const tracked = write
       .catch((error: unknown) => log.warn("store.recall_snapshot_write_failed", { schema: this.schema, error: (error as Error).message }))
