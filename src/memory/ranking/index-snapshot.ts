@@ -101,9 +101,6 @@ export function encodeIndexState(state: IndexState): Uint8Array {
  * `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
 export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders: boolean; postings: PackedPostings } {
-  const fail = (what: string): never => {
-    throw new Error(`recall index snapshot: ${what}`);
-  };
   if (input.byteLength < HEADER_BYTES) fail("too short");
   // A copy at offset 0, so the header and raw orders are aligned (a pg Buffer may start anywhere in its pool).
   const bytes = new Uint8Array(input.byteLength);
@@ -120,38 +117,73 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
   for (let i = 0; i < terms.length; i++) if (typeof terms[i] !== "string" || (i > 0 && !((terms[i - 1] as string) < (terms[i] as string)))) fail("terms not in ascending order");
   const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.buffer.slice(rawStart, rawStart + n * 8)) : undefined);
   const stream = new VarintReader(bytes, bodyStart);
-  const read = (): number => stream.read();
-  const termCount = terms.length;
-  // Each term's run starts where the runs of the terms before it end; `next` is where its next slot goes.
-  const offsets = new Int32Array(termCount + 1);
-  for (let term = 0; term < termCount; term++) offsets[term + 1] = (offsets[term] as number) + read();
-  if (offsets[termCount] !== pairs) fail("document frequencies do not add up to its pairs");
-  const next = offsets.slice(0, termCount);
-  const slots = new Int32Array(pairs);
-  const tfs = new Uint16Array(pairs);
-  const maxTf = new Uint16Array(Math.max(termCount, 64));
+  const runs = new Runs(stream, terms.length, pairs);
+  readDocuments(stream, docs, runs, !rawOrders, names.length);
+  if (stream.at !== bytes.length) fail("fewer pairs than its header says");
+  const postings = new PackedPostings();
+  postings.restore(runs.offsets, runs.slots, runs.tfs, runs.maxTf, n);
+  const idsAreOrders = (flags & IDS_ARE_ORDERS) !== 0;
+  const ids = idsAreOrders ? ordersWrittenOut(docs.orders) : strings.ids;
+  if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
+  return { terms, names, ids: ids, docs, idsAreOrders, postings };
+}
+
+function fail(what: string): never {
+  throw new Error(`recall index snapshot: ${what}`);
+}
+
+/** The posting lists being filled as documents are read: each term's run laid out from its document frequency, read first. */
+class Runs {
+  readonly offsets: Int32Array<ArrayBuffer>;
+  /** Where each term's next slot goes. */
+  readonly next: Int32Array<ArrayBuffer>;
+  readonly slots: Int32Array<ArrayBuffer>;
+  readonly tfs: Uint16Array<ArrayBuffer>;
+  readonly maxTf: Uint16Array<ArrayBuffer>;
+
+  constructor(
+    stream: VarintReader,
+    readonly terms: number,
+    pairs: number,
+  ) {
+    this.offsets = new Int32Array(terms + 1);
+    for (let term = 0; term < terms; term++) this.offsets[term + 1] = (this.offsets[term] as number) + stream.read();
+    if (this.offsets[terms] !== pairs) fail("document frequencies do not add up to its pairs");
+    this.next = this.offsets.slice(0, terms);
+    this.slots = new Int32Array(pairs);
+    this.tfs = new Uint16Array(pairs);
+    this.maxTf = new Uint16Array(Math.max(terms, 64));
+  }
+}
+
+/**
+ * Reads every document of `docs` from `stream` (its columns and pairs; orders too when
+ * `orderSteps`), filling `runs` as it goes; checks every reference. One plain loop, called once per
+ * snapshot, so it is optimised as one.
+ */
+function readDocuments(stream: VarintReader, docs: DocTable, runs: Runs, orderSteps: boolean, nameCount: number): void {
+  const { pool, orders, lengths, groups, labels, speakers, asks, starts } = docs;
+  const { offsets, next, slots, tfs, maxTf, terms } = runs;
   let order = 0;
   let end = 0;
-  const nameCount = names.length;
-  for (let slot = 0; slot < n; slot++) {
-    const count = read();
-    if (end + 2 * count > docs.pool.length) fail("more pairs than its header says");
-    if (!rawOrders) docs.orders[slot] = order += read();
-    docs.lengths[slot] = read();
-    const group = read();
-    const label = read();
-    const speaker = read() - 1;
+  for (let slot = 0; slot < docs.count; slot++) {
+    const count = stream.read();
+    if (end + 2 * count > pool.length) fail("more pairs than its header says");
+    if (orderSteps) orders[slot] = order += stream.read();
+    lengths[slot] = stream.read();
+    const group = stream.read();
+    const label = stream.read();
+    const speaker = stream.read() - 1;
     if (group >= nameCount || (label >> 1) - 1 >= nameCount || speaker >= nameCount) fail("name reference");
-    docs.groups[slot] = group;
-    docs.labels[slot] = (label >> 1) - 1;
-    docs.asks[slot] = label & 1;
-    docs.speakers[slot] = speaker;
-    docs.starts[slot] = end;
-    const { pool } = docs;
+    groups[slot] = group;
+    labels[slot] = (label >> 1) - 1;
+    asks[slot] = label & 1;
+    speakers[slot] = speaker;
+    starts[slot] = end;
     for (let k = 0; k < count; k++) {
       const word = stream.read();
       const term = Math.floor(word / 2);
-      if (term >= termCount) fail("term reference");
+      if (term >= terms) fail("term reference");
       const tf = (word & 1) === 1 ? stream.read() : 1;
       pool[end++] = term;
       pool[end++] = tf;
@@ -164,14 +196,8 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
       if (capped > (maxTf[term] as number)) maxTf[term] = capped;
     }
   }
-  docs.starts[n] = end;
-  if (end !== docs.pool.length || stream.at !== bytes.length) fail("fewer pairs than its header says");
-  const postings = new PackedPostings();
-  postings.restore(offsets, slots, tfs, maxTf, n);
-  const idsAreOrders = (flags & IDS_ARE_ORDERS) !== 0;
-  const ids = idsAreOrders ? ordersWrittenOut(docs.orders) : strings.ids;
-  if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
-  return { terms, names, ids: ids as string[], docs, idsAreOrders, postings };
+  starts[docs.count] = end;
+  if (end !== pool.length) fail("fewer pairs than its header says");
 }
 
 /** Unsigned varints (see `VarintWriter`) from `at` to the end of `bytes`; reading past the end throws. */
