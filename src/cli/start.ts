@@ -1,7 +1,6 @@
 import "dotenv/config";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
-import { checkStorage } from "../app/startup-checks.js";
 import { loadEnv, telemetryOptionsOf, type Env, logLevelFromEnv } from "../config.js";
 import { MemoryGraphError, messageOf } from "../errors.js";
 import { log, setLogLevel } from "../logger.js";
@@ -17,7 +16,8 @@ import { warmUpBetweenRequests } from "./warm-up.js";
  * WEB_CONCURRENCY > 1 this process becomes a node:cluster primary and each worker runs all of this.
  * A setting that cannot work (a bad variable, storage that does not answer or cannot be written)
  * ends the start-up with exit code 1 and one ERROR line naming the code, the variable and the cause:
- * config and storage are checked (once, by the primary) before the graph and server modules load.
+ * config is checked before the graph and server modules load, storage by the primary before its
+ * workers start, or, in one process, as the graph opens it.
  */
 const FAILED = "server.start_failed";
 
@@ -49,8 +49,15 @@ if (cluster.isPrimary) {
   if (env.WEB_CONCURRENCY > 1 && (env.MEMORY_BACKEND === "memory" || sqliteInMemory)) {
     exitOnStartFailure(FAILED, configError("WEB_CONCURRENCY", "WEB_CONCURRENCY > 1 needs storage the workers share (MEMORY_BACKEND sqlite on a file, postgres or redis)"));
   }
-  const storage = { backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
-  await checkStorage(storage).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+  // A primary checks storage once, before its workers start and each fails on it alike. One process
+  // alone leaves it to createMemoryGraph, whose open makes the same checks with the same errors:
+  // checking first opened storage twice on the way to the first answer (a new SQLite file switched
+  // to WAL and closed, a Postgres connection made and ended).
+  if (env.WEB_CONCURRENCY > 1) {
+    const storage = { backend: env.MEMORY_BACKEND, sqlitePath: env.SQLITE_PATH, databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL };
+    const { checkStorage } = await import("../app/startup-checks.js");
+    await checkStorage(storage).catch((error: unknown) => exitOnStartFailure(FAILED, error));
+  }
 }
 if (env.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
   const { runWorkerPool } = await import("../server/workers.js");
