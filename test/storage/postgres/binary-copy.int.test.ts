@@ -1,0 +1,53 @@
+import pg from "pg";
+import { binaryCopyRows, selectBinary } from "../../../src/storage/postgres/binary-copy.js";
+import { createTempDatabase } from "../../support/postgres.js";
+
+let database: Awaited<ReturnType<typeof createTempDatabase>>;
+let client: pg.Client;
+
+beforeAll(async () => {
+  database = await createTempDatabase();
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  await client.query("CREATE TABLE blobs (name text PRIMARY KEY, data bytea)");
+}, 60_000);
+
+afterAll(async () => {
+  await client.end();
+  await database.drop();
+}, 60_000);
+
+describe("selectBinary (a query's rows through a binary COPY)", () => {
+  it("returns bytea as the bytes stored (every byte value, 3 MB), text as UTF-8 and NULL as null, row by row", async () => {
+    const everyByte = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const large = Buffer.alloc(3 * 1024 * 1024, everyByte);
+    await client.query("INSERT INTO blobs VALUES ($1, $2), ($3, $4), ($5, NULL)", ["a", large, "it's ü", everyByte, "c"]);
+    const rows = await selectBinary(client, `SELECT name, data FROM blobs ORDER BY name`);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]?.[0]?.toString("utf8")).toBe("a");
+    expect(rows[0]?.[1]?.equals(large)).toBe(true);
+    expect(rows[1]?.[0]?.toString("utf8")).toBe("c");
+    expect(rows[1]?.[1]).toBeNull();
+    expect(rows[2]?.[0]?.toString("utf8")).toBe("it's ü");
+    expect(rows[2]?.[1]?.equals(everyByte)).toBe(true);
+  });
+
+  it("takes a literal escaped for it (a quote in a value), and gives no rows when none match", async () => {
+    const rows = await selectBinary(client, `SELECT data FROM blobs WHERE name = ${client.escapeLiteral("it's ü")}`);
+    expect(rows.map((row) => row[0]?.length)).toEqual([256]);
+    expect(await selectBinary(client, `SELECT data FROM blobs WHERE name = ${client.escapeLiteral("nobody' OR '1'='1")}`)).toEqual([]);
+  });
+
+  it("leaves the connection usable for ordinary queries after it", async () => {
+    await selectBinary(client, "SELECT data FROM blobs");
+    expect((await client.query<{ n: number }>("SELECT count(*)::int AS n FROM blobs")).rows[0]?.n).toBe(3);
+  });
+
+  it("refuses output that is not a binary COPY's, or is cut short", () => {
+    expect(() => binaryCopyRows(Buffer.from("name,data\na,1\n"))).toThrow(/no signature/);
+    const header = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
+    const cut = Buffer.concat([header, Buffer.from([0, 1, 0, 0, 0, 9, 1, 2])]);
+    expect(() => binaryCopyRows(cut)).toThrow(/truncated/);
+    expect(binaryCopyRows(Buffer.concat([header, Buffer.from([0xff, 0xff])]))).toEqual([]);
+  });
+});
