@@ -36,12 +36,18 @@ export function vectorLiteral(vector: readonly number[]): string {
 }
 
 /**
- * The session settings of every connection the stores open (pg's `options`): JIT compilation off.
- * The planner prices the store's short queries high (`searchRecent`'s recursive skip scan over a
- * user's namespaces at about 577,000 for a query that runs in under a millisecond), past Postgres'
- * default `jit_above_cost` (100,000), so each was JIT-compiled: about 250 ms of server CPU per call
- * (EXPLAIN ANALYZE on bench:load's database). Under bench:load at 8 turns/s that CPU starved every
- * other query until storage calls passed STORAGE_TIMEOUT_MS. A DATABASE_URL that sets `options`
- * itself keeps its own.
+ * The session settings of every connection the stores open (pg's `options`): JIT compilation and
+ * parallel query off. The planner prices the store's short queries high, and both spend far more
+ * than the query:
+ * - JIT: `searchRecent`'s recursive skip scan over a user's namespaces is priced at about 577,000
+ *   for a query that runs in under a millisecond, past Postgres' default `jit_above_cost` (100,000),
+ *   so each was JIT-compiled: about 250 ms of server CPU per call (EXPLAIN ANALYZE on bench:load's
+ *   database). Under bench:load at 8 turns/s that CPU starved every other query until storage
+ *   calls passed STORAGE_TIMEOUT_MS.
+ * - Parallel workers: the recall cache's change feed (`written_xid >= $1`) is estimated at a third
+ *   of the table (xid8 has no statistics a range can use), so it was planned with a parallel worker,
+ *   whose start took 15–20 ms of a query that finds nothing new in under 1 ms (EXPLAIN ANALYZE,
+ *   40 LongMemEval users: 24.1 → 0.6 ms); it was most of a fresh instance's first recall.
+ * A DATABASE_URL that sets `options` itself keeps its own.
  */
-export const CONNECTION_OPTIONS = "-c jit=off";
+export const CONNECTION_OPTIONS = "-c jit=off -c max_parallel_workers_per_gather=0";

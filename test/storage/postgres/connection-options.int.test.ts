@@ -4,9 +4,10 @@ import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import { createTempDatabase, POSTGRES_ADMIN_URL } from "../../support/postgres.js";
 
 /**
- * Every connection the stores open runs with JIT compilation off (`CONNECTION_OPTIONS`): the
- * planner prices the store's short queries past `jit_above_cost`, and compiling each cost far more
- * than running it. Read from the server's own view of each open connection.
+ * Every connection the stores open runs with JIT compilation and parallel query off
+ * (`CONNECTION_OPTIONS`): the planner prices the store's short queries past `jit_above_cost` and
+ * plans the change feed with a parallel worker, and compiling or starting one cost far more than
+ * running the query. Read from the server's own view of each open connection.
  */
 let database: Awaited<ReturnType<typeof createTempDatabase>>;
 
@@ -18,20 +19,22 @@ afterAll(async () => {
   await database.drop();
 }, 60_000);
 
-/** `SHOW jit` on a connection of `pool`. */
-async function jitOf(pool: pg.Pool): Promise<string> {
-  const { rows } = await pool.query<{ jit: string }>("SHOW jit");
-  return rows[0]?.jit ?? "";
+/** `jit` and `max_parallel_workers_per_gather` on a connection of `pool`. */
+async function settingsOf(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ jit: string; workers: string }>(
+    "SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers",
+  );
+  return `jit ${rows[0]?.jit}, workers ${rows[0]?.workers}`;
 }
 
-it("opens the persistence's and a store's own pools with jit off, where the server's default is on", async () => {
+it("opens the persistence's and a store's own pools with jit and parallel workers off, where the server's default is on", async () => {
   const admin = new pg.Pool({ connectionString: POSTGRES_ADMIN_URL, max: 1 });
   const persistence = await openPostgres({ url: database.url });
   const store = PostgresStore.fromConnString(database.url, { schema: "jit_test" });
   try {
-    expect(await jitOf(admin)).toBe("on");
-    expect(await jitOf((persistence.store as unknown as { pool: pg.Pool }).pool)).toBe("off");
-    expect(await jitOf((store as unknown as { pool: pg.Pool }).pool)).toBe("off");
+    expect(await settingsOf(admin)).toBe("jit on, workers 2");
+    expect(await settingsOf((persistence.store as unknown as { pool: pg.Pool }).pool)).toBe("jit off, workers 0");
+    expect(await settingsOf((store as unknown as { pool: pg.Pool }).pool)).toBe("jit off, workers 0");
   } finally {
     await Promise.all([persistence.close(), store.close(), admin.end()]);
   }
