@@ -16,7 +16,9 @@ function sharedCopy(name: string): string {
 
 /**
  * Strings numbered in order of first sight (terms, labels, speakers, groups of one index), so a
- * document stores small integers instead of its own copies of them.
+ * document stores small integers instead of its own copies of them. A restored index's terms come
+ * first, in ascending order (`ofSorted`): its own copies, read from the snapshot, not shared with
+ * other indexes (sharing them meant hashing every term of the user on the first query).
  */
 export class Names {
   private readonly ids = new Map<string, number>();
