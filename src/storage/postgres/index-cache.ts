@@ -79,10 +79,12 @@ export class PostgresIndexCache {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly writes = new Set<Promise<unknown>>();
 
+  /** `snapshotWaitMs`: how long a snapshot write waits for the transactions open when it stored its row (`writeIndexSnapshot`); tests shorten it. */
   constructor(
     private readonly schema: string,
     private readonly limits: IndexCacheLimits = DEFAULT_INDEX_CACHE_LIMITS,
     private readonly snapshotPool?: pg.Pool,
+    private readonly snapshotWaitMs?: number,
   ) {
     this.entries = new SizedLru({ maxEntries: limits.maxPrefixes, maxBytes: limits.maxCachedBytes, maxRss: limits.maxRss }, (entry) => entry.index.bytes);
   }
@@ -229,7 +231,7 @@ export class PostgresIndexCache {
       const state = entry.index.snapshotState();
       const bytes = encodeIndexState(state);
       [entry.stamp, entry.changed, entry.touched] = [stamp, 0, false];
-      const outcome = await writeIndexSnapshot(pool, this.schema, entry, stamp, state, bytes);
+      const outcome = await writeIndexSnapshot(pool, this.schema, entry, stamp, state, bytes, this.snapshotWaitMs);
       if (outcome === "withdrawn") log.info("store.recall_snapshot_withdrawn", { schema: this.schema, reason: "a change committed meanwhile touched it" });
       // None stored (or none current): written again at the entry's next use.
       if (outcome === "withdrawn" || outcome === "gave up") entry.stamp = undefined;

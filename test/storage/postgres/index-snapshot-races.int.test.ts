@@ -2,8 +2,10 @@ import pg from "pg";
 import { withLogger, type Logger } from "../../../src/logger.js";
 import { buildRecallIndex } from "../../../src/memory/ranking/index-source.js";
 import { decodeIndexState, encodeIndexState } from "../../../src/memory/ranking/index-snapshot.js";
+import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache } from "../../../src/storage/postgres/index-cache.js";
 import { writeIndexSnapshot } from "../../../src/storage/postgres/index-snapshots.js";
 import { deleteItem, writeItems } from "../../../src/storage/postgres/items.js";
+import { schemaIdentifier } from "../../../src/storage/postgres/sql.js";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import { prefixRange } from "../../../src/storage/shared/namespace.js";
 import { preparePuts } from "../../../src/storage/shared/store-common.js";
@@ -206,6 +208,32 @@ it("waits for transactions that hold an id or a snapshot, not for idle ones; pas
     expect((await sql.query(`SELECT 1 FROM ${SCHEMA}.store_index_snapshots WHERE ${userRows}`, [userPattern(user)])).rows).toEqual([]);
   } finally {
     await other.query("ROLLBACK");
+    await pool.end();
+  }
+});
+
+it("writes a snapshot it had to give up on again at the index's next use, once the transactions it waited for have ended", async () => {
+  const user = "g1";
+  const store = open();
+  for (let i = 0; i < 5; i++) await store.put(ns(user), `m${i}`, { role: "user", text: `Kayak trip number ${i} on the river.` });
+  const pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  const cache = new PostgresIndexCache(schemaIdentifier(SCHEMA), DEFAULT_INDEX_CACHE_LIMITS, pool, 100);
+  const other = await connect();
+  const { from, to } = prefixRange(prefix(user));
+  const stored = async () => (await sql.query(`SELECT 1 FROM ${SCHEMA}.store_index_snapshots WHERE ${userRows} AND length(data) > 0`, [userPattern(user)])).rows.length;
+  const db = await pool.connect();
+  try {
+    await other.query("BEGIN");
+    await other.query("SELECT pg_current_xact_id()"); // holds an id until it ends: the write waits for it, then gives up
+    expect(await cache.indexOf(db, from, to)).toBeDefined();
+    await cache.settled();
+    expect(await stored()).toBe(0);
+    await other.query("ROLLBACK");
+    await cache.indexOf(db, from, to); // the entry is cached: nothing changed since, but none is stored
+    await cache.settled();
+    expect(await stored()).toBe(1);
+  } finally {
+    db.release();
     await pool.end();
   }
 });
