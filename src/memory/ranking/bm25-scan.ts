@@ -8,8 +8,8 @@ const PRUNE_MIN_POSTINGS = 256;
 export interface ScanView {
   docs: DocTable;
   postings: PackedPostings;
-  /** Per slot its id, undefined once dead. */
-  slotIds: readonly (string | undefined)[];
+  /** Per slot its id (null: made from its order when asked), undefined once dead. */
+  slotIds: readonly (string | null | undefined)[];
   live: number;
   totalLength: number;
   minLength: number;

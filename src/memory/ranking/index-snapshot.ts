@@ -97,10 +97,10 @@ export function encodeIndexState(state: IndexState): Uint8Array {
 
 /**
  * The state `bytes` hold, checked as it is read (every reference in range); throws, naming what is
- * wrong, on anything else. `idsAreOrders`: every id is its document's order written out;
- * `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
+ * wrong, on anything else. `ids` null: every id is its document's order written out (not made
+ * here); `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
-export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders: boolean; postings: PackedPostings } {
+export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids"> & { ids: string[] | null; postings: PackedPostings } {
   if (input.byteLength < HEADER_BYTES) fail("too short");
   // A copy at offset 0, so the header and raw orders are aligned (a pg Buffer may start anywhere in its pool).
   const bytes = new Uint8Array(input.byteLength);
@@ -122,10 +122,10 @@ export function decodeIndexState(input: Uint8Array): IndexState & { idsAreOrders
   if (stream.at !== bytes.length) fail("fewer pairs than its header says");
   const postings = new PackedPostings();
   postings.restore(runs.offsets, runs.slots, runs.tfs, runs.maxTf, n);
-  const idsAreOrders = (flags & IDS_ARE_ORDERS) !== 0;
-  const ids = idsAreOrders ? ordersWrittenOut(docs.orders) : strings.ids;
+  if ((flags & IDS_ARE_ORDERS) !== 0) return { terms, names, ids: null, docs, postings };
+  const { ids } = strings;
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
-  return { terms, names, ids: ids, docs, idsAreOrders, postings };
+  return { terms, names, ids, docs, postings };
 }
 
 function fail(what: string): never {
@@ -225,10 +225,4 @@ class VarintReader {
       scale *= 0x80;
     }
   }
-}
-
-function ordersWrittenOut(orders: Float64Array): string[] {
-  const ids = new Array<string>(orders.length);
-  for (let slot = 0; slot < orders.length; slot++) ids[slot] = `${orders[slot] as number}`;
-  return ids;
 }

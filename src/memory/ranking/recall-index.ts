@@ -46,7 +46,8 @@ export class RecallIndex {
   private readonly groups = new GroupedSlots((slot) => this.docs.orders[slot] as number);
   private docs = new DocTable();
   private postings = new PackedPostings();
-  private slotIds: (string | undefined)[] = [];
+  /** Per slot its id; null when the id is its order written out (a restored index's, made when asked: `idOf`); undefined once dead. */
+  private slotIds: (string | null | undefined)[] = [];
   private live = 0;
   private totalLength = 0;
   private minLength = Infinity;
@@ -114,7 +115,7 @@ export class RecallIndex {
 
   /** The live documents in canonical form (`canonicalState`), as `toSnapshot` writes them. */
   snapshotState(): IndexState {
-    return canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds);
+    return canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds.map((id, slot) => (id === null ? this.idOf(slot) : id)));
   }
 
   /** The index `bytes` (from `toSnapshot`) hold, packed; throws on bytes that are not a well-formed snapshot. */
@@ -126,9 +127,9 @@ export class RecallIndex {
     const { docs, ids } = state;
     const n = docs.count;
     index.docs = docs;
-    index.slotIds = ids;
+    index.slotIds = ids ?? new Array<null>(n).fill(null);
     index.live = n;
-    let ascending = state.idsAreOrders;
+    let ascending = ids === null;
     for (let slot = 0; slot < n; slot++) {
       const length = docs.lengths[slot] as number;
       index.totalLength += length;
@@ -136,7 +137,7 @@ export class RecallIndex {
       if (slot > 0 && (docs.orders[slot] as number) <= (docs.orders[slot - 1] as number)) ascending = false;
     }
     if (ascending) index.orderedBase = n;
-    else for (let slot = 0; slot < n; slot++) index.slotOf.set(ids[slot] as string, slot);
+    else for (let slot = 0; slot < n; slot++) index.slotOf.set(index.idOf(slot), slot);
     index.groups.fill(n, (slot) => docs.groups[slot] as number);
     index.postings = state.postings;
     return index;
@@ -144,7 +145,7 @@ export class RecallIndex {
 
   /** The `n` ids with the highest `order` (the newest written), newest first. */
   newest(n: number): string[] {
-    return this.groups.newest(n).map((slot) => this.slotIds[slot] as string);
+    return this.groups.newest(n).map((slot) => this.idOf(slot));
   }
 
   /** How many documents hold `term`. */
@@ -170,7 +171,7 @@ export class RecallIndex {
       if (id >= 0) ids.add(id);
     }
     const view: ScanView = { ...this.bm25, b: lengthNorm ?? this.bm25.b, docs: this.docs, postings: this.postings, slotIds: this.slotIds, live: this.live, totalLength: this.totalLength, minLength: this.minLength };
-    for (const { slot, score } of scanBest(view, [...ids], this.terms.size, limit)) out.set(this.slotIds[slot] as string, score);
+    for (const { slot, score } of scanBest(view, [...ids], this.terms.size, limit)) out.set(this.idOf(slot), score);
     return out;
   }
 
@@ -194,7 +195,7 @@ export class RecallIndex {
     const out = new Map<string, readonly string[]>();
     for (const id of ids) {
       const slot = this.slotOfId(id);
-      if (slot !== undefined) out.set(id, this.groups.around(slot, this.docs.groups[slot] as number).map((at) => this.slotIds[at] as string));
+      if (slot !== undefined) out.set(id, this.groups.around(slot, this.docs.groups[slot] as number).map((at) => this.idOf(at)));
     }
     return out;
   }
@@ -215,7 +216,7 @@ export class RecallIndex {
       const slot = this.slotOfId(id);
       if (slot === undefined || this.docs.asks[slot] !== 1) continue;
       const next = this.groups.next(slot, this.docs.groups[slot] as number);
-      if (next !== undefined) out.set(id, this.slotIds[next] as string);
+      if (next !== undefined) out.set(id, this.idOf(next));
     }
     return out;
   }
@@ -253,7 +254,12 @@ export class RecallIndex {
     const slot = this.slotOf.get(id);
     if (slot !== undefined || this.orderedBase === 0) return slot;
     const at = this.docs.slotOfOrder(Number(id), this.orderedBase);
-    return at >= 0 && this.slotIds[at] === id ? at : undefined;
+    return at >= 0 && this.slotIds[at] !== undefined && this.idOf(at) === id ? at : undefined;
+  }
+
+  /** The id of the live `slot`. */
+  private idOf(slot: number): string {
+    return this.slotIds[slot] ?? `${this.docs.orders[slot] as number}`;
   }
 
   /** Places `row` as `id` in a new slot; returns the slot. */
@@ -280,15 +286,14 @@ export class RecallIndex {
   private compactIfSparse(): void {
     const dead = this.slotIds.length - this.live;
     if (dead < 64 || dead * 4 < this.slotIds.length) return;
+    // The live ids in slot order, made before compaction moves the orders they may be read from.
+    const ids: string[] = [];
+    this.slotIds.forEach((id, slot) => void (id !== undefined && ids.push(this.idOf(slot))));
     const renumber = this.docs.compact((slot) => this.slotIds[slot] !== undefined);
     this.groups.renumber(renumber);
     this.orderedBase = 0;
-    const ids: string[] = [];
-    this.slotIds.forEach((id, slot) => {
-      if (id === undefined) return;
-      ids.push(id);
-      this.slotOf.set(id, renumber[slot] as number);
-    });
+    // Compaction keeps the live slots in order, numbered from 0: the k-th live id is at slot k.
+    ids.forEach((id, slot) => this.slotOf.set(id, slot));
     this.slotIds = ids;
     this.pack();
   }
