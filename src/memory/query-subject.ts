@@ -28,6 +28,18 @@ export function asksForList(query: string): boolean {
   return ASKS_FOR_LIST.test(query);
 }
 
+// "Where has Melanie camped?", "Where did Caroline move from?": "where" opening a question, before its verb.
+const ASKS_WHERE = /(?:^|[.?!]\s+)where\s+(?:has|have|had|does|do|did|is|was|were|are|will|would|can|could)(?!\w)/i;
+
+/**
+ * Whether `query` asks where (an answer that is a place: "the beach", "the mountains", "a homeless
+ * shelter"), so its ranking also weighs the kinds of place (`categoryTermsOf`). English phrasing
+ * only. Pure.
+ */
+export function asksWhere(query: string): boolean {
+  return ASKS_WHERE.test(query);
+}
+
 /**
  * Per message role, the factor on its lexical score for `query` (see `HybridOptions.labelWeights`):
  * `{ assistant: ASSISTANT_WEIGHT_FOR_FIRST_PERSON }` when the query speaks in the first person and

@@ -10,7 +10,7 @@ import { fuseGraphCandidates } from "./entities/graph-fusion.js";
 import type { GraphWalkOptions } from "./limits.js";
 import type { MemoryScope } from "./scope.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
-import { asksForList, roleWeightsFor } from "./query-subject.js";
+import { asksForList, asksWhere, roleWeightsFor } from "./query-subject.js";
 import { listAll, supportsOf } from "./store-io.js";
 import { isRecallable } from "./transcript.js";
 
@@ -71,7 +71,8 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
   const labelWeights = roleWeightsFor(search.query);
   const list = asksForList(search.query);
-  const kinds = list && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query) : [];
+  const where = asksWhere(search.query);
+  const kinds = (list || where) && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query, where) : [];
   const options: WeightedSearchOptions = {
     query: search.query,
     limit: wanted,
@@ -95,10 +96,10 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     .map((item) => toSimilar(item));
 }
 
-/** The kinds of what a list question asks for; the table is read only here, on first use. */
-async function categoryTermsFor(query: string): Promise<string[]> {
-  const { categoryTermsOf } = await import("./ranking/category-kinds.js");
-  return categoryTermsOf(tokenize(query));
+/** The kinds of what a list question asks for (and of place, for a "Where …?" question); the table is read only here, on first use. */
+async function categoryTermsFor(query: string, where: boolean): Promise<string[]> {
+  const { categoryTermsOf, PLACE_CATEGORY } = await import("./ranking/category-kinds.js");
+  return categoryTermsOf(tokenize(query), where ? [PLACE_CATEGORY] : []);
 }
 
 async function rankedByStore(store: BaseStore, prefix: string[], search: SimilarSearch, options: WeightedSearchOptions): Promise<RankedItem[]> {

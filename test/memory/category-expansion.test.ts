@@ -1,7 +1,8 @@
 import { InMemoryStore, MemorySaver, type BaseStore } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { createMemoryGraph, type ImportSession } from "../../src/index.js";
-import { categoryTermsOf } from "../../src/memory/ranking/category-kinds.js";
+import { asksWhere } from "../../src/memory/query-subject.js";
+import { categoryTermsOf, PLACE_CATEGORY } from "../../src/memory/ranking/category-kinds.js";
 import { rankHybrid, RecallIndex, recordTraits, tokenize } from "../../src/memory/ranking/index.js";
 import { hybridOptionsOf, indexSource } from "../../src/memory/ranking/index-source.js";
 import { SqliteStore } from "../../src/storage/sqlite/store.js";
@@ -21,6 +22,28 @@ describe("categoryTermsOf", () => {
 
   it.each(["When did Caroline go to the support group?", "constructor toString hasOwnProperty", ""])("names no category: %j", (query) => {
     expect(categoryTermsOf(tokenize(query))).toEqual([]);
+  });
+
+  it("adds the kinds of place a \"Where …?\" question asks for (PLACE_CATEGORY)", () => {
+    expect(categoryTermsOf(tokenize("Where has Melanie camped?"))).toEqual([]);
+    const kinds = categoryTermsOf(tokenize("Where has Melanie camped?"), [PLACE_CATEGORY]);
+    expect(kinds).toEqual(expect.arrayContaining(["beach", "mountain", "forest", "lake", "museum", "church", "gym"]));
+    expect(kinds).not.toContain("camp");
+    expect(categoryTermsOf(tokenize("What places has Joanna submitted her work to?"))).toEqual([]);
+  });
+});
+
+describe("asksWhere", () => {
+  it.each([
+    { query: "Where has Melanie camped?", where: true },
+    { query: "where did Caroline move from 4 years ago?", where: true },
+    { query: "Thanks. Where is Gina's internship?", where: true },
+    { query: "What type of show did Nate host where he taught vegan recipes?", where: false },
+    { query: "Whereabouts is it?", where: false },
+    { query: "Nowhere did I see it", where: false },
+    { query: "When did Melanie camp?", where: false },
+  ])("$query: $where", ({ query, where }) => {
+    expect(asksWhere(query)).toBe(where);
   });
 });
 
@@ -79,5 +102,28 @@ describe("recall expands a list question with its category's kinds (limits.recal
     expect((await hitsOn(make(), undefined, "What activities do I enjoy?")).slice(0, 2).sort()).toEqual(["pottery", "swim"]);
     expect(await hitsOn(make(), 0, "What activities do I enjoy?")).toEqual([]);
     expect(await hitsOn(make(), undefined, "Do I enjoy activities?")).toEqual([]);
+  });
+
+  it("on SQLite: a \"Where …?\" question reaches places it shares no word with, not with the weight 0", async () => {
+    // The chores, and where the user has camped: by a lake, in the mountains (no "camp" in either).
+    const places: ImportSession = {
+      ...session,
+      messages: session.messages.map((message) =>
+        message.id === "pottery" ? { ...message, id: "lake", text: "Three nights by the lake with the kids, tent and all." } : message.id === "swim" ? { ...message, id: "mountains", text: "The kids loved the mountains in October." } : message,
+      ),
+    };
+    const hits = async (categoryWeight: number | undefined, query: string): Promise<string[]> => {
+      const limits = categoryWeight === undefined ? {} : { recall: { categoryWeight } };
+      const memory = await createMemoryGraph({ persistence: { store: SqliteStore.open(":memory:"), checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false, limits });
+      try {
+        await memory.importSessions(user, [places]);
+        return (await memory.search({ ...user, query, limit: 5 })).hits.map((hit) => hit.id);
+      } finally {
+        await memory.close();
+      }
+    };
+    expect((await hits(undefined, "Where have I camped?")).slice(0, 2).sort()).toEqual(["lake", "mountains"]);
+    expect(await hits(0, "Where have I camped?")).toEqual([]);
+    expect(await hits(undefined, "Have I camped?")).toEqual([]);
   });
 });
