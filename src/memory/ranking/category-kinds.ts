@@ -4,8 +4,8 @@
  * and "I'm off to go swimming", which share no word with it. Per category word (activities, sports,
  * games, instruments, pets, countries, cities, states, foods, desserts, exercises, events; and the
  * places a "Where …?" question asks for), the terms of what WordNet 3.1 files under it
- * (category-kinds-table.ts, written by scripts/category-kinds.ts). Recall loads this module with a dynamic import, only when it expands
- * a list question (`limits.recall.categoryWeight` above 0).
+ * (category-kinds-table.ts, written by scripts/category-kinds.ts). Recall loads this module with a
+ * dynamic import, only when it expands a question (`limits.recall.categoryWeight` above 0).
  */
 import { CATEGORY_KINDS } from "./category-kinds-table.js";
 
