@@ -39,20 +39,27 @@ function rankingsOf(index: RecallIndex) {
   return QUERIES.map((query) => rankHybrid(tokenize(query), indexSource(index), undefined, { limit: 10 }).map((hit) => [hit.id, hit.score]));
 }
 
+/** Expects `index` to rank, count and tell of each of `ids` what `expected` does. */
+function expectAnswersAlike(index: RecallIndex, expected: RecallIndex, ids: readonly string[]): void {
+  expect(index.size).toBe(expected.size);
+  expect(rankingsOf(index)).toEqual(rankingsOf(expected));
+  expect(index.neighboursOf(ids)).toEqual(expected.neighboursOf(ids));
+  expect(index.answersOf(ids)).toEqual(expected.answersOf(ids));
+  expect(index.groupsOf(ids)).toEqual(expected.groupsOf(ids));
+  expect(index.speakersOf(ids)).toEqual(expected.speakersOf(ids));
+  expect(index.labelsOf(ids)).toEqual(expected.labelsOf(ids));
+  expect(index.termsOf(ids)).toEqual(expected.termsOf(ids));
+  expect(index.lengthsOf(ids)).toEqual(expected.lengthsOf(ids));
+  expect(index.newest(30)).toEqual(expected.newest(30));
+}
+
 describe("RecallIndex snapshots", () => {
   it("restores an index that ranks, neighbours and labels exactly as the one it came from", () => {
     const list = rows(300);
     const index = build(list);
     const restored = RecallIndex.fromSnapshot(index.toSnapshot());
     expect(restored.size).toBe(300);
-    expect(rankingsOf(restored)).toEqual(rankingsOf(index));
-    const ids = list.map((row) => row.id);
-    expect(restored.neighboursOf(ids)).toEqual(index.neighboursOf(ids));
-    expect(restored.answersOf(ids)).toEqual(index.answersOf(ids));
-    expect(restored.speakersOf(ids)).toEqual(index.speakersOf(ids));
-    expect(restored.labelsOf(ids)).toEqual(index.labelsOf(ids));
-    expect(restored.termsOf(ids)).toEqual(index.termsOf(ids));
-    expect(restored.newest(20)).toEqual(index.newest(20));
+    expectAnswersAlike(restored, index, list.map((row) => row.id));
   });
 
   it("after adds, rewrites and removals, holds what a fresh build of the live rows holds, byte for byte", () => {
@@ -90,20 +97,10 @@ describe("RecallIndex snapshots", () => {
       expect(index.has(idOf(list[25] as Row))).toBe(false);
       expect(index.has(idOf(list[10] as Row))).toBe(true);
     }
-    const compare = () => {
-      expect(rankingsOf(restored)).toEqual(rankingsOf(original));
-      expect(restored.neighboursOf(ids)).toEqual(original.neighboursOf(ids));
-      expect(restored.answersOf(ids)).toEqual(original.answersOf(ids));
-      expect(restored.groupsOf(ids)).toEqual(original.groupsOf(ids));
-      expect(restored.termsOf(ids)).toEqual(original.termsOf(ids));
-      expect(restored.lengthsOf(ids)).toEqual(original.lengthsOf(ids));
-      expect(restored.newest(30)).toEqual(original.newest(30));
-      expect(restored.size).toBe(original.size);
-    };
-    compare();
+    expectAnswersAlike(restored, original, ids);
     // A quarter dead: both compact, and go on answering alike.
     for (const index of [original, restored]) for (const row of list.slice(100, 220)) index.remove(idOf(row));
-    compare();
+    expectAnswersAlike(restored, original, ids);
     expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(original.toSnapshot()))).toBe(true);
   });
 
