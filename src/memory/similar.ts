@@ -103,9 +103,8 @@ async function categoryTermsFor(query: string, where: boolean): Promise<string[]
 }
 
 async function rankedByStore(store: BaseStore, prefix: string[], search: SimilarSearch, options: WeightedSearchOptions): Promise<RankedItem[]> {
-  // Our stores' `search` hands on recall's options it knows; the category's kinds travel in the operation.
-  if (search.queryVector === undefined && options.categoryTerms === undefined) return store.search(prefix, options);
-  const op: VectorSearchOperation & WeightedSearch = { namespacePrefix: prefix, ...options, ...(search.queryVector !== undefined ? { queryVector: search.queryVector } : {}) };
+  if (search.queryVector === undefined) return store.search(prefix, options);
+  const op: VectorSearchOperation & WeightedSearch = { namespacePrefix: prefix, ...options, queryVector: search.queryVector };
   const [hits] = await store.batch([op]);
   return hits as RankedItem[];
 }

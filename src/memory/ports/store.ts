@@ -35,11 +35,7 @@ export interface RecallSearchOptions {
   labelWeights?: LabelWeights;
   /** The query asks for a list (`asksForList`): ranked with `HybridOptions.listQuery`. */
   asksForList?: boolean;
-  /**
-   * Terms of the kinds of thing a list question asks for (`categoryTermsOf`), ranked at
-   * `categoryWeight` (`HybridOptions.categoryTerms`). Our stores read them from the search
-   * operation (`batch`), not from `search` options.
-   */
+  /** Terms of the kinds of thing a list or "Where …?" question asks for (`categoryTermsOf`), ranked at `categoryWeight` (`HybridOptions.categoryTerms`). */
   categoryTerms?: readonly string[];
   categoryWeight?: number;
   withNeighbours?: boolean;

@@ -48,15 +48,17 @@ export abstract class TenantStore extends BaseStore {
     return super.delete(...args);
   }
 
-  /** As `BaseStore.search`; recall's options (`labelWeights`, `asksForList`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`). */
+  /**
+   * As `BaseStore.search`; recall's options (`labelWeights`, `asksForList`, `categoryTerms`,
+   * `categoryWeight`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`).
+   */
   override async search(namespacePrefix: string[], options?: WeightedSearchOptions & { refreshTtl?: boolean }): Promise<SearchItem[]> {
     assertTenantNamespace(namespacePrefix, { field: "namespacePrefix" });
-    const { labelWeights, asksForList, withNeighbours, textChars, refreshTtl } = options ?? {};
-    if (labelWeights === undefined && asksForList === undefined && withNeighbours === undefined && textChars === undefined && refreshTtl === undefined) {
-      return super.search(namespacePrefix, options);
-    }
+    const { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours, textChars, refreshTtl } = options ?? {};
+    const recall = { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours, textChars, refreshTtl };
+    if (Object.values(recall).every((value) => value === undefined)) return super.search(namespacePrefix, options);
     const { filter, limit = 10, offset = 0, query } = options ?? {};
-    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, labelWeights, asksForList, withNeighbours, textChars, refreshTtl }]))[0] ?? [];
+    return (await this.batch([{ namespacePrefix, filter, limit, offset, query, ...recall }]))[0] ?? [];
   }
 
   override async listNamespaces(...args: Parameters<BaseStore["listNamespaces"]>): Promise<string[][]> {
