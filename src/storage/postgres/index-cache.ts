@@ -3,7 +3,7 @@ import { log } from "../../logger.js";
 import { buildRecallIndex, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { encodeIndexState, snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { applyItem, loadIndexSnapshot, pruneIndexSnapshots, writeIndexSnapshot } from "./index-snapshots.js";
+import { applyItem, loadIndexSnapshot, pruneIndexSnapshots, writeIndexSnapshot, type AlsoRead, type ChangeRow, type SnapshotLoad } from "./index-snapshots.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
 
 /** Bounds of `PostgresIndexCache`. */
@@ -42,13 +42,27 @@ interface Entry {
   writing?: boolean;
 }
 
-interface ChangeRow extends TraitColumns {
-  kind: "x" | "d" | "i";
-  xmin: string | null;
-  id: string | null;
-  ns_path: string | null;
-  to_path: string | null;
-  tokens: string | null;
+/**
+ * The change feed, a SELECT of a snapshot load's ten columns (`AlsoRead`) that is also run alone:
+ * the xmin of its statement's snapshot (`X`) and, `since` (an escaped literal) given, every
+ * deletion (`D`) and item written (`I`) not visible before it, all in one snapshot. The ORDER BY
+ * keeps the planner on the written_xid index when statistics lag a bulk write.
+ */
+function changeFeed(schema: string, since: string | undefined): string {
+  const xmin = `SELECT 'X' AS kind, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL::text AS id, NULL::text AS ns_path, NULL::text AS to_path,
+    NULL::text AS tokens, NULL::text AS label, NULL::text AS speaker, NULL::text AS asks, NULL::bytea AS data`;
+  if (since === undefined) return xmin;
+  return `${xmin}
+    UNION ALL SELECT 'D', NULL, item_id::text, from_path, to_path, NULL, NULL, NULL, NULL, NULL FROM ${schema}.store_deletions WHERE xid >= ${since}::xid8
+    UNION ALL (SELECT 'I', NULL, id::text, ns_path, NULL, tokens, label, speaker, asks::text, NULL FROM ${schema}.store_items
+               WHERE written_xid >= ${since}::xid8 ORDER BY written_xid LIMIT ${MAX_DELTA + 1})`;
+}
+
+/** A row of `changeFeed` run alone. */
+type FeedRow = Omit<ChangeRow, "kind" | "asks"> & { kind: "X" | "D" | "I"; asks: string | null };
+
+function changeRowOfFeed(row: FeedRow): ChangeRow {
+  return { ...row, kind: row.kind.toLowerCase() as ChangeRow["kind"], asks: row.asks === null ? null : row.asks === "true" };
 }
 
 /**
@@ -104,6 +118,9 @@ export class PostgresIndexCache {
   /** The index of the prefix range [from, to), current as of now; undefined when the prefix is too large to index. */
   indexOf(db: pg.ClientBase, from: string, to: string): Promise<RecallIndex | undefined> {
     const run = this.queue.then(async () => {
+      const key = `${from}\u0000${to}`;
+      // An entry to read from its snapshot: the change feed goes in the same statement.
+      if (this.snapshotPool && !this.entries.has(key) && !this.entries.isRefused(key)) return this.entryOf(db, from, to, await this.syncAndLoad(db, from, to));
       await this.sync(db);
       return this.entryOf(db, from, to);
     });
@@ -121,25 +138,35 @@ export class PostgresIndexCache {
     while (this.writes.size > 0) await Promise.all([...this.writes]);
   }
 
+  /** Whether the next synchronisation reads the changes since `seen` (else the cache starts over: empty, never synchronised, or idle too long). */
+  private get feedsChanges(): boolean {
+    return this.seen !== undefined && !this.entries.isEmpty && Date.now() - this.syncedAt <= MAX_IDLE_MS;
+  }
+
+  /**
+   * The change feed (`changeFeed`): the new xmin and, when `feedsChanges`, every change not visible
+   * before the last one; an empty cache starts over (cleared), taking only the xmin.
+   */
+  private feed(db: pg.ClientBase): string {
+    if (this.feedsChanges) return changeFeed(this.schema, db.escapeLiteral(this.seen as string));
+    this.clear();
+    return changeFeed(this.schema, undefined);
+  }
+
   private async sync(db: pg.ClientBase): Promise<void> {
-    const s = this.schema;
-    if (this.seen === undefined || this.entries.isEmpty || Date.now() - this.syncedAt > MAX_IDLE_MS) {
-      this.clear();
-      const { rows } = await db.query<{ xmin: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin");
-      this.seen = rows[0]?.xmin;
-      this.syncedAt = Date.now();
-      return;
-    }
-    // One statement, one snapshot: the new xmin and every change not visible before it. The ORDER
-    // BY keeps the planner on the written_xid index when statistics lag a bulk write.
-    const { rows } = await db.query<ChangeRow>(
-      `SELECT 'x' AS kind, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL::bigint AS id, NULL::text AS ns_path,
-         NULL::text AS to_path, NULL::text AS tokens, NULL::text AS label, NULL::text AS speaker, NULL::boolean AS asks
-       UNION ALL SELECT 'd', NULL, item_id, from_path, to_path, NULL, NULL, NULL, NULL FROM ${s}.store_deletions WHERE xid >= $1::xid8
-       UNION ALL (SELECT 'i', NULL, id, ns_path, NULL, tokens, label, speaker, asks FROM ${s}.store_items
-                  WHERE written_xid >= $1::xid8 ORDER BY written_xid LIMIT $2)`,
-      [this.seen, MAX_DELTA + 1],
-    );
+    const { rows } = await db.query<FeedRow>(this.feed(db));
+    this.applyFeed(rows.map(changeRowOfFeed));
+  }
+
+  /** Synchronises and loads the snapshot of [from, to) in one statement (`loadIndexSnapshot` with the feed as `also`). */
+  private async syncAndLoad(db: pg.ClientBase, from: string, to: string): Promise<SnapshotLoad> {
+    const also: AlsoRead = { select: this.feed(db) };
+    const loaded = await loadIndexSnapshot(db, this.schema, from, to, MAX_DELTA, also);
+    this.applyFeed(also.rows ?? []);
+    return loaded;
+  }
+
+  private applyFeed(rows: readonly ChangeRow[]): void {
     this.apply(rows);
     this.seen = rows.find((row) => row.kind === "x")?.xmin ?? this.seen;
     this.syncedAt = Date.now();
@@ -179,7 +206,8 @@ export class PostgresIndexCache {
     }
   }
 
-  private async entryOf(db: pg.ClientBase, from: string, to: string): Promise<RecallIndex | undefined> {
+  /** The entry of [from, to): cached, else from `loaded` (or its snapshot, read now), else built from its rows. */
+  private async entryOf(db: pg.ClientBase, from: string, to: string, loaded?: SnapshotLoad): Promise<RecallIndex | undefined> {
     const key = `${from}\u0000${to}`;
     if (this.entries.isRefused(key)) return undefined;
     const hit = this.entries.get(key);
@@ -188,7 +216,7 @@ export class PostgresIndexCache {
       return hit.index;
     }
     if (this.snapshotPool) {
-      const loaded = await loadIndexSnapshot(db, this.schema, from, to, MAX_DELTA);
+      loaded ??= await loadIndexSnapshot(db, this.schema, from, to, MAX_DELTA);
       if (loaded.index && loaded.index.size <= this.limits.maxItems) {
         const entry: Entry = { from, to, index: loaded.index, stamp: loaded.stamp, changed: loaded.applied, touched: loaded.touched };
         this.entries.set(key, entry);

@@ -23,12 +23,24 @@ export type SnapshotLoad =
   | { index: RecallIndex; stamp: string; applied: number; touched: boolean }
   | { index?: undefined; reason: "missing" | "stale" | "unreadable" | "too many changes"; detail?: string };
 
-interface ChangeRow extends TraitColumns {
-  kind: "d" | "i";
+/** A row of the change feed (`x`: the statement's snapshot's xmin; `d`: a deletion; `i`: an item written), or of a load's changes since its stamp. */
+export interface ChangeRow extends TraitColumns {
+  kind: "x" | "d" | "i";
+  xmin: string | null;
   id: string | null;
   ns_path: string | null;
   to_path: string | null;
   tokens: string | null;
+}
+
+/**
+ * Rows read in the statement of a load besides its own (`loadIndexSnapshot`'s `also`): a SELECT of
+ * the load's ten columns whose rows' kinds are upper case (`X`, `D`, `I`), returned as change rows
+ * of the lower-case kinds, in the load's database snapshot.
+ */
+export interface AlsoRead {
+  select: string;
+  rows?: ChangeRow[];
 }
 
 /**
@@ -37,9 +49,10 @@ interface ChangeRow extends TraitColumns {
  * COPY (`selectBinary`: the bytes as they are, a third of the time of bytea's hex text at 3 MB; every
  * other field as text). `touched`: a change removed or rewrote a document the bytes hold (the
  * bytes should be replaced). More than `maxDelta` changes, a range deletion overlapping the prefix
- * (the log's older form), or bytes that do not decode give no index, with the reason.
+ * (the log's older form), or bytes that do not decode give no index, with the reason. `also`: rows
+ * read in the same statement (the cache's change feed, so a first search makes one round trip).
  */
-export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from: string, to: string, maxDelta: number): Promise<SnapshotLoad> {
+export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from: string, to: string, maxDelta: number, also?: AlsoRead): Promise<SnapshotLoad> {
   const s = schema;
   // COPY takes no parameters: the range as escaped literals, the limit a whole number.
   const [lower, upper, limit] = [db.escapeLiteral(from), db.escapeLiteral(to), Math.trunc(maxDelta) + 1];
@@ -51,14 +64,16 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
      UNION ALL (SELECT 'd', NULL, d.item_id::text, d.from_path, d.to_path, NULL, NULL, NULL, NULL, NULL FROM ${s}.store_deletions d, snap
                 WHERE d.xid >= snap.stamp LIMIT ${limit})
      UNION ALL (SELECT 'i', NULL, i.id::text, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks::text, NULL FROM ${s}.store_items i, snap
-                WHERE i.ns_path >= ${lower} AND i.ns_path < ${upper} AND i.written_xid >= snap.stamp LIMIT ${limit})`,
+                WHERE i.ns_path >= ${lower} AND i.ns_path < ${upper} AND i.written_xid >= snap.stamp LIMIT ${limit})
+     ${also ? `UNION ALL ${also.select}` : ""}`,
   );
-  const head = fields.find((row) => row[0]?.toString() === "s");
-  const [stamp, data] = [head?.[1]?.toString("utf8"), head?.[9]];
+  const rows = fields.map(loadRowOf);
+  if (also) also.rows = rows.filter((row) => ALSO_KINDS.has(row.kind)).map((row) => ({ ...row, kind: row.kind.toLowerCase() as ChangeRow["kind"] }));
+  const at = rows.findIndex((row) => row.kind === "s");
+  const [stamp, data] = [rows[at]?.xmin ?? undefined, fields[at]?.[9]];
   if (stamp === undefined || !data) return { reason: "missing" };
-  const rows = fields.filter((row) => row !== head).map(changeRowOf);
-  const deletions = rows.filter((row) => row.kind === "d");
-  const items = rows.filter((row) => row.kind === "i");
+  const deletions = rows.filter((row): row is ChangeRow => row.kind === "d");
+  const items = rows.filter((row): row is ChangeRow => row.kind === "i");
   if (deletions.length > maxDelta || items.length > maxDelta) return { reason: "too many changes" };
   if (deletions.some((row) => row.id === null && (row.ns_path ?? "") < to && from < (row.to_path ?? ""))) return { reason: "stale", detail: "a range deletion since the stamp" };
   let index: RecallIndex;
@@ -93,11 +108,15 @@ export function applyItem(index: RecallIndex, row: { id: string; ns_path: string
   return changed;
 }
 
-/** A change row of the load's COPY (fields as text bytes, see `loadIndexSnapshot`). */
-function changeRowOf(fields: readonly (Buffer | null)[]): ChangeRow {
+/** A row of a load's COPY: `s` (the snapshot: its stamp as `xmin`), `d` or `i` (a change since), or one of `AlsoRead`'s. */
+type LoadRow = Omit<ChangeRow, "kind"> & { kind: string };
+const ALSO_KINDS = new Set(["X", "D", "I"]);
+
+/** A row of the load's COPY (fields as text bytes, see `loadIndexSnapshot`). */
+function loadRowOf(fields: readonly (Buffer | null)[]): LoadRow {
   const text = (at: number): string | null => fields[at]?.toString("utf8") ?? null;
   const asks = text(8);
-  return { kind: text(0) as "d" | "i", id: text(2), ns_path: text(3), to_path: text(4), tokens: text(5), label: text(6), speaker: text(7), asks: asks === null ? null : asks === "true" };
+  return { kind: text(0) ?? "", xmin: text(1), id: text(2), ns_path: text(3), to_path: text(4), tokens: text(5), label: text(6), speaker: text(7), asks: asks === null ? null : asks === "true" };
 }
 
 function sameTerms(a: readonly string[], b: readonly string[]): boolean {

@@ -110,6 +110,40 @@ it("a deletion the snapshot missed (logged since its stamp) is applied when it i
   expect(await snapshotsOf("u3")).toEqual([{ items: 19 }]); // replaced: the deleted message is gone from the stored bytes too
 });
 
+it("a first search read from a snapshot reads, in the same statement, what changed for the users the store has cached", async () => {
+  const writer = open();
+  await write(writer, "u7", 0, 20);
+  await writer.warmSearch(prefix("u7"));
+  await writer.indexSnapshotsSettled();
+  await write(writer, "u8", 0, 12);
+  const reader = open();
+  const keysOf = async (user: string, query: string) => (await reader.search(prefix(user), { query, limit: 12 })).map((hit) => hit.key);
+  expect(await keysOf("u8", "Lisbon ceramic tile")).toContain("m3"); // u8 now cached by the reader
+  await writer.put(ns("u8", "s0"), "m3", { role: "user", text: "In Porto I bought a green mug." });
+  await writer.delete(ns("u8", "s0"), "m9");
+  await writer.put(ns("u8", "s2"), "m20", { role: "user", text: "Another ceramic tile from Lisbon arrived." });
+  const original = pg.Client.prototype.query;
+  const statements: string[] = [];
+  const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const [first] = args as [string | { text?: string }];
+    statements.push(typeof first === "string" ? first : (first.text ?? ""));
+    return Reflect.apply(original, this, args) as never;
+  });
+  try {
+    expect(await keysOf("u7", "greyhound walk")).not.toEqual([]); // u7 read from its snapshot
+  } finally {
+    spy.mockRestore();
+  }
+  const feeds = statements.filter((text) => text.includes("pg_current_snapshot"));
+  expect(feeds).toHaveLength(1);
+  expect(feeds[0]).toContain("store_index_snapshots");
+  // The feed read beside the snapshot was applied to u8's cached index.
+  expect(await keysOf("u8", "Lisbon ceramic tile")).toContain("m20");
+  expect(await keysOf("u8", "Lisbon ceramic tile")).not.toContain("m3");
+  expect(await keysOf("u8", "Porto green mug")).toEqual(["m3"]);
+  expect(await keysOf("u8", "greyhounds sleep most of the day")).not.toContain("m9");
+});
+
 it("rewriting a message, deleting its session or forgetting the user deletes the snapshots holding it", async () => {
   const writer = open();
   for (const user of ["u4", "u5", "u6"]) {
