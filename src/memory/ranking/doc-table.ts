@@ -1,3 +1,5 @@
+import type { SortedTerms } from "./sorted-terms.js";
+
 /**
  * Strings seen by any index (terms mostly), so that indexes of many users share one copy of a common
  * word: 1,000 indexes of 200 synthetic messages hold 58 MB of heap with it, 85 MB without.
@@ -17,25 +19,20 @@ function sharedCopy(name: string): string {
 /**
  * Strings numbered in order of first sight (terms, labels, speakers, groups of one index), so a
  * document stores small integers instead of its own copies of them. A restored index's terms come
- * first, in ascending order (`ofSorted`): its own copies, read from the snapshot, not shared with
- * other indexes (sharing them meant hashing every term of the user on the first query).
+ * first, as its snapshot holds them (`ofSorted`): found by binary search over their bytes, made
+ * into strings when asked, not shared with other indexes (sharing them meant hashing every term of
+ * the user on the first query).
  */
 export class Names {
   private readonly ids = new Map<string, number>();
+  /** The names numbered from `sorted.count` on. */
+  private readonly list: string[] = [];
 
-  /** `list`: every name by number; the first `sortedBase` in ascending order, found by binary search, not in `ids` (see `ofSorted`). */
-  constructor(
-    readonly list: string[] = [],
-    private readonly sortedBase = 0,
-  ) {}
+  constructor(private readonly sorted?: SortedTerms) {}
 
-  /**
-   * Names numbered in the order of `sorted` (ascending, distinct, as a snapshot lists its terms):
-   * found by binary search, so a restored index neither hashes nor copies them; names interned
-   * later are numbered after them as usual.
-   */
-  static ofSorted(sorted: string[]): Names {
-    return new Names(sorted, sorted.length);
+  /** Names numbered in the order of `sorted`; names interned later are numbered after them as usual. */
+  static ofSorted(sorted: SortedTerms): Names {
+    return new Names(sorted);
   }
 
   /** The number of `name`, assigned when new. */
@@ -43,7 +40,7 @@ export class Names {
     let id = this.find(name);
     if (id < 0) {
       const copy = sharedCopy(name);
-      id = this.list.length;
+      id = this.size;
       this.ids.set(copy, id);
       this.list.push(copy);
     }
@@ -53,21 +50,23 @@ export class Names {
   /** The number of `name`, or −1 when it was never interned. */
   find(name: string): number {
     const id = this.ids.get(name);
-    if (id !== undefined || this.sortedBase === 0) return id ?? -1;
-    let lo = 0;
-    let hi = this.sortedBase - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const at = this.list[mid] as string;
-      if (at === name) return mid;
-      if (at < name) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    if (id !== undefined || !this.sorted) return id ?? -1;
+    return this.sorted.find(name);
+  }
+
+  /** Name number `id`. */
+  nameOf(id: number): string {
+    const base = this.sorted?.count ?? 0;
+    return id < base ? (this.sorted as SortedTerms).at(id) : (this.list[id - base] as string);
+  }
+
+  /** Every name, by number. */
+  all(): string[] {
+    return Array.from({ length: this.size }, (_, id) => this.nameOf(id));
   }
 
   get size(): number {
-    return this.list.length;
+    return (this.sorted?.count ?? 0) + this.list.length;
   }
 }
 

@@ -1,26 +1,28 @@
 import { DocTable } from "./doc-table.js";
 import type { IndexState } from "./index-state.js";
 import { PackedPostings } from "./postings.js";
+import { encodeSortedTerms, SortedTerms } from "./sorted-terms.js";
 
 /**
  * A recall index's canonical state (`IndexState`) as bytes, so a store can keep it beside the rows it
  * was built from and a fresh process can read it in one query instead of rebuilding the index from
  * every row. Compact, since a fresh process reads it whole (about 27 bytes per message of 6–20
  * words, against 80 as plain typed arrays), and laid out so reading it is one pass: a header of
- * eight 32-bit words (magic, version, flags, documents, pairs, JSON bytes, body bytes), the strings
- * as JSON (`terms` in ascending order, so a reader finds them by binary search instead of hashing
- * each; `names`; and `ids` unless every id is its order written out, as on SQLite and Postgres),
- * then one varint stream: each term's document frequency (so a reader lays out the posting lists
+ * ten 32-bit words (magic, version, flags, documents, pairs, JSON bytes, body bytes, terms, term
+ * bytes, 0); `names`, and `ids` unless every id is its order written out (as on SQLite and
+ * Postgres), as JSON; the terms' UTF-8 bytes one after the other, in ascending order (kept as they
+ * are by a reader, `SortedTerms`: found by binary search, never parsed); then one varint stream:
+ * each term's byte length, each term's document frequency (so a reader lays out the posting lists
  * before it reads a document, and fills them as it reads), then per document its pair count, its
  * order (the step from the previous one; or, when orders are not ascending whole numbers, all
  * orders as float64 before the stream), length, group, label (+1, times 2, plus asks), speaker
  * (+1), and its [term, frequency] pairs (term × 2, plus 1 when a frequency above 1 follows).
  */
 const MAGIC = 0x52494458; // "RIDX"
-const VERSION = 3;
+const VERSION = 4;
 const IDS_ARE_ORDERS = 1;
 const RAW_ORDERS = 2;
-const HEADER_BYTES = 32;
+const HEADER_BYTES = 40;
 
 /**
  * How many changes applied to a cached index of `documents` documents make its stored snapshot
@@ -65,6 +67,8 @@ export function encodeIndexState(state: IndexState): Uint8Array {
     previous = order;
   }
   const body = new VarintWriter();
+  const terms = encodeSortedTerms(state.terms);
+  for (const length of terms.lengths) body.write(length);
   const df = new Int32Array(state.terms.length);
   for (let i = 0; i < docs.pool.length; i += 2) df[docs.pool[i] as number] = (df[docs.pool[i] as number] as number) + 1;
   for (const count of df) body.write(count);
@@ -84,12 +88,15 @@ export function encodeIndexState(state: IndexState): Uint8Array {
       if (tf > 1) body.write(tf);
     }
   }
-  const json = new TextEncoder().encode(JSON.stringify(idsAreOrders ? { terms: state.terms, names: state.names } : state));
-  const rawStart = (HEADER_BYTES + json.length + 7) & ~7;
+  const json = new TextEncoder().encode(JSON.stringify(idsAreOrders ? { names: state.names } : { names: state.names, ids: state.ids }));
+  const termStart = HEADER_BYTES + json.length;
+  const rawStart = (termStart + terms.bytes.length + 7) & ~7;
   const bodyStart = rawStart + (wholeAscending ? 0 : n * 8);
   const out = new Uint8Array(bodyStart + body.length);
-  new Uint32Array(out.buffer, 0, 8).set([MAGIC, VERSION, (idsAreOrders ? IDS_ARE_ORDERS : 0) | (wholeAscending ? 0 : RAW_ORDERS), n, docs.pool.length / 2, json.length, body.length]);
+  const flags = (idsAreOrders ? IDS_ARE_ORDERS : 0) | (wholeAscending ? 0 : RAW_ORDERS);
+  new Uint32Array(out.buffer, 0, 10).set([MAGIC, VERSION, flags, n, docs.pool.length / 2, json.length, body.length, state.terms.length, terms.bytes.length, 0]);
   out.set(json, HEADER_BYTES);
+  out.set(terms.bytes, termStart);
   if (!wholeAscending) new Float64Array(out.buffer, rawStart, n).set(docs.orders.subarray(0, n));
   out.set(body.bytes.subarray(0, body.length), bodyStart);
   return out;
@@ -100,24 +107,25 @@ export function encodeIndexState(state: IndexState): Uint8Array {
  * wrong, on anything else. `ids` null: every id is its document's order written out (not made
  * here); `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
-export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids"> & { ids: string[] | null; postings: PackedPostings } {
+export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
   if (input.byteLength < HEADER_BYTES) fail("too short");
   // A copy at offset 0, so the header and raw orders are aligned (a pg Buffer may start anywhere in its pool).
   const bytes = new Uint8Array(input.byteLength);
   bytes.set(input);
-  const [magic, version, flags = 0, n = 0, pairs = 0, jsonLength = 0, bodyLength = 0] = new Uint32Array(bytes.buffer, 0, 8);
+  const [magic, version, flags = 0, n = 0, pairs = 0, jsonLength = 0, bodyLength = 0, termCount = 0, termBytes = 0] = new Uint32Array(bytes.buffer, 0, 10);
   if (magic !== MAGIC || version !== VERSION) fail(`unknown format (magic ${magic}, version ${version})`);
   const rawOrders = (flags & RAW_ORDERS) !== 0;
-  const rawStart = (HEADER_BYTES + jsonLength + 7) & ~7;
+  const termStart = HEADER_BYTES + jsonLength;
+  const rawStart = (termStart + termBytes + 7) & ~7;
   const bodyStart = rawStart + (rawOrders ? n * 8 : 0);
   if (bytes.length !== bodyStart + bodyLength) fail("length does not match its header");
-  const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, HEADER_BYTES + jsonLength))) as Partial<IndexState>;
-  const { terms, names } = strings;
-  if (!Array.isArray(terms) || !Array.isArray(names)) return fail("strings missing");
-  for (let i = 0; i < terms.length; i++) if (typeof terms[i] !== "string" || (i > 0 && !((terms[i - 1] as string) < (terms[i] as string)))) fail("terms not in ascending order");
+  const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, termStart))) as Partial<IndexState>;
+  const { names } = strings;
+  if (!Array.isArray(names)) return fail("strings missing");
   const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.buffer.slice(rawStart, rawStart + n * 8)) : undefined);
   const stream = new VarintReader(bytes, bodyStart);
-  const runs = new Runs(stream, terms.length, pairs);
+  const terms = readTerms(stream, bytes.slice(termStart, termStart + termBytes), termCount);
+  const runs = new Runs(stream, termCount, pairs);
   readDocuments(stream, docs, runs, !rawOrders, names.length);
   if (stream.at !== bytes.length) fail("fewer pairs than its header says");
   const postings = new PackedPostings();
@@ -126,6 +134,17 @@ export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids"> & {
   const { ids } = strings;
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
   return { terms, names, ids, docs, postings };
+}
+
+/** The `count` terms of `bytes`, their lengths read from `stream`; checked (`SortedTerms.of`). */
+function readTerms(stream: VarintReader, bytes: Uint8Array, count: number): SortedTerms {
+  const starts = new Int32Array(count + 1);
+  for (let term = 0; term < count; term++) starts[term + 1] = (starts[term] as number) + stream.read();
+  try {
+    return SortedTerms.of(bytes, starts);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
 }
 
 function fail(what: string): never {

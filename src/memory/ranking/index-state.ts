@@ -1,10 +1,11 @@
 import { DocTable } from "./doc-table.js";
+import { compareCodePoints } from "./sorted-terms.js";
 
 /**
  * The live documents of a `RecallIndex` in canonical form: what `buildRecallIndex` would hold if
  * built from those documents alone. Documents are in slot order sorted by `order` (a fresh build adds
- * rows in id order, and the stores' order is the row id); terms are numbered in ascending order (of
- * UTF-16 code units, as `<` compares them: a restored index finds them by binary search) and names
+ * rows in id order, and the stores' order is the row id); terms are numbered in ascending order (code
+ * point order, their UTF-8 bytes' order: a restored index finds them by binary search over them) and names
  * in order of first appearance over that order (per document: its group, then its label and
  * speaker); a term or name only dead documents used is gone. So a snapshot holds nothing of a
  * removed document, and an index restored from it ranks as a fresh build does.
@@ -40,7 +41,7 @@ export function canonicalState(table: DocTable, termList: readonly string[], nam
   // The live documents' terms in ascending order, numbered so.
   const used = new Uint8Array(termList.length);
   for (const slot of live) for (let i = table.starts[slot] as number; i < (table.starts[slot + 1] as number); i += 2) used[table.pool[i] as number] = 1;
-  const byTerm = (a: number, b: number): number => ((termList[a] as string) < (termList[b] as string) ? -1 : 1);
+  const byTerm = (a: number, b: number): number => compareCodePoints(termList[a] as string, termList[b] as string);
   const olds = [...used.keys()].filter((old) => used[old] === 1).sort(byTerm);
   const termIds = new Int32Array(termList.length).fill(-1);
   olds.forEach((old, to) => (termIds[old] = to));

@@ -115,7 +115,7 @@ export class RecallIndex {
 
   /** The live documents in canonical form (`canonicalState`), as `toSnapshot` writes them. */
   snapshotState(): IndexState {
-    return canonicalState(this.docs, this.terms.list, this.names.list, this.slotIds.map((id, slot) => (id === null ? this.idOf(slot) : id)));
+    return canonicalState(this.docs, this.terms.all(), this.names.all(), this.slotIds.map((id, slot) => (id === null ? this.idOf(slot) : id)));
   }
 
   /** The index `bytes` (from `toSnapshot`) hold, packed; throws on bytes that are not a well-formed snapshot. */
@@ -183,7 +183,7 @@ export class RecallIndex {
       if (slot === undefined) continue;
       const terms: string[] = [];
       for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
-        const term = this.terms.list[pool[i] as number] as string;
+        const term = this.terms.nameOf(pool[i] as number);
         for (let n = pool[i + 1] as number; n > 0; n--) terms.push(term);
       }
       out.set(id, terms);
@@ -236,7 +236,7 @@ export class RecallIndex {
     for (const id of ids) {
       const slot = this.slotOfId(id);
       const name = slot === undefined ? -1 : (column[slot] as number);
-      if (name >= 0) out.set(id, this.names.list[name] as string);
+      if (name >= 0) out.set(id, this.names.nameOf(name));
     }
     return out;
   }

@@ -104,6 +104,21 @@ describe("RecallIndex snapshots", () => {
     expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(original.toSnapshot()))).toBe(true);
   });
 
+  it("finds terms of any script after a restore: their bytes' order is code point order, which `<` is not", () => {
+    // U+FF5A (full-width z) sorts before an astral letter by code point, after it by UTF-16 code unit.
+    const words = ["zebra", "été", "ｚｅｂｒａ", "𝒜lpha", "naïve", "東京", "z", "ÿ"];
+    const list = words.map((word, i) => ({ id: String(i + 1), ns: "t/u/sessions/s1/messages", tokens: `${word} common`, label: "user", speaker: "", asks: false }));
+    const index = build(list);
+    const restored = RecallIndex.fromSnapshot(index.toSnapshot());
+    for (const word of words) {
+      expect([...restored.score([word], 3).keys()]).toEqual([...index.score([word], 3).keys()]);
+      expect(restored.documentFrequency(word)).toBe(1);
+    }
+    expect(restored.documentFrequency("zebr")).toBe(0);
+    expect([...(restored.termsOf(["3"]).get("3") ?? [])].sort()).toEqual(["common", "ｚｅｂｒａ"]);
+    expectAnswersAlike(restored, index, list.map((row) => row.id));
+  });
+
   it("keeps nothing of a removed document: its only term is not in the bytes", () => {
     const list = rows(50);
     const index = build([...list, { id: "51", ns: "t/u/sessions/s9/messages", tokens: tokenize("Xylophonist Quetzalcoatl").join(" "), label: "user", speaker: "Zebulon", asks: false }]);
@@ -129,9 +144,18 @@ describe("RecallIndex snapshots", () => {
       "document frequencies that do not match its documents",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        const jsonLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 8)[5] as number;
-        const first = (32 + jsonLength + 7) & ~7; // the first term's document frequency
+        const [jsonLength, , terms, termBytes] = new Uint32Array(bytes.buffer, bytes.byteOffset, 10).subarray(5) as unknown as number[];
+        const first = ((40 + (jsonLength as number) + (termBytes as number) + 7) & ~7) + (terms as number); // after the terms' one-byte lengths
         bytes[first] = (bytes[first] as number) + 1;
+        return bytes;
+      },
+    ],
+    [
+      "terms out of order",
+      () => {
+        const bytes = build(rows(5)).toSnapshot();
+        const jsonLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 10)[5] as number;
+        bytes[40 + jsonLength] = 0x7a; // the first term's first letter a "z": before the second no more
         return bytes;
       },
     ],

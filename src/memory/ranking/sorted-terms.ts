@@ -1,0 +1,125 @@
+/**
+ * A restored index's terms as its snapshot holds them: distinct, in ascending order of their UTF-8
+ * bytes (which is code point order, `compareCodePoints`), one byte string with each term's start.
+ * A term is found by binary search over the bytes and made into a string only when asked for, so
+ * restoring an index neither parses nor hashes its terms, and an index that is only queried holds
+ * a few strings instead of one per term (a LongMemEval user's 5,000 terms: about 49 KB of bytes and
+ * 20 KB of starts, where parsing them took most of a restore's time).
+ */
+export class SortedTerms {
+  private readonly strings: (string | undefined)[];
+
+  /** `starts`: per term where its bytes start, and the end of the last; checked by `of`. */
+  private constructor(
+    private readonly bytes: Uint8Array,
+    private readonly starts: Int32Array,
+  ) {
+    this.strings = new Array<string | undefined>(starts.length - 1);
+  }
+
+  /** The terms `bytes` hold, term `i` being `bytes[starts[i], starts[i + 1])`; throws unless they are distinct, ascending and in range. */
+  static of(bytes: Uint8Array, starts: Int32Array): SortedTerms {
+    const terms = new SortedTerms(bytes, starts);
+    if (starts[0] !== 0 || starts[starts.length - 1] !== bytes.length) throw new Error("term bytes out of range");
+    for (let i = 0; i < terms.count; i++) {
+      const [from, to] = [starts[i] as number, starts[i + 1] as number];
+      if (to < from || (i > 0 && terms.compare(i - 1, bytes, from, to) >= 0)) throw new Error("terms not distinct and ascending");
+    }
+    return terms;
+  }
+
+  get count(): number {
+    return this.starts.length - 1;
+  }
+
+  /** The number of `term`, or −1. */
+  find(term: string): number {
+    const length = utf8(term);
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const order = this.compare(mid, scratch, 0, length);
+      if (order === 0) return mid;
+      if (order < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Term `id` as a string (made on first use). */
+  at(id: number): string {
+    const known = this.strings[id];
+    if (known !== undefined) return known;
+    const term = text(this.bytes.subarray(this.starts[id], this.starts[id + 1]));
+    this.strings[id] = term;
+    return term;
+  }
+
+  /** How term `id`'s bytes order against `key[from, to)`: negative, 0 or positive. */
+  private compare(id: number, key: Uint8Array, from: number, to: number): number {
+    const start = this.starts[id] as number;
+    const length = (this.starts[id + 1] as number) - start;
+    const n = Math.min(length, to - from);
+    for (let i = 0; i < n; i++) {
+      const d = (this.bytes[start + i] as number) - (key[from + i] as number);
+      if (d !== 0) return d;
+    }
+    return length - (to - from);
+  }
+}
+
+/**
+ * `a` against `b` in code point order (negative, 0 or positive): the order of their UTF-8 bytes,
+ * which `<` (UTF-16 code units) differs from only where a code point above U+FFFF (a surrogate pair)
+ * meets one of U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      // Surrogates after U+E000–U+FFFF.
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** `terms` (in code point order) as one UTF-8 byte string and each one's byte length. Pure. */
+export function encodeSortedTerms(terms: readonly string[]): { bytes: Uint8Array; lengths: Int32Array } {
+  const lengths = new Int32Array(terms.length);
+  let bytes = new Uint8Array(1024);
+  let end = 0;
+  terms.forEach((term, i) => {
+    if (end + term.length * 3 > bytes.length) {
+      const grown = new Uint8Array(Math.max(bytes.length * 2, end + term.length * 3));
+      grown.set(bytes.subarray(0, end));
+      bytes = grown;
+    }
+    const { written } = encoder.encodeInto(term, bytes.subarray(end));
+    lengths[i] = written;
+    end += written;
+  });
+  return { bytes: bytes.slice(0, end), lengths };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** The UTF-8 bytes of the term being looked up (`utf8`). */
+let scratch = new Uint8Array(256);
+
+/** Writes `term` as UTF-8 into `scratch`; returns its length. */
+function utf8(term: string): number {
+  if (term.length * 3 > scratch.length) scratch = new Uint8Array(term.length * 3);
+  return encoder.encodeInto(term, scratch).written;
+}
+
+function text(bytes: Uint8Array): string {
+  for (const byte of bytes) if (byte >= 0x80) return decoder.decode(bytes);
+  return String.fromCharCode(...bytes);
+}
