@@ -11,6 +11,9 @@
  * of each user on both, interleaved (which goes first alternates). The large user is measured
  * `--repeat` times, with two new stores each time. Checks that both return the same ranked ids
  * and scores, and with `both`, that SQLite and Postgres return the same ranked ids per user.
+ * `after_alone`: before the pairs, the same first searches on one more new store with snapshots,
+ * every user in turn, without a full build between them, as a fresh instance restores its users
+ * (the large user once per repeat, after its pair, with a query of its own).
  * Prints JSON.
  */
 import { randomUUID } from "node:crypto";
@@ -171,6 +174,12 @@ async function measure(backend: "sqlite" | "postgres") {
     const importMs = performance.now() - importStarted;
     await writer.close();
     const sizes = await place.snapshotBytes();
+    // First, as a fresh instance restores its users: from their snapshots, one after another, with
+    // no full build between them (whose garbage the interleaved pairs below collect during the next query).
+    const alone = await place.open(true);
+    const aloneMs: number[] = [];
+    for (const q of questions) aloneMs.push((await firstSearch(alone, q.id, q.question)).ms);
+    await alone.close();
     const before = await place.open(false);
     const after = await place.open(true);
     const lme = { before: [] as number[], after: [] as number[], identical: 0 };
@@ -183,7 +192,7 @@ async function measure(backend: "sqlite" | "postgres") {
       ranked.set(q.id, on.ranked.map((hit) => hit.slice(0, hit.indexOf("@"))));
     }
     await Promise.all([before.close(), after.close()]);
-    const large = { before: [] as number[], after: [] as number[], identical: 0 };
+    const large = { before: [] as number[], after: [] as number[], alone: [] as number[], identical: 0 };
     const random = seededRandom(7);
     for (let r = 0; r < (largeMessages > 0 ? repeat : 0); r++) {
       const [b, a] = [await place.open(false), await place.open(true)];
@@ -192,6 +201,9 @@ async function measure(backend: "sqlite" | "postgres") {
       large.after.push(on.ms);
       if (JSON.stringify(off.ranked) === JSON.stringify(on.ranked)) large.identical += 1;
       await Promise.all([b.close(), a.close()]);
+      const single = await place.open(true);
+      large.alone.push((await firstSearch(single, LARGE_USER, syntheticSentence(random, 8))).ms);
+      await single.close();
     }
     sizes.sort((x, y) => x - y);
     return {
@@ -204,7 +216,7 @@ async function measure(backend: "sqlite" | "postgres") {
             questions.map((q) => q.turns.length),
             50,
           ),
-          first_query_ms: { before: stats(lme.before), after: stats(lme.after) },
+          first_query_ms: { before: stats(lme.before), after: stats(lme.after), after_alone: stats(aloneMs) },
           p95_ratio_after_over_before: round(percentile(lme.after, 95) / percentile(lme.before, 95), 3),
           identical_rankings: `${lme.identical}/${questions.length}`,
         },
@@ -212,7 +224,7 @@ async function measure(backend: "sqlite" | "postgres") {
           largeMessages > 0
             ? {
                 messages: largeMessages,
-                first_query_ms: { before: stats(large.before), after: stats(large.after) },
+                first_query_ms: { before: stats(large.before), after: stats(large.after), after_alone: stats(large.alone) },
                 identical_rankings: `${large.identical}/${repeat}`,
               }
             : undefined,
