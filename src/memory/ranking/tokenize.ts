@@ -14,7 +14,9 @@ import { ENGLISH_STOP_WORDS, THAI_STOP_WORDS } from "./stop-words.js";
  * time: the segmenter's cost grows faster than the length of what it is given.
  */
 
-const segmenter = new Intl.Segmenter("en", { granularity: "word" });
+// Made on first use: the first Intl object of a process loads ICU's locale data (8-13 ms, on a fresh
+// instance's way to its first answer when made at import), and plain runs never need it.
+let segmenter: Intl.Segmenter | undefined;
 
 /** Whitespace as UAX #29 and NFKC leave it: every one of these ends a word. */
 const SPACE = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -142,6 +144,7 @@ function segmentRun(run: string, words: string[]): void {
   let start = 0;
   while (start < run.length) {
     const { end, hard } = nextWindow(run, start);
+    segmenter ??= new Intl.Segmenter("en", { granularity: "word" });
     const parts = [...segmenter.segment(run.slice(start, end))];
     // Cut inside a word: the last few segments are segmented again with what follows them.
     const kept = hard || parts.length <= REDONE_SEGMENTS ? parts.length : parts.length - REDONE_SEGMENTS;
