@@ -24,7 +24,35 @@ function embedding(seed: number, dims: number): number[] {
   return v.map((y) => y / norm);
 }
 
+/** The encoding as first written, one checked `writeInt8` per dimension: the bytes `encodeVector` must keep. */
+function encodeByWrites(vector: ArrayLike<number>): Buffer {
+  let max = 0;
+  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(Number(vector[i])));
+  const scale = Number.isFinite(max) && max > 0 ? max / 127 : 0;
+  const blob = Buffer.alloc(5 + vector.length);
+  blob[0] = 1;
+  blob.writeFloatLE(scale, 1);
+  for (let i = 0; i < vector.length; i++) {
+    const q = scale === 0 ? 0 : Math.round(Number(vector[i]) / scale);
+    blob.writeInt8(Number.isFinite(q) ? Math.max(-127, Math.min(127, q)) : 0, 5 + i);
+  }
+  return blob;
+}
+
 describe("vector codec", () => {
+  it("writes the same bytes as one writeInt8 per dimension (property)", () => {
+    const value = fc.oneof(fc.double({ min: -2, max: 2 }), fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 1e-300));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 64 }), (vector) => {
+        expect(encodeVector(vector).equals(encodeByWrites(vector))).toBe(true);
+        expect(encodeVector(new Float32Array(vector)).equals(encodeByWrites(new Float32Array(vector)))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    const full = embedding(7, 1536);
+    expect(encodeVector(full).equals(encodeByWrites(full))).toBe(true);
+  });
+
   it("stores a 1,536-dimension embedding in 1,541 bytes instead of 6,144", () => {
     const blob = encodeVector(embedding(1, 1536));
     expect(blob.length).toBe(1541);
