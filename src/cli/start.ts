@@ -1,4 +1,5 @@
 import "dotenv/config";
+import "./zod-jitless.js";
 import cluster from "node:cluster";
 import type { Server } from "node:http";
 import { loadEnv, telemetryOptionsOf, type Env, logLevelFromEnv } from "../config.js";
