@@ -20,6 +20,8 @@ describe("extractFacts: pets, order numbers, birthdays and ages", () => {
     // Order numbers: only where the message says the run is one.
     { text: "my order number is A-10023", facts: [["order_number", "A-10023"]] },
     { text: "order #48213", facts: [["order_number", "48213"]] },
+    { text: "MY ORDER NUMBER IS A-10023", facts: [["order_number", "A-10023"]] },
+    { text: "ออเดอร์ของผม 778812", facts: [["order_number", "778812"]] },
     { text: "Where is my order #48213?", facts: [["order_number", "48213"]] },
     { text: "my order number is 4821399123", facts: [["order_number", "4821399123"]] },
     { text: "mera order number 55123 hai", facts: [["order_number", "55123"]] },
