@@ -1,6 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseStore, Item } from "@langchain/langgraph-checkpoint";
 import { embedOrSkip } from "./ranking/embed-or-skip.js";
+import { recordTerms } from "./ranking/event-marker.js";
 import { RecallIndex, cosine, normalizeScores, rankHybrid, recordIndexText, recordTraits, tokenize } from "./ranking/index.js";
 import { hybridOptionsOf, indexSource, lexicalMaxOf, rankingOf } from "./ranking/index-source.js";
 import type { HybridOptions } from "./ranking/hybrid.js";
@@ -118,7 +119,7 @@ function localIndex(candidates: readonly Item[], texts: readonly string[]): Reca
   const index = new RecallIndex();
   const ordered = candidates.map((item, i) => ({ item, i, at: createdOf(item) })).sort((a, b) => a.at.localeCompare(b.at) || a.i - b.i);
   ordered.forEach(({ item, i }, order) => {
-    const terms = tokenize(texts[i] ?? "");
+    const terms = recordTerms(item.value, texts[i] ?? "");
     if (terms.length > 0) index.add(item.key, terms, item.namespace.join("\u001f"), order, recordTraits(item.value));
   });
   return index;

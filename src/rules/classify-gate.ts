@@ -1,5 +1,6 @@
 import type { ClassifiedEvent, ClassifyContext } from "./event-schema.js";
 import { classifyByKeywords } from "./keyword-classifier.js";
+import { FIRST_PERSON_EVENT } from "../memory/ranking/first-person-event.js";
 import { isRomanisedHindi } from "./text-signals.js";
 
 /**
@@ -71,11 +72,6 @@ function isQuestion(sentence: string): boolean {
   return QUESTION_START.test(sentence) && !/[.!]$/.test(sentence) && (isRomanisedHindi(sentence) || !/\b(?:i|we)\b/i.test(sentence.slice(0, 3)));
 }
 
-// The adverbs share one `\s+` and the verb ends with `(?!\w)` (the same as `\b` after a letter):
-// written with `\b` and an `\s+` per adverb, V8 took 8-10 ms to compile it on its first use (on
-// the first turn's path), ten times what this form takes.
-const FIRST_PERSON_EVENT =
-  /\b(?:i|we)(?:'ve| have| had|'d)?\s+(?:(?:just|finally|recently|also|already|never|always)\s+)?(?:went|got|did|made|started|finished|joined|visited|bought|sold|saw|met|took|had|tried|found|learned|learnt|won|lost|moved|adopted|signed|painted|played|read|wrote|ran|cooked|built|been|booked|ordered|paid|received|changed|quit|left|married|graduated|applied|hired|launched|opened|broke|fixed|planned|decided|gave|spent|traveled|travelled|returned|lived|worked|studied|taught|volunteered|attended|hosted|celebrated)(?!\w)/i;
 const MY_THING = /\b(?:my|our|mera|meri|mere|hamara|hamari)\s+(?!goodness\b|god\b|bad\b|pleasure\b)[\p{L}]/iu;
 const SECOND_PERSON = /\b(?:you|your|you're|yours|yourself|aap|aapka|aapki|tum|tumhara)\b|คุณ/gi;
 const FIRST_PERSON_WORDS =

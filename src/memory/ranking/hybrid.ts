@@ -1,7 +1,9 @@
 import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
+import { bestIds, sorted } from "./best-scores.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
 import { spreadAcrossGroups } from "./diversity.js";
+import { EVENT_MARKER, favourEvents } from "./event-marker.js";
 import type { LexicalSource } from "./lexical-source.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
 import { termFrequencies } from "./tokenize.js";
@@ -87,6 +89,8 @@ export interface HybridOptions {
   categoryTerms?: readonly string[];
   /** Weight of `categoryTerms`' BM25 score against the query's; 0 turns them off. Default 0.5 (chosen on LoCoMo and LongMemEval development sets together). */
   categoryWeight?: number;
+  /** A list query adds this share of its best score to its named speaker's first-person events (`favourEvents`); 0 is off. Default 0.3 (chosen on LoCoMo). */
+  eventWeight?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -129,6 +133,7 @@ const DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions
   listSpeakerWeight: 0.5,
   categoryTerms: [],
   categoryWeight: 0.5,
+  eventWeight: 0.3,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -194,37 +199,14 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
   };
 }
 
-/** The best `limit` scores, best first (a numeric threshold first, so only those are sorted as objects). */
-function sorted(scores: ReadonlyMap<string, number>, limit = Infinity): ScoredId[] {
-  let threshold = -Infinity;
-  if (scores.size > limit) {
-    const values = Float64Array.from(scores.values()).sort();
-    threshold = values[values.length - limit] ?? -Infinity;
-  }
-  const list: ScoredId[] = [];
-  for (const [id, score] of scores) if (score >= threshold) list.push({ id, score });
-  return list.sort((a, b) => b.score - a.score).slice(0, limit);
-}
-
-/** The ids of the `n` best scores (n small), best first, without sorting everything. */
-function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
-  const best: ScoredId[] = [];
-  for (const [id, score] of scores) {
-    if (best.length === n && score <= (best[n - 1]?.score ?? -Infinity)) continue;
-    let i = best.length;
-    while (i > 0 && (best[i - 1]?.score ?? 0) < score) i--;
-    best.splice(i, 0, { id, score });
-    if (best.length > n) best.pop();
-  }
-  return best.map((hit) => hit.id);
-}
-
 /**
  * Ranks documents for a query: (1) BM25 over the query terms, scaled by `labelWeights`; (2)
  * pseudo-relevance feedback — the best `feedbackDocs` documents give `feedbackTerms` expansion
  * terms (none held by more than `feedbackMaxShare` of the documents, when the source can tell),
  * whose BM25 scores (scaled alike) are added at `feedbackWeight`, and those of `categoryTerms` (the
- * kinds of what a list question asks for, under the same share) at `categoryWeight`; (3) neighbour context
+ * kinds of what a list question asks for, under the same share) at `categoryWeight`, and for a list
+ * question `eventWeight` of the best score to its named speaker's first-person events
+ * (`favourEvents`); (3) neighbour context
  * (`addNeighbourContext`, across another speaker's short reply too, see `bridgeLength`; a question
  * lends its answer `questionLend` times more, a document receives in proportion to its label's
  * weight and to how short it is), then `speakerWeight` on what others said when the query names
@@ -249,7 +231,7 @@ export function rankHybrid(
   const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
   // Terms in a large share of documents (a speaker's name, a year) say nothing about the topic.
   const share = source.documentShare?.bind(source);
-  const rare = (term: string): boolean => !share || share(term) <= o.feedbackMaxShare;
+  const rare = (term: string): boolean => term !== EVENT_MARKER && (!share || share(term) <= o.feedbackMaxShare);
   const expand = (extra: readonly string[], weight: number): void => {
     if (extra.length > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, o.lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
   };
@@ -262,6 +244,7 @@ export function rankHybrid(
     const inQuery = new Set(terms);
     expand(o.categoryTerms.filter((term) => !inQuery.has(term) && rare(term)), o.categoryWeight);
   }
+  if (o.listQuery) favourEvents(lexical, source, terms, o.eventWeight);
   let final = lexical;
   let context = new Map<string, number>();
   if (o.neighbourWeight > 0 && lexical.size > 0) {

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { log } from "../../logger.js";
 import { recordTraits } from "../../memory/ranking/document-text.js";
-import { tokenize } from "../../memory/ranking/tokenize.js";
+import { recordTerms } from "../../memory/ranking/event-marker.js";
 import { indexTextOf } from "../shared/store-common.js";
 
 /**
@@ -14,7 +14,7 @@ import { indexTextOf } from "../shared/store-common.js";
  *   precision (`halfvec`, pgvector ≥ 0.7: half the bytes of `vector`; migration 3 converts the
  *   rows written before it); an HNSW index per embedding length is made on first use
  *   (`ensureVectorIndex`).
- * - since migration 4, each item's `tokens` (the `tokenize()` terms, space-joined, as the recall
+ * - since migration 4, each item's `tokens` (the `recordTerms()` terms, space-joined, as the recall
  *   index reads them), its traits `label`, `speaker`, `asks` (`recordTraits`), and `written_xid`,
  *   the transaction that last wrote it; `store_deletions` logs deletions (an item id, or a path
  *   range) with their transaction, so a process's recall index learns what others deleted.
@@ -228,7 +228,7 @@ export async function ensureVectorIndex(pool: pg.Pool, schema: string, dims: num
 
 /**
  * Fills `tokens`, `label`, `speaker` and `asks` of the rows written before migration 4, computed
- * as a write computes them now (`indexTextOf` with the store's `indexFields`, `tokenize`,
+ * as a write computes them now (`indexTextOf` with the store's `indexFields`, `recordTerms`,
  * `recordTraits`), a thousand rows at a time inside the migration's transaction. Rows that were not
  * indexed (NULL `terms`) keep NULL `tokens`.
  */
@@ -242,7 +242,7 @@ async function fillRecallColumns(client: pg.PoolClient, schema: string, indexFie
     if (rows.length === 0) return;
     const columns = rows.map((row) => {
       const traits = recordTraits(row.value);
-      const tokens = row.indexed ? tokenize(indexTextOf(row.value, indexFields?.slice())).join(" ") : "";
+      const tokens = row.indexed ? recordTerms(row.value, indexTextOf(row.value, indexFields?.slice())).join(" ") : "";
       return { tokens: tokens === "" ? null : tokens, label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
     });
     await client.query(

@@ -4,7 +4,7 @@ import { invalidInput, MemoryGraphError, type ErrorCode } from "../../errors.js"
 import type { VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "../../memory/ports/store.js";
 import { recordIndexText, recordTraits, type DocTraits } from "../../memory/ranking/document-text.js";
 import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
-import { tokenize } from "../../memory/ranking/tokenize.js";
+import { recordTerms } from "../../memory/ranking/event-marker.js";
 import { validateFilter } from "./filter-grammar.js";
 import { assertTenantNamespace } from "./namespace.js";
 import { assertMinutes, type RefreshingRead, type StoreTtlConfig, type TtlPutOperation } from "./ttl.js";
@@ -144,7 +144,7 @@ export function validateTtlFields(op: Operation): void {
 export interface PreparedPut {
   op: PutOperation;
   text: string;
-  /** Our tokenizer's output, space-joined, as the full-text index stores it. */
+  /** The record's terms (`recordTerms`: our tokenizer's output, with the event marker), space-joined, as the full-text index stores it. */
   terms: string;
   /** What ranking knows of the record beside its terms (role, speaker, asks), stored in plain columns. */
   traits?: DocTraits;
@@ -181,7 +181,7 @@ export async function preparePuts(
   for (const op of operations) {
     if (!("value" in op) || op.value === null || op.index === false) continue;
     const text = indexTextOf(op.value, op.index ?? options.indexFields);
-    prepared.set(op, { op, text, terms: tokenize(text).join(" "), traits: recordTraits(op.value) });
+    prepared.set(op, { op, text, terms: recordTerms(op.value, text).join(" "), traits: recordTraits(op.value) });
     await slice();
   }
   const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");

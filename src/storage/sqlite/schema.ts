@@ -8,7 +8,7 @@ import { useWal } from "./file-format.js";
  * in one file. `store_items` holds one row per (namespace, key); `ns_path` is the namespace in
  * `pathOf` form so a prefix is an index range; `seq` increases with every write and breaks
  * `updated_at` ties; within a namespace, `id` is the order items were first written (their
- * neighbours for context expansion). `store_fts` holds each indexed item's `tokenize()` terms joined by spaces
+ * neighbours for context expansion). `store_fts` holds each indexed item's `recordTerms()` terms joined by spaces
  * under FTS5's `ascii` tokenizer (non-ASCII letters are word characters, so Thai terms stay
  * whole), keyed by the item id as rowid. `store_vectors` holds one embedding per item, in `encodeVector`'s compact form (older rows: Float32).
  * `label`, `speaker` and `asks` are the record's traits ranking reads (`recordTraits`: its role, who

@@ -9,7 +9,7 @@ import { dropSnapshotsCovering, dropSnapshotsOverlapping } from "./index-snapsho
 import { statement } from "./statements.js";
 import { writeWhenFree } from "./write-when-free.js";
 
-/** A put with its indexed text, the `tokenize()` terms of that text (space-joined) and, when embedded, its vector. */
+/** A put with its indexed text, the `recordTerms()` terms of that text (space-joined) and, when embedded, its vector. */
 import { ttlMinutesOf, type PreparedPut } from "../shared/store-common.js";
 
 /**
