@@ -29,5 +29,5 @@ export interface RouteDeps {
   /** True while shutting down: readiness fails. */
   isDraining: () => boolean;
   /** The OpenAPI document, as GET /openapi.json serves it. */
-  openApiDocument: () => unknown;
+  openApiDocument: () => Promise<unknown>;
 }

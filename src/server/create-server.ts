@@ -14,7 +14,6 @@ import { matchKey, parseApiKeys, type KeyEntry } from "./api-keys.js";
 import type { ServerEnv } from "./context.js";
 import { respondError } from "./http-error.js";
 import { DEFAULT_IMPORT_BODY_LIMIT_BYTES } from "./memory-api-routes.js";
-import { openApiDocument } from "./openapi.js";
 import { OpenStreams } from "./open-streams.js";
 import { TurnAdmission, type AdmissionOptions } from "./admission.js";
 import { requestLimiter, type RequestLimiter } from "./rate-limit.js";
@@ -88,7 +87,9 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     admission: new TurnAdmission(options.admission ?? { maxConcurrent: 0, maxWaitMs: 0 }),
     inspector: options.inspector ?? true,
     isDraining: options.isDraining ?? (() => false),
-    openApiDocument,
+    // zod-openapi and the document's code load when the document is first asked for: loaded with
+    // the routes, they took about 5 ms before a fresh instance listened.
+    openApiDocument: async () => (await import("./openapi.js")).openApiDocument(),
   });
 
   app.notFound((c) => {

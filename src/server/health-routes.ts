@@ -54,5 +54,5 @@ export const openApi = defineRoute({
   tag: "health",
   summary: "This document",
   responses: { 200: { description: "The OpenAPI 3.1 document of this service.", json: z.record(z.string(), z.unknown()) } },
-  handle: (c, _input, deps) => c.json(deps.openApiDocument(), 200),
+  handle: async (c, _input, deps) => c.json(await deps.openApiDocument(), 200),
 });
