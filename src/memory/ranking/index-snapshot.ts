@@ -94,7 +94,8 @@ export function encodeIndexState(state: IndexState): Uint8Array {
   const bodyStart = rawStart + (wholeAscending ? 0 : n * 8);
   const out = new Uint8Array(bodyStart + body.length);
   const flags = (idsAreOrders ? IDS_ARE_ORDERS : 0) | (wholeAscending ? 0 : RAW_ORDERS);
-  new Uint32Array(out.buffer, 0, 10).set([MAGIC, VERSION, flags, n, docs.pool.length / 2, json.length, body.length, state.terms.length, terms.bytes.length, 0]);
+  const header = new DataView(out.buffer, 0, HEADER_BYTES);
+  [MAGIC, VERSION, flags, n, docs.pool.length / 2, json.length, body.length, state.terms.length, terms.bytes.length].forEach((word, i) => header.setUint32(4 * i, word, true));
   out.set(json, HEADER_BYTES);
   out.set(terms.bytes, termStart);
   if (!wholeAscending) new Float64Array(out.buffer, rawStart, n).set(docs.orders.subarray(0, n));
@@ -108,11 +109,12 @@ export function encodeIndexState(state: IndexState): Uint8Array {
  * here); `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
 export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
-  if (input.byteLength < HEADER_BYTES) fail("too short");
-  // A copy at offset 0, so the header and raw orders are aligned (a pg Buffer may start anywhere in its pool).
-  const bytes = new Uint8Array(input.byteLength);
-  bytes.set(input);
-  const [magic, version, flags = 0, n = 0, pairs = 0, jsonLength = 0, bodyLength = 0, termCount = 0, termBytes = 0] = new Uint32Array(bytes.buffer, 0, 10);
+  const bytes = input;
+  if (bytes.byteLength < HEADER_BYTES) fail("too short");
+  // Read in place (a pg Buffer may start anywhere in its pool): the header through a view, the raw orders copied out aligned.
+  const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const word = (i: number): number => header.getUint32(4 * i, true);
+  const [magic, version, flags, n, pairs, jsonLength, bodyLength, termCount, termBytes] = [word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7), word(8)];
   if (magic !== MAGIC || version !== VERSION) fail(`unknown format (magic ${magic}, version ${version})`);
   const rawOrders = (flags & RAW_ORDERS) !== 0;
   const termStart = HEADER_BYTES + jsonLength;
@@ -122,7 +124,7 @@ export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids" | "t
   const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, termStart))) as Partial<IndexState>;
   const { names } = strings;
   if (!Array.isArray(names)) return fail("strings missing");
-  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.buffer.slice(rawStart, rawStart + n * 8)) : undefined);
+  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.slice(rawStart, rawStart + n * 8).buffer) : undefined);
   const stream = new VarintReader(bytes, bodyStart);
   const terms = readTerms(stream, bytes.slice(termStart, termStart + termBytes), termCount);
   const runs = new Runs(stream, termCount, pairs);

@@ -104,6 +104,17 @@ describe("RecallIndex snapshots", () => {
     expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(original.toSnapshot()))).toBe(true);
   });
 
+  it("reads a snapshot where it lies in a larger buffer, at an odd offset, orders that are not whole numbers included", () => {
+    const list = rows(120);
+    const index = buildRecallIndex(list, (row) => ({ id: `m-${row.id}`, group: row.ns, order: Number(row.id) + 0.5 }));
+    const bytes = index.toSnapshot();
+    const pool = new Uint8Array(bytes.length + 8);
+    pool.set(bytes, 3);
+    const restored = RecallIndex.fromSnapshot(pool.subarray(3, 3 + bytes.length));
+    expect(restored.newest(3)).toEqual(["m-120", "m-119", "m-118"]);
+    expectAnswersAlike(restored, index, list.map((row) => `m-${row.id}`));
+  });
+
   it("finds terms of any script after a restore: their bytes' order is code point order, which `<` is not", () => {
     // U+FF5A (full-width z) sorts before an astral letter by code point, after it by UTF-16 code unit.
     const words = ["zebra", "été", "ｚｅｂｒａ", "𝒜lpha", "naïve", "東京", "z", "ÿ"];
@@ -144,8 +155,9 @@ describe("RecallIndex snapshots", () => {
       "document frequencies that do not match its documents",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        const [jsonLength, , terms, termBytes] = new Uint32Array(bytes.buffer, bytes.byteOffset, 10).subarray(5) as unknown as number[];
-        const first = ((40 + (jsonLength as number) + (termBytes as number) + 7) & ~7) + (terms as number); // after the terms' one-byte lengths
+        const header = new DataView(bytes.buffer, bytes.byteOffset, 40);
+        const [jsonLength, terms, termBytes] = [5, 7, 8].map((word) => header.getUint32(4 * word, true)) as [number, number, number];
+        const first = ((40 + jsonLength + termBytes + 7) & ~7) + terms; // after the terms' one-byte lengths
         bytes[first] = (bytes[first] as number) + 1;
         return bytes;
       },
@@ -154,7 +166,7 @@ describe("RecallIndex snapshots", () => {
       "terms out of order",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        const jsonLength = new Uint32Array(bytes.buffer, bytes.byteOffset, 10)[5] as number;
+        const jsonLength = new DataView(bytes.buffer, bytes.byteOffset, 40).getUint32(20, true);
         bytes[40 + jsonLength] = 0x7a; // the first term's first letter a "z": before the second no more
         return bytes;
       },
