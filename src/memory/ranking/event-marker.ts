@@ -1,5 +1,6 @@
 import { FIRST_PERSON_EVENT } from "./first-person-event.js";
 import type { LexicalSource } from "./lexical-source.js";
+import { namedIn } from "./neighbour-context.js";
 import { tokenize } from "./tokenize.js";
 
 /**
@@ -35,16 +36,7 @@ export function favourEvents(scores: Map<string, number>, source: LexicalSource,
   if (!(weight > 0) || scores.size === 0 || !source.speakersOf) return;
   const marked = [...source.score([EVENT_MARKER], Number.MAX_SAFE_INTEGER).keys()].filter((id) => scores.has(id));
   if (marked.length === 0) return;
-  const inQuery = new Set(queryTerms);
-  const named = new Map<string, boolean>();
-  const isNamed = (speaker: string): boolean => {
-    let known = named.get(speaker);
-    if (known === undefined) {
-      const terms = tokenize(speaker);
-      named.set(speaker, (known = terms.length > 0 && terms.every((term) => inQuery.has(term))));
-    }
-    return known;
-  };
+  const isNamed = namedIn(queryTerms);
   let best = 0;
   for (const score of scores.values()) if (score > best) best = score;
   for (const [id, speaker] of source.speakersOf(marked)) {

@@ -58,16 +58,11 @@ export function bridgeShortTurns(
   return bridged;
 }
 
-/**
- * `scores` with what others said weighed by `weight` when the best document with a known speaker
- * was said by someone the query names (see `HybridOptions.speakerWeight`); `scores` itself otherwise.
- */
-export function favourNamedSpeaker(scores: Map<string, number>, queryTerms: readonly string[], source: LexicalSource, weight: number): Map<string, number> {
-  if (weight === 1 || !source.speakersOf || scores.size === 0) return scores;
-  const speakers = source.speakersOf(scores.keys());
+/** Whether a speaker is named by a query of `queryTerms`: every term of the name is one of them (remembered per name). */
+export function namedIn(queryTerms: readonly string[]): (speaker: string) => boolean {
   const inQuery = new Set(queryTerms);
   const named = new Map<string, boolean>();
-  const isNamed = (speaker: string): boolean => {
+  return (speaker) => {
     let known = named.get(speaker);
     if (known === undefined) {
       const terms = tokenize(speaker);
@@ -75,6 +70,16 @@ export function favourNamedSpeaker(scores: Map<string, number>, queryTerms: read
     }
     return known;
   };
+}
+
+/**
+ * `scores` with what others said weighed by `weight` when the best document with a known speaker
+ * was said by someone the query names (see `HybridOptions.speakerWeight`); `scores` itself otherwise.
+ */
+export function favourNamedSpeaker(scores: Map<string, number>, queryTerms: readonly string[], source: LexicalSource, weight: number): Map<string, number> {
+  if (weight === 1 || !source.speakersOf || scores.size === 0) return scores;
+  const speakers = source.speakersOf(scores.keys());
+  const isNamed = namedIn(queryTerms);
   let bestNamed = -Infinity;
   let bestOther = -Infinity;
   for (const [id, speaker] of speakers) {
