@@ -24,6 +24,8 @@
 # Minimum instances may be 0: a new instance listens in
 # about 0.55 s and answers its first turn in about 0.7 s on the benchmark machine (npm run
 # bench:cold-start; the bare LangGraph chatbot 0.51-0.54 s), the language tools loading after it listens.
+# On Node 26 the compile cache filled below takes 0.12-0.19 s off the first answer (bench:cold-start
+# --compile-cache: ours/bare 1.15-1.29 with it, 1.29-1.33 without; docs/operations.md).
 #
 # CI performs these steps without a container engine: scripts/image-check.ts reads this file and
 # runs each step in a clean temporary copy with this Node version, then starts the result and
@@ -54,17 +56,24 @@ FROM node:${NODE_VERSION}-slim
 WORKDIR /app
 # --max-semi-space-size=2: V8's young generation kept at 2 MB a semi-space, so the heap does not
 # hold ~60-90 MB of room beyond what is live (docs/operations.md, "Memory").
+# NODE_COMPILE_CACHE: Node's module compile cache, filled below (docs/operations.md, "Cold start").
 ENV NODE_ENV=production \
     PORT=8080 \
     SQLITE_PATH=/app/data/memory.db \
-    NODE_OPTIONS=--max-semi-space-size=2
+    NODE_OPTIONS=--max-semi-space-size=2 \
+    NODE_COMPILE_CACHE=/app/.node-cache
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 # The memory inspector's page (served at /inspector when INSPECTOR=on; off in production by default).
 COPY --chown=node:node inspector ./inspector
 COPY --chown=node:node package.json ./
-RUN mkdir -p /app/data && chown node:node /app/data
+COPY --chown=node:node scripts/fill-compile-cache.mjs ./scripts/
+RUN mkdir -p /app/data /app/.node-cache && chown node:node /app/data /app/.node-cache
 USER node
+# V8's compiled code of every module the service loads (the bundle's and its packages'), made here
+# by this stage's Node, NODE_OPTIONS and files, so that a new instance reads it rather than
+# compiling them: importing runs only the modules' top-level code, nothing listens or connects.
+RUN node scripts/fill-compile-cache.mjs dist/service
 EXPOSE 8080
 # `npm start` runs the TypeScript entry through tsx (a dev dependency); the image runs its compiled, bundled form.
 CMD ["node", "dist/service/start.js"]

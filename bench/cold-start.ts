@@ -19,6 +19,8 @@
  * - `baseline` with --baseline <checkout>: another commit's compiled service (`dist/cli/start.js`),
  *   SQLite (a `git worktree add /tmp/base <rev>` with a `node_modules` link; built there first).
  * Every model call goes to one OpenAI-compatible stand-in in this process that answers at once.
+ * --compile-cache (Node 22.1+): every side starts with its own NODE_COMPILE_CACHE folder, filled
+ * by one start and turn of that side that is not measured (as the image's cache is filled at build).
  * Prints JSON: per side the runs, median and range of start-to-answer and of start-to-listen (the
  * first accepted connection), median RSS and CPU time, and each side's medians (answer time and CPU
  * time) over the bare chatbot's (target ≤ 1.3 for `ours`).
@@ -35,13 +37,14 @@ import { ratio, tempDir } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { runs: { type: "string" }, postgres: { type: "string" }, baseline: { type: "string" }, message: { type: "string" } },
-  'usage: npm run bench:cold-start -- [--runs 7] [--postgres postgres://postgres@127.0.0.1:5432/test | --postgres ""] [--baseline <checkout>] [--message "..."]',
+  { runs: { type: "string" }, postgres: { type: "string" }, baseline: { type: "string" }, message: { type: "string" }, "compile-cache": { type: "boolean" } },
+  'usage: npm run bench:cold-start -- [--runs 7] [--postgres postgres://postgres@127.0.0.1:5432/test | --postgres ""] [--baseline <checkout>] [--message "..."] [--compile-cache]',
 );
 const runs = Number(args.runs ?? 7);
 const postgresUrl = args.postgres ?? "postgres://postgres@127.0.0.1:5432/test";
 const message = args.message ?? "Hi! What does the family plan cost per month?";
 const TARGET = 1.3;
+const compileCache = args["compile-cache"] === true;
 
 /** How a side is started: the entry, the directory it runs in, and its environment. */
 interface Side {
@@ -90,13 +93,17 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** `side`'s compile cache folder under `dir` (--compile-cache), written when its process exits. */
+const cacheDir = (side: Side, dir: string) => path.join(dir, `compile-cache-${side.name}`);
+
 /** Spawns `side`, sends the turn as soon as the port takes it, and stops the process. */
 async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
   const port = await freePort();
+  const cache = compileCache ? { NODE_COMPILE_CACHE: cacheDir(side, dir) } : {};
   const started = performance.now();
   const child = spawn(process.execPath, [side.entry], {
     cwd: side.cwd,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...side.env(dir, run) },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...side.env(dir, run), ...cache },
     stdio: ["ignore", 2, "inherit"],
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -182,6 +189,9 @@ try {
     await coldStart(postgres, temp.dir, -1);
     sides.push(postgres);
   }
+  // Each side's cache filled by a start and turn not measured (Postgres's first start above filled its own).
+  if (compileCache) for (const side of sides) if (side.name !== "ours_postgres") await coldStart(side, temp.dir, -1);
+  const cacheFiles = Object.fromEntries(sides.map((side) => [side.name, compileCache ? fs.readdirSync(cacheDir(side, temp.dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length : 0]));
   const starts = new Map<string, Start[]>(sides.map((side) => [side.name, []]));
   for (let run = 0; run < runs; run += 1) {
     // The order turns every run: no side always starts right after another's exit.
@@ -197,6 +207,7 @@ try {
     message,
     model: "OpenAI-compatible stand-in in the benchmark's process, answering at once (20-token replies)",
     runtime: `node ${process.version}, compiled`,
+    compile_cache: compileCache ? { files: cacheFiles } : false,
     target: { ours_over_bare: TARGET },
     ...results,
     ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.answer_ms.median, bareMedian)])),
