@@ -3,10 +3,11 @@
  * bundled service's modules, when the image is built, so that a new instance reads V8's compiled
  * code instead of compiling ~1,000 module files again (docs/operations.md, "Cold start"):
  *
- *   NODE_COMPILE_CACHE=/app/.node-cache NODE_COMPILE_CACHE_PORTABLE=1 node scripts/fill-compile-cache.mjs dist/service
+ *   NODE_COMPILE_CACHE=/app/.node-cache node scripts/fill-compile-cache.mjs dist/service
  *
- * Run it with the Node version, NODE_OPTIONS and NODE_COMPILE_CACHE_PORTABLE of the runtime: the
- * cache is kept per Node version and V8 flags, and a portable one by paths relative to its folder.
+ * Run it where the service runs from, with the runtime's Node version, NODE_OPTIONS and user: the
+ * cache is kept per Node version, V8 flags and user, by absolute paths (the image fills it at the
+ * paths it runs from; NODE_COMPILE_CACHE_PORTABLE would be needed only to move it).
  * It imports every module of the bundle but its entry (which starts the server), then the packages
  * the bundle (entry included) loads on demand (`import("…")`: the storage drivers, the HTTP server), and writes
  * the cache. Importing runs only the modules' top-level code: nothing listens or connects.
