@@ -108,8 +108,7 @@ export function encodeIndexState(state: IndexState): Uint8Array {
  * wrong, on anything else. `ids` null: every id is its document's order written out (not made
  * here); `postings`: the documents' posting lists, packed and counted (filled as the documents are read).
  */
-export function decodeIndexState(input: Uint8Array): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
-  const bytes = input;
+export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
   if (bytes.byteLength < HEADER_BYTES) fail("too short");
   // Read in place (a pg Buffer may start anywhere in its pool): the header through a view, the raw orders copied out aligned.
   const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
