@@ -19,6 +19,7 @@ import { newTurnOutcome, withTurnOutcome, type sessionlessTurns, type TurnConfig
 import { withUsageSink } from "../models/usage-sink.js";
 import { countLateTokens, tracedTurn, turnUsageSink, withCalls } from "./turn-telemetry.js";
 import { upkeepOf } from "./upkeep.js";
+import { LateWrites } from "../memory/late-writes.js";
 
 /** Per-call options of `runTurn` and `streamTurn`. */
 export interface TurnOptions {
@@ -90,6 +91,8 @@ export function createTurnRunner(parts: TurnRunnerParts) {
     const threadId = options.threadId ?? threadIdOf(valid.scope);
     // The embeddings the turn's writes compute are the turn's (see `turnUsageSink`).
     const usage = turnUsageSink(valid.scope.tenantId);
+    // What the turn writes after its answer (the reply's vector: `saveAnswer`), awaited before the turn lets go of its user.
+    const later = new LateWrites();
     return await new Promise<TurnResult>((resolve, reject) => {
       let answered = false;
       const answer = (result: TurnResult) => {
@@ -101,8 +104,12 @@ export function createTurnRunner(parts: TurnRunnerParts) {
       const done = withUsageSink(usage.add, () =>
         scoped(() =>
           persistence.userLock.shared(userKeyOf(valid.scope), async () => {
-            const state = await persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer, usage }));
-            if (state) await scoped(() => upkeepParts.afterTurn(threadId, valid.input, state));
+            try {
+              const state = await persistence.turnLock.run(threadId, () => lockedTurn(lockedParts, valid, threadId, { ...options, runGraph, answer, usage, later }));
+              if (state) await scoped(() => upkeepParts.afterTurn(threadId, valid.input, state));
+            } finally {
+              await later.settled();
+            }
           }),
         ),
       ).catch((error: unknown) => {
@@ -149,11 +156,11 @@ async function lockedTurn(
   parts: TurnRunnerParts & { stateOf: (threadId: string) => Promise<MemoryState | null> },
   turn: ValidTurn,
   threadId: string,
-  options: TurnOptions & { runGraph: RunGraph; answer: (result: TurnResult) => void; usage: ReturnType<typeof turnUsageSink> },
+  options: TurnOptions & { runGraph: RunGraph; answer: (result: TurnResult) => void; usage: ReturnType<typeof turnUsageSink>; later: LateWrites },
 ): Promise<MemoryState | null> {
   const { persistence, sessionless, deps } = parts;
   const { input } = turn;
-  const { answer, usage } = options;
+  const { answer, usage, later } = options;
   const outcome = newTurnOutcome();
   return await withTurnOutcome(outcome, async () => {
     // A turn checkpoints where it stops, once: a failed turn leaves the session as it was.
@@ -171,7 +178,10 @@ async function lockedTurn(
       // A reply that failed (status ERROR) is answered with everything the turn recorded, at the end.
       if (state.status === "OK") answer((early = { ...withCalls(turnResultOf(withUpdate(state, buildCandidate(state))), usage.take()), degraded: session.degraded() }));
     };
-    const state = await session.run(parts.app, (graph, config) => options.runGraph(graph, { plan: planned.plan }, { ...config, signal: options.signal }, onReply));
+    const withLater = (config: TurnConfig): TurnConfig => ({ ...config, configurable: { ...config.configurable, lateWrites: later } });
+    const state = await session.run(parts.app, (graph, config) => options.runGraph(graph, { plan: planned.plan }, { ...withLater(config), signal: options.signal }, onReply));
+    // A result already handed over: the stored one (a retry's replay) waits for the reply's vector and counts its embedding.
+    if (early) await later.settled();
     const result: TurnResult = { ...withCalls(turnResultOf(state), usage.take()), degraded: session.degraded() };
     usage.end();
     // A turn that ended in ERROR is not a result to replay: a retry answers its message again.

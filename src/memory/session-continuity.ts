@@ -1,5 +1,7 @@
 import type { BaseStore, PutOperation } from "@langchain/langgraph-checkpoint";
+import { embedLater, vectorCanWait, type LateWrites } from "./late-writes.js";
 import { namespaces } from "./namespaces.js";
+import type { DeferredVectorPut } from "./ports/store.js";
 import type { TranscriptRecord } from "./records.js";
 import type { MemoryScope } from "./scope.js";
 import { warmSearch } from "./store-io.js";
@@ -58,15 +60,27 @@ export async function readMark(store: BaseStore, scope: MemoryScope): Promise<Co
  * (`TurnContextRecord`); with `markAnswer` (the turn's result goes out with the reply, before its
  * checkpoint is written), the session's continuity mark naming the reply too, so that a process
  * that dies before that checkpoint leaves the answered turn on the thread. (A turn answered at its
- * end is not marked: one refused after its reply was stored stays off the thread.)
+ * end is not marked: one refused after its reply was stored stays off the thread.) With `later`
+ * (the caller awaits its late writes before it lets go of the turn) and a store that can
+ * (`vectorCanWait`), the reply is indexed for text in that write and its vector is computed and
+ * written after it, on `later`, off the answer's path (`embedLater`); otherwise in the same write.
  */
-export async function saveAnswer(store: BaseStore, scope: MemoryScope, reply: TranscriptRecord, context: TurnContextRecord, markAnswer: boolean): Promise<void> {
+export async function saveAnswer(
+  store: BaseStore,
+  scope: MemoryScope,
+  reply: TranscriptRecord,
+  context: TurnContextRecord,
+  options: { markAnswer: boolean; later?: LateWrites },
+): Promise<void> {
   const indexed = reply.recall !== false;
+  const later = indexed && vectorCanWait(store, options.later) ? options.later : undefined;
+  const put: DeferredVectorPut = { namespace: namespaces.transcript(scope), key: reply.id, value: { ...reply }, ...(indexed ? {} : { index: false as const }), ...(later ? { deferVector: true } : {}) };
   await store.batch([
-    { namespace: namespaces.transcript(scope), key: reply.id, value: { ...reply }, ...(indexed ? {} : { index: false as const }) },
+    put,
     { namespace: namespaces.turnContexts(scope), key: context.messageId, value: { ...context }, index: false },
-    ...(markAnswer ? [markWrite(scope, { throughId: reply.id, at: reply.createdAt, by: "answer" })] : []),
+    ...(options.markAnswer ? [markWrite(scope, { throughId: reply.id, at: reply.createdAt, by: "answer" })] : []),
   ]);
+  if (later) embedLater(store, later, put.namespace, reply.id);
   // Cross-session recall searches all of the user's sessions: keep that index warm from the write on.
   if (indexed) await warmSearch(store, namespaces.sessions(scope));
 }

@@ -8,6 +8,7 @@ import { inSpan } from "../telemetry.js";
 import { compileGraph, type MemoryGraphApp } from "../graph/build-graph.js";
 import type { GraphDeps } from "../graph/nodes/deps.js";
 import type { MemoryState } from "../graph/state/state.js";
+import type { LateWrites } from "../memory/late-writes.js";
 import { markAhead } from "../memory/session-continuity.js";
 import type { MemoryScope } from "../memory/scope.js";
 import { withStore } from "../memory/store-io.js";
@@ -177,9 +178,10 @@ async function* guardedList(guard: Guard, open: () => AsyncGenerator<unknown>): 
 /**
  * The run config of a turn: its thread (its checkpoint written once, when the run ends); what the
  * turn runner tells call_model: whether the turn's result goes out as soon as the reply is stored
- * (`answerOnReply`), and whether to stream the reply's tokens (`streamReply`).
+ * (`answerOnReply`), whether to stream the reply's tokens (`streamReply`), and where to leave the
+ * writes the runner awaits after the answer (`lateWrites`: the reply's vector).
  */
-export type TurnConfig = { configurable: { thread_id: string; answerOnReply?: boolean; streamReply?: boolean }; durability: "exit" };
+export type TurnConfig = { configurable: { thread_id: string; answerOnReply?: boolean; streamReply?: boolean; lateWrites?: LateWrites }; durability: "exit" };
 
 /**
  * Turns that run without the session store: the same graph on a checkpointer of this process

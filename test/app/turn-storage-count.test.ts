@@ -92,8 +92,9 @@ describe("storage per turn on SQLite", () => {
         ingest_prompt: { batches: 1, writes: 0 },
         // recent turns, summaries, facts, events, similar messages
         recall: { batches: 5, writes: 0 },
-        // the user's message (it names nothing: no entity node read); the reply with its context record and mark
-        call_model: { batches: 2, writes: 2 },
+        // the user's message (it names nothing: no entity node read); the reply with its context record and mark;
+        // the reply's vector, written after the answer (`saveAnswer`)
+        call_model: { batches: 2, writes: 3 },
       },
     },
     {
@@ -103,8 +104,8 @@ describe("storage per turn on SQLite", () => {
         runner: { batches: 0, writes: 5 },
         ingest_prompt: { batches: 1, writes: 0 },
         recall: { batches: 5, writes: 0 },
-        // the entity nodes the message names read, then the message with them written; the reply
-        call_model: { batches: 3, writes: 2 },
+        // the entity nodes the message names read, then the message with them written; the reply; its vector
+        call_model: { batches: 3, writes: 3 },
         // the user's facts read, then the event and the facts written in one batch
         classify_event: { batches: 2, writes: 1 },
       },

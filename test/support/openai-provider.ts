@@ -18,6 +18,11 @@ export interface Provider {
   hold: ((body: Record<string, unknown>) => boolean) | null;
   /** How long (ms) the answer to a request takes, when set: a model that takes its time. */
   delay: ((body: Record<string, unknown>) => number) | null;
+  /**
+   * When set and it returns a promise for a request, the request is answered once that promise
+   * settles (a model held until the test lets it go): resolved, as usual; rejected, with a 500.
+   */
+  gate: ((body: Record<string, unknown>) => Promise<void> | null) | null;
   /** The classification tool call's arguments, when set (default: an INQUIRY with nothing else). */
   classification: Record<string, unknown> | null;
   close(): Promise<void>;
@@ -71,13 +76,22 @@ function answer(res: ServerResponse, body: Record<string, unknown>, classificati
 }
 
 export async function startProvider(mode: ProviderMode = "ok"): Promise<Provider> {
-  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, delay: null, classification: null, close: async () => undefined };
+  const provider: Provider = { baseUrl: "", mode, requests: [], hold: null, delay: null, gate: null, classification: null, close: async () => undefined };
   const server = createServer((req, res) => {
     void readBody(req).then(async (body) => {
       const path = req.url ?? "";
       provider.requests.push({ path, body, at: performance.now() });
       const wait = provider.delay?.(body) ?? 0;
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const refused = await provider.gate?.(body)?.then(
+        () => false,
+        () => true,
+      );
+      if (refused) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "provider refused", type: "server_error" } }));
+        return;
+      }
       if (provider.mode === "timeout" || provider.hold?.(body)) return; // never answers; the client's timeout fires
       if (provider.mode === "error500") {
         res.writeHead(500, { "content-type": "application/json" });

@@ -3,6 +3,7 @@ import { log } from "../../logger.js";
 import { countTokens } from "../../telemetry.js";
 import { textOf } from "../../messages/message-meta.js";
 import { EMPTY_AGENT_SESSION, readAgentSession, saveAgentSession, type AgentSession } from "../../memory/agent-sessions.js";
+import { LateWrites } from "../../memory/late-writes.js";
 import { answeredReplyTo, saveAnswer } from "../../memory/session-continuity.js";
 import { saveSummary } from "../../memory/summaries.js";
 import { messageToRecord } from "../../memory/transcript.js";
@@ -46,11 +47,14 @@ export function createTurnEnd(parts: AgentParts) {
     const answer = replyMessageOf(turn, deps.newId(), text, now);
     const named = (last.response_metadata as Record<string, unknown> | undefined)?.model_name;
     const model = typeof named === "string" && named ? named : deps.modelName;
+    // The reply's vector is written after the answer, awaited with the turn's other work after it (`saveAnswer`).
+    const later = new LateWrites();
     const stored = await parts.locked(turn.scope, async () => {
       if (turn.key !== null && (await answeredMeanwhile(parts, turn))) return false;
-      if (turn.input.remember !== false) await saveAnswer(store, turn.scope, messageToRecord(answer, turn.scope.sessionId, { model }), contextOf(turn, answer.id ?? "", now), true);
+      if (turn.input.remember !== false) await saveAnswer(store, turn.scope, messageToRecord(answer, turn.scope.sessionId, { model }), contextOf(turn, answer.id ?? "", now), { markAnswer: true, later });
       return true;
     });
+    parts.afterReply(turn.scope, () => later.settled());
     if (stored) parts.afterReply(turn.scope, () => finishTurn(parts, classify, turn, answer, model));
     const renamed = stored ? storedAs(messages, last, answer.id ?? "", turn.input.remember !== false ? turn.scope : null) : [];
     return { _memoryTurn: null, ...(renamed.length > 0 ? { messages: renamed } : {}) };

@@ -7,6 +7,7 @@ import { messageOf } from "../../errors.js";
 import { log } from "../../logger.js";
 import { textOf, withMeta } from "../../messages/message-meta.js";
 import { assemblePrompt } from "../../memory/context.js";
+import { LateWrites } from "../../memory/late-writes.js";
 import { memoryPlanOf } from "../../memory/memory-plan.js";
 import { EMPTY_CONTEXT, type MemoryContext } from "../../memory/recall.js";
 import { saveAnswer } from "../../memory/session-continuity.js";
@@ -87,7 +88,7 @@ export function createCallModelNode(deps: GraphDeps) {
       const shown = memory?.shown ?? { messages: [], facts: [], events: [], summaries: [] };
       // With what this answer's memory context held, readable per message ("why did the model see this?").
       const context = { messageId: turn.messageId, replyId: reply.id ?? null, sessionId: scope.sessionId, createdAt: now, tokens: memory?.tokens ?? 0, shown };
-      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, flags.answerOnReply);
+      await saveAnswer(store, scope, messageToRecord(reply, scope.sessionId, { model, ...recall }), context, { markAnswer: flags.answerOnReply, later: flags.later });
     }
     return {
       usage,
@@ -153,12 +154,14 @@ function withHandler(callbacks: Callbacks | undefined, handler: BaseCallbackHand
 
 /**
  * What the facade's turn runner tells call_model in the run's config (a run of the graph alone sets
- * neither): `streamReply`, it takes the reply token by token from the "custom" stream;
- * `answerOnReply`, it hands the turn's result over as soon as the reply is stored.
+ * none): `streamReply`, it takes the reply token by token from the "custom" stream;
+ * `answerOnReply`, it hands the turn's result over as soon as the reply is stored; `lateWrites`,
+ * it awaits the turn's late writes (the reply's vector, see `saveAnswer`) before it lets go of the turn.
  */
-function runnerFlags(config: LangGraphRunnableConfig): { streamReply: boolean; answerOnReply: boolean } {
-  const flags = (config.configurable ?? {}) as { streamReply?: boolean; answerOnReply?: boolean };
-  return { streamReply: flags.streamReply === true, answerOnReply: flags.answerOnReply === true };
+function runnerFlags(config: LangGraphRunnableConfig): { streamReply: boolean; answerOnReply: boolean; later?: LateWrites } {
+  const flags = (config.configurable ?? {}) as { streamReply?: boolean; answerOnReply?: boolean; lateWrites?: unknown };
+  const later = flags.lateWrites instanceof LateWrites ? flags.lateWrites : undefined;
+  return { streamReply: flags.streamReply === true, answerOnReply: flags.answerOnReply === true, ...(later ? { later } : {}) };
 }
 
 /** The offline responder's answer to `message`, from what recall found. */

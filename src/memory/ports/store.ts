@@ -1,4 +1,4 @@
-import type { BaseStore, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, PutOperation, SearchItem, SearchOperation } from "@langchain/langgraph-checkpoint";
 
 /**
  * Provenance of a ranked hit: normalised lexical score (query plus expansion terms), what
@@ -76,6 +76,8 @@ export interface StoreSupports {
   userListing: boolean;
   /** `listTranscripts`: a user's transcripts with their counts and first and last messages, in one query. */
   transcriptListing: boolean;
+  /** A put's `deferVector` (`DeferredVectorPut`) and `embedDeferred`: an item's vector written after the item. */
+  deferredVectors: boolean;
 }
 
 /** What a plain `BaseStore` (InMemoryStore, the dev server's store) declares: nothing beyond `BaseStore`. */
@@ -89,7 +91,29 @@ export const PLAIN_STORE_SUPPORTS: Readonly<StoreSupports> = Object.freeze({
   ttl: false,
   userListing: false,
   transcriptListing: false,
+  deferredVectors: false,
 });
+
+/** What our SQLite and Postgres stores declare: every capability of the port. */
+export const FULL_STORE_SUPPORTS: Readonly<StoreSupports> = Object.freeze({
+  rankedSearch: true,
+  namespaceCounts: true,
+  prefixDeletion: true,
+  tenantListing: true,
+  orphanCleanup: true,
+  searchWarming: true,
+  ttl: true,
+  userListing: true,
+  transcriptListing: true,
+  deferredVectors: true,
+});
+
+/**
+ * A put to a store with `deferredVectors`: with `deferVector`, the item is written and indexed for
+ * text search now, and its vector is not computed (a search finds it lexically); `embedDeferred`
+ * computes and writes it later.
+ */
+export type DeferredVectorPut = PutOperation & { deferVector?: boolean };
 
 /**
  * A search of a store with `rankedSearch`, the query's vector given by the caller (computed once
@@ -127,6 +151,14 @@ export interface StorePort extends BaseStore {
    * hold a live item), counted and dated without returning a message (see `StoredTranscript`).
    */
   listTranscripts(prefix: string[]): Promise<StoredTranscript[]>;
+  /**
+   * Computes and writes the vector of each live item at `keys` of `namespace` that is indexed and
+   * has none (one written with `deferVector`), from the text the item holds. Writes only onto the
+   * row it read: an item deleted, or rewritten (by any writer), since is left as it is — nothing
+   * is stored again. Returns how many vectors it wrote (0 without embeddings). Throws when the
+   * embeddings provider or the database fails; the items stay, found by text.
+   */
+  embedDeferred(namespace: string[], keys: readonly string[]): Promise<number>;
 }
 
 /**

@@ -14,8 +14,9 @@ import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.
 import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type IndexCacheLimits } from "./index-cache.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
 import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
+import { embedDeferredItems } from "./deferred-vectors.js";
 import { rankingSettingsOf, type RankingSettings } from "../shared/ranking-settings.js";
-import type { StoredTranscript, StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
+import { FULL_STORE_SUPPORTS, type StoredTranscript, type StoredUserPage, type StorePort, type StoreSupports, type UserListQuery } from "../../memory/ports/store.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** Options of `PostgresStore`. */
@@ -61,17 +62,7 @@ export interface PostgresStoreOptions {
  * were configured. It implements the whole store port (`supports`: every capability).
  */
 export class PostgresStore extends TenantStore implements StorePort {
-  readonly supports: Readonly<StoreSupports> = Object.freeze({
-    rankedSearch: true,
-    namespaceCounts: true,
-    prefixDeletion: true,
-    tenantListing: true,
-    orphanCleanup: true,
-    searchWarming: true,
-    ttl: true,
-    userListing: true,
-    transcriptListing: true,
-  });
+  readonly supports: Readonly<StoreSupports> = FULL_STORE_SUPPORTS;
   private readonly schema: string;
   private readonly embeddings: EmbeddingsInterface | undefined;
   private readonly wantVectors: boolean;
@@ -222,6 +213,14 @@ export class PostgresStore extends TenantStore implements StorePort {
     const deleted = await deletePrefix(this.pool, this.schema, prefix);
     log.info("store.prefix_deleted", { depth: prefix.length, items: deleted });
     return deleted;
+  }
+
+  /** Computes and writes the vectors `deferVector` left out, onto the rows as they were read (see `StorePort.embedDeferred`); 0 without pgvector. */
+  async embedDeferred(namespace: string[], keys: readonly string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    const embeddings = (await this.setup()).vectors ? this.embeddings : undefined;
+    if (!embeddings || keys.length === 0) return 0;
+    return embedDeferredItems(this.pool, this.schema, { path: pathOf(namespace), keys, embeddings, indexFields: this.indexFields, ensureIndex: (dims) => this.ensureIndex(dims) });
   }
 
   /** How many items are stored in exactly `namespace` (not below it): one index count. */

@@ -1,7 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { BaseStore, type Item, type ListNamespacesOperation, type MatchCondition, type Operation, type PutOperation, type SearchItem } from "@langchain/langgraph-checkpoint";
 import { invalidInput, MemoryGraphError, type ErrorCode } from "../../errors.js";
-import type { VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "../../memory/ports/store.js";
+import type { DeferredVectorPut, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "../../memory/ports/store.js";
 import { recordIndexText, recordTraits, type DocTraits } from "../../memory/ranking/document-text.js";
 import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
 import { recordTerms } from "../../memory/ranking/event-marker.js";
@@ -169,8 +169,9 @@ function timeSlice(): () => Promise<void> {
 /**
  * The index text, terms, traits (`recordTraits`) and vector of every put in a batch that is indexed (`index !== false`),
  * embedded once, at write time, in calls of at most `EMBED_CHUNK` texts (none for a call that
- * fails: see `embedOrSkip`). Deletes and unindexed puts are left out. A large batch yields to the
- * event loop every few milliseconds, so that an import does not hold other requests up.
+ * fails: see `embedOrSkip`; none for a put with `deferVector`, left to `embedDeferred`). Deletes
+ * and unindexed puts are left out. A large batch yields to the event loop every few milliseconds,
+ * so that an import does not hold other requests up.
  */
 export async function preparePuts(
   operations: readonly Operation[],
@@ -184,7 +185,7 @@ export async function preparePuts(
     prepared.set(op, { op, text, terms: recordTerms(op.value, text).join(" "), traits: recordTraits(op.value) });
     await slice();
   }
-  const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "");
+  const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "" && (p.op as DeferredVectorPut).deferVector !== true);
   const embeddings = options.embeddings;
   // In chunks, yielding between them: a local embedder computes synchronously.
   for (let from = 0; embeddings && from < embeddable.length; from += EMBED_CHUNK) {
@@ -194,6 +195,22 @@ export async function preparePuts(
     await slice();
   }
   return prepared;
+}
+
+/**
+ * The vectors of stored values (`embedDeferred`), from the text a put of each indexes (`indexTextOf`),
+ * in calls of at most `EMBED_CHUNK` texts; undefined for a value with no text. Throws when a call fails.
+ */
+export async function embedValues(values: readonly Record<string, unknown>[], options: { indexFields?: string[]; embeddings: EmbeddingsInterface }): Promise<(number[] | undefined)[]> {
+  const texts = values.map((value) => indexTextOf(value, options.indexFields));
+  const vectors: (number[] | undefined)[] = texts.map(() => undefined);
+  const embeddable = texts.flatMap((text, i) => (text.trim() === "" ? [] : [i]));
+  for (let from = 0; from < embeddable.length; from += EMBED_CHUNK) {
+    const chunk = embeddable.slice(from, from + EMBED_CHUNK);
+    const embedded = await options.embeddings.embedDocuments(chunk.map((i) => texts[i] ?? ""));
+    chunk.forEach((i, n) => (vectors[i] = embedded[n]));
+  }
+  return vectors;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { MemoryGraphError } from "../../errors.js";
 import { log } from "../../logger.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
-import type { StoredTranscript, StoredUserPage, StorePort, StoreSupports, UserListQuery } from "../../memory/ports/store.js";
+import { FULL_STORE_SUPPORTS, type StoredTranscript, type StoredUserPage, type StorePort, type StoreSupports, type UserListQuery } from "../../memory/ports/store.js";
 import { listNamespaces } from "./namespaces.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { createStoreSchema, ITEM_COLUMNS, LIVE, type ItemRow } from "./schema.js";
@@ -27,20 +27,9 @@ import { listTranscripts } from "./transcripts.js";
 import { listUsers } from "./users.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
-import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
+import { embedQueries, embedValues, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
+import { unembeddedItems, writeVectorsOnto } from "./deferred-vectors.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
-
-const ALL_CAPABILITIES: Readonly<StoreSupports> = Object.freeze({
-  rankedSearch: true,
-  namespaceCounts: true,
-  prefixDeletion: true,
-  tenantListing: true,
-  orphanCleanup: true,
-  searchWarming: true,
-  ttl: true,
-  userListing: true,
-  transcriptListing: true,
-});
 
 /** Options of `SqliteStore`. */
 export interface SqliteStoreOptions {
@@ -83,7 +72,7 @@ export interface SqliteStoreOptions {
  * It implements the whole store port (`supports`: every capability).
  */
 export class SqliteStore extends TenantStore implements StorePort {
-  readonly supports: Readonly<StoreSupports> = ALL_CAPABILITIES;
+  readonly supports: Readonly<StoreSupports> = FULL_STORE_SUPPORTS;
   private readonly embeddings: EmbeddingsInterface | undefined;
   private readonly indexFields: string[] | undefined;
   private readonly settings: RankingSettings;
@@ -227,6 +216,18 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.setup();
     const { from, to } = prefixRange(prefix);
     indexCacheOf(this.db).indexOf(from, to);
+  }
+
+  /** Computes and writes the vectors `deferVector` left out, onto the rows as they were read (see `StorePort.embedDeferred`). */
+  async embedDeferred(namespace: string[], keys: readonly string[]): Promise<number> {
+    assertTenantNamespace(namespace);
+    this.setup();
+    const embeddings = this.embeddings;
+    if (!embeddings || keys.length === 0) return 0;
+    const items = unembeddedItems(this.db, pathOf(namespace), keys, Date.now());
+    const vectors = await embedValues(items.map((item) => item.value), { indexFields: this.indexFields, embeddings });
+    this.assertOpen();
+    return writeVectorsOnto(this.db, items.flatMap((item, i) => (vectors[i] ? [{ ...item, vector: vectors[i] }] : [])));
   }
 
   /** How many items are stored in exactly `namespace` (not below it): one index count. */
