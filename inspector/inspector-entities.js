@@ -1,10 +1,11 @@
 // A user's entities (people, places and organisations named in what they said) and how they relate:
 // a list with a search box, and one entity's relations over time, each with the messages it came
-// from shown as their text, leading to them in their sessions. Read only: the API has no entity edits
-// (correcting or deleting a message or a fact changes the graph, and this panel follows). Imported
-// when the Entities tab first opens, so a user's first load does not fetch it.
-import { $, api, day, el, enc, focusOn, say } from "./inspector-ui.js";
-import { messageLine, readMessages, state, userPath } from "./inspector-views.js";
+// from shown as their text, leading to them in their sessions. An entity can be forgotten (its name
+// cut out of every layer, as a deleted fact's value is); correcting or deleting a message or a fact
+// changes the graph too, and this panel follows. Imported when the Entities tab first opens, so a
+// user's first load does not fetch it.
+import { $, api, ask, day, el, enc, focusOn, say } from "./inspector-ui.js";
+import { change, messageLine, readMessages, state, userPath } from "./inspector-views.js";
 
 const PAGE = 50;
 /** Mentions shown under an entity (the newest; the API keeps up to 200). */
@@ -90,6 +91,7 @@ async function showEntity(key, focus = true) {
     const earlier = entity.mentions.length - mentions.length;
     const parts = [
       el("h3", { text: `${nameOf(entity.key)} (${entity.kind})` }),
+      entity.key === "me" ? null : el("button", { type: "button", class: "danger", text: "Forget", "aria-label": `Forget ${nameOf(entity.key)}`, onclick: () => forgetEntity(entity) }),
       entity.aliases.length ? el("p", { text: `The user calls them: ${entity.aliases.join(", ")}` }) : null,
       el("h4", { text: "Relations, oldest first" }),
       entity.relations.length
@@ -107,6 +109,16 @@ async function showEntity(key, focus = true) {
   }
   box.hidden = false;
   if (focus) focusOn(box);
+}
+
+/** Forgets an entity, once asked: its name leaves every layer; the panel closes, and every view is read again. */
+async function forgetEntity(entity) {
+  const name = nameOf(entity.key);
+  const what = `“${name}” will be cut out of every stored message, event, summary and session window (it reads “[removed]”), and the facts that name it deleted. This cannot be undone.`;
+  if (!(await ask(`Forget ${name}?`, what, { danger: true }))) return;
+  view.open = "";
+  $("entity-detail").hidden = true;
+  await change(`Forget of ${name}`, () => api("DELETE", `${userPath()}/entities/${enc(entity.key)}`));
 }
 
 $("entity-filters").addEventListener("submit", (event) => {

@@ -128,7 +128,7 @@ async function showHistory(id) {
 }
 
 /** Runs a change, says how it went, refreshes every panel (and an open history), and offers `undo` for a while. */
-async function change(what, work, undo) {
+export async function change(what, work, undo) {
   try {
     await work();
     await refresh();

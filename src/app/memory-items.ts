@@ -20,6 +20,7 @@ import {
   type PageInput,
   type TextChangeInput,
 } from "../memory/item-schemas.js";
+import { deleteEntity, type EntityDeletion } from "../memory/entities/forget-entity.js";
 import { deleteMessage, getMessage, listMessages, updateMessage, type MessageDeletion } from "../memory/message-edits.js";
 import { namespaces } from "../memory/namespaces.js";
 import type { TurnLock } from "../memory/ports/persistence.js";
@@ -62,6 +63,12 @@ export interface MemoryItems {
    * edit's version goes (FACT_STALE when it has been changed since). FACT_NOT_FOUND when neither.
    */
   restoreFact(user: UserScope, factId: string): Promise<FactRecord>;
+  /**
+   * Deletes an entity of the user's graph (by key or name) with the rule of a fact's delete: its
+   * name is cut out of every layer the model reads, the session windows too, and the facts whose
+   * value names it are deleted (see memory/entities/forget-entity.ts). Idempotent (0 the second time).
+   */
+  deleteEntity(user: UserScope, entity: string): Promise<EntityDeletion>;
   /** A page of the user's events, newest first; `type` keeps one event type. */
   listEvents(user: UserScope, options?: PageInput & { type?: string }): Promise<EventRecord[]>;
   getEvent(user: UserScope, eventId: string): Promise<EventRecord>;
@@ -196,6 +203,13 @@ export function memoryItems(
   };
   return {
     ...factMethods(store, lock, deps, windows),
+    deleteEntity: (user, entity) =>
+      asUser(user, (scope) => deleteEntity(store, scope, itemId("entity", entity))).then(async ({ values, ...deleted }) => {
+        const scope = validateUser(user);
+        log.info("memory.entity_deleted", { tenant: scope.tenantId, ...deleted });
+        await redactWindows(store, lock, windows, scope, values);
+        return deleted;
+      }),
     listEvents: (user, options = {}) => {
       const { type, ...page } = options;
       return listEvents(store, validateUser(user), parsePage(page), type);

@@ -190,7 +190,11 @@ export interface paths {
         get: operations["getUserEntity"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Forget one entity
+         * @description Deletes the entity (by key or name) and cuts its name out of every layer the model reads, as deleting a fact cuts its value: stored messages (the name replaced by `[removed]`, `redacted: true`, re-indexed), events, summaries (marked stale, as are those of the messages that named it), stored turn results, titles, the other entities' relations and every session's window. The facts whose value names it are deleted. An alias ("sister") is not an entity: it names nothing to delete.
+         */
+        delete: operations["deleteUserEntity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1056,6 +1060,22 @@ export interface components {
             session_id: string;
             message_id: string;
         };
+        ItemDeleted: {
+            user_id: string;
+            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent. */
+            deleted: {
+                facts?: number;
+                entities?: number;
+                events?: number;
+                summaries?: number;
+                messages?: number;
+                stale_summaries?: number;
+                redacted_messages?: number;
+                redacted_records?: number;
+                restored_facts?: number;
+                relinked?: number;
+            };
+        };
         MemorySearch: {
             user_id: string;
             query: string;
@@ -1169,21 +1189,6 @@ export interface components {
             superseded_by: string | null;
         } & {
             [key: string]: unknown;
-        };
-        ItemDeleted: {
-            user_id: string;
-            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent. */
-            deleted: {
-                facts?: number;
-                events?: number;
-                summaries?: number;
-                messages?: number;
-                stale_summaries?: number;
-                redacted_messages?: number;
-                redacted_records?: number;
-                restored_facts?: number;
-                relinked?: number;
-            };
         };
         EventList: {
             user_id: string;
@@ -1846,6 +1851,38 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    deleteUserEntity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+                /** @description The entity's key or name. */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What went: 0 entities when it was already gone (deleting twice is safe). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

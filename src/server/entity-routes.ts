@@ -1,11 +1,15 @@
 import { z } from "zod";
 import { MAX_PAGE } from "../memory/item-schemas.js";
 import { snakeKeys } from "./case.js";
+import { itemDeletedSchema } from "./item-schemas.js";
 import { emptyQuerySchema, userPathSchema } from "./request-schemas.js";
 import { API_PREFIX, error } from "./responses.js";
 import { defineRoute, pathIds, queryParams } from "./route.js";
 
-/** GET /v1/users/{user_id}/entities (the user's entity graph, paged, searchable) and GET …/entities/{entity} (one, with its relations over time). */
+/**
+ * GET /v1/users/{user_id}/entities (the user's entity graph, paged, searchable), GET …/entities/{entity}
+ * (one, with its relations over time) and DELETE …/entities/{entity} (forget it, as a fact's delete does).
+ */
 
 const wholeNumber = z.string().regex(/^\d{1,9}$/, "must be a whole number");
 
@@ -81,17 +85,36 @@ export const listUserEntities = defineRoute({
   },
 });
 
-export const getUserEntity = defineRoute({
-  method: "get",
+const entityPath = {
   path: `${API_PREFIX}/users/:user_id/entities/:entity`,
   tag: "memory",
-  summary: "One entity, with its relations over time and the messages each came from",
-  description: "`entity` is its key or its name (normalised as keys are). 404 NOT_FOUND when the user's graph holds no such entity.",
   params: pathIds(userPathSchema.extend({ entity: z.string().min(1).max(200).meta({ description: "The entity's key or name." }) })),
   query: queryParams(emptyQuerySchema),
+} as const;
+
+export const getUserEntity = defineRoute({
+  ...entityPath,
+  method: "get",
+  summary: "One entity, with its relations over time and the messages each came from",
+  description: "`entity` is its key or its name (normalised as keys are). 404 NOT_FOUND when the user's graph holds no such entity.",
   responses: { 200: { description: "The entity.", json: entityDetailSchema }, 404: error("NOT_FOUND: no such entity in this user's memory.") },
   handle: async (c, { params: { user_id: userId, entity } }, { memory }) => {
     const found = await memory.getEntity({ tenantId: c.get("tenantId"), userId }, entity);
     return c.json(entityDetailSchema.parse(snakeKeys(found)), 200);
+  },
+});
+
+export const deleteUserEntity = defineRoute({
+  ...entityPath,
+  method: "delete",
+  summary: "Forget one entity",
+  description:
+    "Deletes the entity (by key or name) and cuts its name out of every layer the model reads, as deleting a fact cuts its value: stored messages (the name replaced by `[removed]`, " +
+    "`redacted: true`, re-indexed), events, summaries (marked stale, as are those of the messages that named it), stored turn results, titles, the other entities' relations and every " +
+    "session's window. The facts whose value names it are deleted. An alias (\"sister\") is not an entity: it names nothing to delete.",
+  responses: { 200: { description: "What went: 0 entities when it was already gone (deleting twice is safe).", json: itemDeletedSchema } },
+  handle: async (c, { params: { user_id: userId, entity } }, { memory }) => {
+    const deleted = await memory.deleteEntity({ tenantId: c.get("tenantId"), userId }, entity);
+    return c.json(itemDeletedSchema.parse({ user_id: userId, deleted: snakeKeys(deleted) }), 200);
   },
 });

@@ -130,6 +130,7 @@ export const itemDeletedSchema = z
     deleted: z
       .object({
         facts: count.optional(),
+        entities: count.optional(),
         events: count.optional(),
         summaries: count.optional(),
         messages: count.optional(),

@@ -1,4 +1,4 @@
-import { getUserEntity, listUserEntities } from "./entity-routes.js";
+import { deleteUserEntity, getUserEntity, listUserEntities } from "./entity-routes.js";
 import { restoreFact } from "./fact-restore-route.js";
 import { health, openApi, ready } from "./health-routes.js";
 import { inspector, inspectorAsset } from "./inspector.js";
@@ -29,6 +29,7 @@ export const ROUTES = {
   listUserSessions,
   listUserEntities,
   getUserEntity,
+  deleteUserEntity,
   forgetUser,
   searchMemory,
   importSessions,

@@ -161,4 +161,28 @@ describe.each(backends)("what a person deletes or corrects, the model stops read
     expect(history.length).toBeGreaterThan(0);
     for (const message of history) expect(message.text).toMatch(/location city is Amsterdam, not Rotterdam/);
   });
+
+  it("forgetting an entity takes its name out of the prompt, every layer and the session's checkpoint; the rest of each message stays", async () => {
+    const model = new RecordingChatModel(["Noted."]);
+    await open({ chatModel: model });
+    const s1 = { ...user, sessionId: "s1" };
+    await graph.runTurn({ ...s1, message: "My sister Priya moved to Pune for her new job" });
+    await graph.runTurn({ ...s1, message: "Priya loves hiking in the hills near Pune" });
+    await graph.runTurn({ ...s1, message: "I bought a bicycle for the weekends" });
+    await graph.settled();
+    expect(mentions(await graph.exportUser(user), "Priya").length).toBeGreaterThan(1);
+
+    const deleted = await graph.deleteEntity(user, "Priya");
+    expect(deleted).toMatchObject({ entities: 1 });
+    expect(deleted.redactedMessages).toBeGreaterThanOrEqual(2);
+    expect(mentions(JSON.parse(JSON.stringify(await graph.sessionState(s1))), "Priya")).toEqual([]);
+    for (const sessionId of ["s2", "s1"]) {
+      const turn = await graph.runTurn({ ...user, sessionId, message: "What is new with my sister in Pune?" });
+      // What the model read: system prompt, memory, history and the message.
+      expect(mentions(model.prompts.at(-1)!.map((message) => message.text), "Priya")).toEqual([]);
+      expect(mentions(turn.memoryContext.text, "Priya")).toEqual([]);
+      expect(turn.memoryContext.text).toContain("Pune");
+    }
+    expect((await graph.listEntities(user, { query: "priya" })).length).toBe(0);
+  });
 });

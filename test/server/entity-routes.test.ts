@@ -39,4 +39,32 @@ describe("the entity routes", () => {
     expect((await server.call("GET", "/v1/users/ravi/entities?limit=0")).status).toBe(400);
     expect((await server.call("GET", "/v1/users/ravi/entities?sort=name")).status).toBe(400);
   });
+
+  it("forgets an entity: the next turn's memory and the session's thread no longer hold its name; another tenant's key deletes nothing", async () => {
+    server = await testServer();
+    const turn = (message: string, message_id: string) => server.call("POST", "/v1/turns", { body: { user_id: "ravi", session_id: "s1", message, message_id } });
+    await turn("My sister Priya moved to Pune last week.", "m1");
+    await turn("I am visiting my sister Priya in Pune soon.", "m2");
+    const before = (await (await turn("When do I see Priya in Pune?", "m3")).json()) as { memory_context: { text: string } };
+    expect(before.memory_context.text).toContain("Priya");
+
+    const other = await server.call("DELETE", "/v1/users/ravi/entities/priya", { key: KEY_B });
+    expect(await other.json()).toMatchObject({ deleted: { entities: 0 } });
+    expect((await server.call("GET", "/v1/users/ravi/entities/priya")).status).toBe(200);
+
+    const res = await server.call("DELETE", "/v1/users/ravi/entities/Priya");
+    expect(res.status).toBe(200);
+    const { deleted } = (await res.json()) as { deleted: { entities: number; redacted_messages: number } };
+    expect(deleted.entities).toBe(1);
+    // The three user messages, and the replies that repeated the name.
+    expect(deleted.redacted_messages).toBeGreaterThanOrEqual(3);
+    expect((await server.call("GET", "/v1/users/ravi/entities/priya")).status).toBe(404);
+    const after = await (await turn("Tell me about my trip to Pune.", "m4")).text();
+    expect(after).not.toMatch(/priya/i);
+    const thread = await (await server.call("GET", "/v1/sessions/s1/messages?user_id=ravi")).text();
+    expect(thread).toContain("[removed]");
+    expect(thread).not.toMatch(/priya/i);
+    const again = await server.call("DELETE", "/v1/users/ravi/entities/Priya");
+    expect(await again.json()).toMatchObject({ deleted: { entities: 0, redacted_messages: 0 } });
+  });
 });

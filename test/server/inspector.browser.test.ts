@@ -193,6 +193,12 @@ describe("the memory inspector in a real browser", () => {
     await entity.getByRole("button", { name: "Open entity Mumbai" }).click();
     await expect.poll(() => entity.locator("h3").textContent()).toBe("Mumbai (place)");
     expect(await relation(/^Priya — lives in → Mumbai/).count()).toBe(1);
+    // Forgetting an entity, once confirmed: gone from the list, the API and every message that named it.
+    await entity.getByRole("button", { name: "Forget Mumbai" }).click();
+    await confirm(page, "Yes, delete");
+    await expect.poll(() => entity.isHidden()).toBe(true);
+    expect((await api("GET", "/v1/users/u1/entities/mumbai")).status).toBe(404);
+    expect(JSON.stringify((await api("GET", "/v1/users/u1/export")).body)).not.toMatch(/mumbai/i);
     await page.getByLabel("Find an entity").fill("nobody");
     await expect.poll(() => page.locator("#entities").textContent()).toContain("No entity’s name or alias contains “nobody”");
     expect(failed).toEqual([]);

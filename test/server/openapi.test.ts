@@ -165,6 +165,7 @@ describe("every status the server answers is documented, and every documented st
     { method: "GET", path: "/v1/users/u1" },
     { method: "GET", path: "/v1/users/u1/entities" },
     { method: "GET", path: "/v1/users/u1/entities/mali" },
+    { method: "DELETE", path: "/v1/users/u1/entities/nobody" },
     ...itemRequests,
   ];
   const cases: Case[] = [
@@ -214,6 +215,8 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1/entities/mali", status: 200 },
     { server: main, method: "GET", path: "/v1/users/u1/entities/mali?x=1", status: 400 },
     { server: main, method: "GET", path: "/v1/users/u1/entities/nobody", status: 404 },
+    { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody", status: 200 },
+    { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody?x=1", status: 400 },
     ...([
       { method: "GET", path: `${users}/facts`, status: 200 },
       { method: "GET", path: `${users}/facts?current=maybe`, status: 400 },

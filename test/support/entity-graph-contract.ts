@@ -224,6 +224,31 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       }
     });
 
+    it("deleting an entity cuts its name out of every layer, deletes the facts naming it, and recall stops finding it", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        const fact = { id: "f1", key: "family.sister", value: "Priya", text: "sister: Priya", validFrom: "2024-01-05T10:00:00.000Z", validTo: null, sourceMessageIds: ["m1"], sessionId: "s1" };
+        await store.put(namespaces.facts(user), fact.id, fact, false);
+        expect((await memory.search({ ...user, query: "Priya", limit: 10 })).hits.length).toBeGreaterThan(0);
+        expect(await memory.deleteEntity(user, "sister")).toMatchObject({ entities: 0, facts: 0 });
+        await expect(memory.deleteEntity(user, "me")).rejects.toMatchObject({ code: "INVALID_INPUT", field: "entity" });
+        const deleted = await memory.deleteEntity(user, "PRIYA");
+        expect(deleted).toEqual({ entities: 1, facts: 1, staleSummaries: 0, redactedMessages: 2, redactedRecords: expect.any(Number) });
+        await expect(memory.getEntity(user, "Priya")).rejects.toMatchObject({ code: "NOT_FOUND" });
+        expect(JSON.stringify([...(await nodesOf(store)).values()]).toLowerCase()).not.toContain("priya");
+        expect((await nodesOf(store)).get("infosys")?.relations.map((r) => r.to)).toEqual(["[removed]"]);
+        const messages = await memory.listMessages(user, { limit: 100 });
+        expect(messages.map((m) => m.text).join(" ")).not.toMatch(/priya/i);
+        expect(messages.find((m) => m.id === "m1")).toMatchObject({ text: "My sister [removed] just moved to Pune for her new job.", redacted: true });
+        expect(await memory.listFacts(user)).toEqual([]);
+        expect((await memory.search({ ...user, query: "Priya", limit: 10 })).hits).toEqual([]);
+        expect(await memory.deleteEntity(user, "Priya")).toMatchObject({ entities: 0, redactedMessages: 0 });
+      } finally {
+        await memory.close();
+      }
+    });
+
     it("forgetting a session or the user removes its graph", async () => {
       const store = make();
       const memory = await opened(store);
