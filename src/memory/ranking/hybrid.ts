@@ -2,7 +2,7 @@ import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
 import { bestIds, sorted } from "./best-scores.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
-import { spreadAcrossGroups } from "./diversity.js";
+import { demoteRepeats, spreadAcrossGroups } from "./diversity.js";
 import { EVENT_MARKER, favourEvents } from "./event-marker.js";
 import type { LexicalSource } from "./lexical-source.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
@@ -91,6 +91,13 @@ export interface HybridOptions {
   categoryWeight?: number;
   /** A list query adds this share of its best score to its named speaker's first-person events (`favourEvents`); 0 is off. Default 0.3 (chosen on LoCoMo). */
   eventWeight?: number;
+  /**
+   * A document whose question terms (and asked kinds) a better document of its conversation all
+   * holds is weighed by this factor (0..1; see `demoteRepeats`); 1 turns it off (the default).
+   */
+  repeatWeight?: number;
+  /** `repeatWeight` of a list query; default 0.8 (chosen on LoCoMo and LongMemEval development sets together). */
+  listRepeatWeight?: number;
   /** Neighbours are read for at most this many best lexical hits; default 100. */
   neighbourCandidates?: number;
   /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
@@ -134,6 +141,8 @@ const DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions
   categoryTerms: [],
   categoryWeight: 0.5,
   eventWeight: 0.3,
+  repeatWeight: 1,
+  listRepeatWeight: 0.8,
   includeContextOnly: true,
   neighbourCandidates: 100,
   lexicalLimit: 300,
@@ -172,8 +181,8 @@ function checkOptions(options: typeof DEFAULTS): void {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
     }
   }
-  if (!(options.groupDecay <= 1)) {
-    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: groupDecay must lie in 0..1", { kind: "user", field: "groupDecay" });
+  for (const name of ["groupDecay", "repeatWeight", "listRepeatWeight"] as const) {
+    if (!(options[name] <= 1)) throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must lie in 0..1`, { kind: "user", field: name });
   }
   if (!(options.speakerWeight <= 1) || !(options.listSpeakerWeight <= 1)) {
     throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: speakerWeight must lie in 0..1", { kind: "user", field: "speakerWeight" });
@@ -210,7 +219,8 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
  * (`addNeighbourContext`, across another speaker's short reply too, see `bridgeLength`; a question
  * lends its answer `questionLend` times more, a document receives in proportion to its label's
  * weight and to how short it is), then `speakerWeight` on what others said when the query names
- * the speaker of the best document; (4) reciprocal-rank fusion of that lexical list with the hits
+ * the speaker of the best document, `groupDecay`, and `repeatWeight` on a conversation's repeats
+ * (`demoteRepeats`; `listRepeatWeight` for a list question); (4) reciprocal-rank fusion of that lexical list with the hits
  * of `vectorSearch` (given the first pass's candidates, best first; similarities already filtered
  * by the caller's minimum), the vector list weighted
  * `vectorWeight`. Returns every document either list holds (at most `limit`), best first, with
@@ -224,7 +234,8 @@ export function rankHybrid(
 ): HybridResult[] {
   const given = { ...DEFAULTS, ...options };
   checkOptions(given);
-  const o = given.listQuery ? { ...given, neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight } : given;
+  const list = { neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight, repeatWeight: given.listRepeatWeight };
+  const o = given.listQuery ? { ...given, ...list } : given;
   const terms = [...new Set(queryTerms)];
   const weigh = labelWeigher(source, o.labelWeights);
   const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
@@ -240,10 +251,9 @@ export function rankHybrid(
     const termsOf = source.termsOf(top);
     expand(expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, rare), o.feedbackWeight);
   }
-  if (o.categoryWeight > 0 && o.categoryTerms.length > 0) {
-    const inQuery = new Set(terms);
-    expand(o.categoryTerms.filter((term) => !inQuery.has(term) && rare(term)), o.categoryWeight);
-  }
+  const inQuery = new Set(terms);
+  const kinds = o.categoryWeight > 0 ? o.categoryTerms.filter((term) => !inQuery.has(term) && rare(term)) : [];
+  expand(kinds, o.categoryWeight);
   if (o.listQuery) favourEvents(lexical, source, terms, o.eventWeight);
   let final = lexical;
   let context = new Map<string, number>();
@@ -267,6 +277,7 @@ export function rankHybrid(
   }
   final = favourNamedSpeaker(final, terms, source, o.speakerWeight);
   final = spreadAcrossGroups(final, source, o.groupDecay);
+  final = demoteRepeats(final, source, [...terms, ...kinds], o.repeatWeight);
   const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   const fused = fuseRankings(lists, { k: o.rrfK });
