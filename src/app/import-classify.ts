@@ -1,6 +1,9 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { messageOf } from "../errors.js";
 import { log } from "../logger.js";
+import { USER_NODE } from "../memory/entities/entity-graph.js";
+import type { Extraction } from "../memory/entities/extract.js";
+import { extractionOfClassified } from "../memory/entities/model-extraction.js";
 import { eventPut } from "../memory/events.js";
 import { factPut, loadFacts, upsertFacts } from "../memory/facts.js";
 import type { ImportPlan } from "../memory/import.js";
@@ -16,12 +19,17 @@ import { factUpdatesOf } from "../graph/nodes/classify-event.js";
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
-/** What classifying an import gives: the writes of its events and facts, made with the import's own. */
+/**
+ * What classifying an import gives: the writes of its events and facts, made with the import's own,
+ * and, by message id, the entities and relations the model read in each message it classified,
+ * which the import's graph merges with the rules' (`applyImport`), as a live turn's does.
+ */
 export interface ImportClassification {
   puts: Operation[];
   events: number;
   facts: number;
   classified: number;
+  graph: Map<string, Extraction>;
 }
 
 /** Longest stretch of synchronous work between two yields to the event loop. */
@@ -42,6 +50,7 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
   let facts: FactRecord[] = await loadFacts(store, user);
   const factWrites = new Map<string, FactRecord>();
   const eventPuts: Operation[] = [];
+  const graph = new Map<string, Extraction>();
   let classified = 0;
   let sliceStart = performance.now();
   for (const { scope, record } of plan.transcripts.flatMap((t) => t.records.map((r) => ({ scope: t.scope, record: r })))) {
@@ -57,6 +66,8 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
       }
     }
     const event = fromModel ?? plan.local ?? classifyByKeywords(record.text, context);
+    // "I" is the message's speaker, as the rules read it: the named one, else the user.
+    if (fromModel) graph.set(record.id, extractionOfClassified(fromModel.entities, fromModel.relations ?? [], record.speaker?.trim() || USER_NODE));
     if (event.importance >= deps.limits.importanceThreshold) {
       const { type, importance, intent, entities, language, payload } = event;
       const base = { id: record.id, messageId: record.id, sessionId: scope.sessionId, createdAt: record.createdAt, text: record.text };
@@ -80,5 +91,5 @@ export async function classifyImported(store: BaseStore, deps: GraphDeps, user: 
     }
   }
   const factPuts = [...factWrites.values()].map((fact): Operation => factPut(user, fact));
-  return { puts: [...eventPuts, ...factPuts], events: eventPuts.length, facts: factPuts.length, classified };
+  return { puts: [...eventPuts, ...factPuts], events: eventPuts.length, facts: factPuts.length, classified, graph };
 }

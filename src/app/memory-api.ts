@@ -121,9 +121,9 @@ export function memoryApi(store: BaseStore, deps: GraphDeps): MemoryApi {
       await setImmediate();
       const plan = await planImport(store, scope, parsed, Array.isArray(input) ? "" : "sessions");
       await setImmediate();
-      const classification = options.classify ? await classifyImported(store, deps, scope, plan) : { puts: [], events: 0, facts: 0, classified: 0 };
+      const classification = options.classify ? await classifyImported(store, deps, scope, plan) : { puts: [], events: 0, facts: 0, classified: 0, graph: new Map() };
       // One batch: the import is stored whole or not at all.
-      const applied = await applyImport(store, plan, classification.puts, { factKeys: deps.limits.recall.graph.factKeys });
+      const applied = await applyImport(store, plan, classification.puts, { factKeys: deps.limits.recall.graph.factKeys, models: classification.graph });
       if (classification.events > 0) await enforceEventCap(store, scope, deps.limits.retention, deps.now());
       const { classified } = classification;
       const counts = { ...applied, events: applied.events + classification.events, facts: applied.facts + classification.facts };

@@ -8,6 +8,7 @@ import { loadFacts } from "./facts.js";
 import { assertGraphClosed, assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, sameJson, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
 import { entityGraphUpdate, nodePut } from "./entities/entity-graph.js";
+import type { Extraction } from "./entities/extract.js";
 import type { EntityRecord } from "./entities/graph-records.js";
 import { entityRecordOf, mergeNode } from "./entities/graph-transfer.js";
 
@@ -202,13 +203,19 @@ function transcriptsOf(user: UserScope, parsed: ParsedImport, prefix: string, st
  * Makes a planned import's writes, with `extra` ones (a classification's events and facts), in one
  * store batch: one transaction on every engine, so a failure leaves nothing of the import stored.
  * Returns the plan's counts with the graph nodes extracted here added. With `factKeys`, each message
- * is stored with its fact-augmented keys (see `factKeysOf`).
+ * is stored with its fact-augmented keys (see `factKeysOf`); `models`: a model's extraction of some
+ * messages (by id: the import's classification), merged into the rules' one as a live turn's is.
  * Messages are indexed for recall as a live turn's are (one embedding call for the batch).
  */
-export async function applyImport(store: BaseStore, plan: ImportPlan, extra: readonly Operation[] = [], options: { factKeys?: boolean } = {}): Promise<ImportCounts> {
+export async function applyImport(
+  store: BaseStore,
+  plan: ImportPlan,
+  extra: readonly Operation[] = [],
+  options: { factKeys?: boolean; models?: ReadonlyMap<string, Extraction> } = {},
+): Promise<ImportCounts> {
   const user = plan.transcripts[0]?.scope;
   // The entity graph of the imported messages (when the import carries none), stored in the same batch (one transaction).
-  const update = user && (plan.extractGraph || options.factKeys === true) ? await entityGraphUpdate(store, user, plan.transcripts.flatMap((t) => t.records)) : null;
+  const update = user && (plan.extractGraph || options.factKeys === true) ? await entityGraphUpdate(store, user, plan.transcripts.flatMap((t) => t.records), options.models) : null;
   const graph = plan.extractGraph ? (update?.writes ?? []) : [];
   const keys = options.factKeys === true ? (update?.keys ?? new Map<string, string>()) : new Map<string, string>();
   const messages = plan.transcripts.flatMap(({ scope, records }) => {

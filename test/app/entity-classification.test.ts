@@ -71,4 +71,33 @@ describe("entities and relations from the classification's structured answer", (
     expect(graphNodes.get("arjun")?.relations.map((r) => [r.type, r.to])).toEqual(expect.arrayContaining([["lives_in", "delhi"]]));
     expect([...graphNodes.keys()].sort()).toEqual(["arjun", "delhi", "me", "~brother"]);
   });
+
+  it("an import classified by the model merges its relations into the import's graph, the speaker keyed as the rules key it", async () => {
+    const { provider, graph } = await open();
+    provider.classification = {
+      type: "INFORMATION",
+      importance: 0.7,
+      intent: "share_family_news",
+      entities: ["person:Priya", "place:Pune", "organization:Infosys"],
+      relations: ["Priya|sister_of|I", "Priya|works_for|Infosys"],
+    };
+    const text = "Priya is my sister and she just moved to Pune. Infosys hired her.";
+    const sessions = [{ sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text, speaker: "Ravi" }] }];
+    const counts = await graph.importSessions(scope, sessions, { classify: true });
+    expect(counts.classified).toBe(1);
+    const graphNodes = await nodes(graph);
+    // works_at is the model's alone: the rules read no employer in "Infosys hired her".
+    expect(graphNodes.get("priya")?.relations.map((r) => [r.type, r.to, r.sources])).toEqual(
+      expect.arrayContaining([
+        ["works_at", "infosys", [["s1", "m1"]]],
+        ["~sister", "ravi", [["s1", "m1"]]],
+      ]),
+    );
+    expect(graphNodes.get("ravi")?.name).toBe("Ravi");
+    expect([...graphNodes.keys()].filter((key) => key !== key.toLowerCase())).toEqual([]);
+    // Without the classification, the same import's graph has no employer.
+    await graph.forgetUser(scope);
+    await graph.importSessions(scope, sessions);
+    expect((await nodes(graph)).get("priya")?.relations.map((r) => r.type) ?? []).not.toContain("works_at");
+  });
 });

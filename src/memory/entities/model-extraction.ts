@@ -61,17 +61,19 @@ export function relationType(type: string): string {
  * The extraction of a classification's `entities` (typed pairs: only people, places and
  * organisations feed the graph) and `relations`, said by `speaker` (its key, the subject of "I").
  * "X|sister_of|I" is read as the rules read "my sister X": speaker —sister→ X, "sister" an alias of
- * X. A relation's ends are entities of the message (made so when the model did not list them).
+ * X. A relation's ends are entities of the message (made so when the model did not list them). The
+ * speaker is keyed as the rules key it ("Melanie" → `melanie`), so the two extractions meet.
  * Bounded as the offline rules are. Pure.
  */
 export function extractionOfClassified(entities: readonly { type: string; value: string }[], relations: readonly StatedRelation[], speaker: string): Extraction {
   const nodes = new Map<string, ExtractedEntity>();
+  const self = entityKey(speaker);
   const add = (name: string, kind: EntityKind): string | undefined => {
     const trimmed = name.trim();
     if (SELF.has(trimmed.toLowerCase())) {
       // The speaker, as the rules have them: a node of the message that the message does not name.
-      if (!nodes.has(speaker)) nodes.set(speaker, { key: speaker, name: speaker, kind: "person", aliases: [], mentioned: false });
-      return speaker;
+      if (!nodes.has(self)) nodes.set(self, { key: self, name: speaker.trim(), kind: "person", aliases: [], mentioned: false });
+      return self;
     }
     const key = entityKey(trimmed);
     if (key === "" || key.startsWith("~") || key.length > 200) return undefined;
@@ -100,7 +102,7 @@ export function extractionOfClassified(entities: readonly { type: string; value:
     if (KIN.has(type) && toNode) {
       toNode.kind = "person";
       // As the rules keep "my wife Priya": the word an alias of Priya, the edge "partner".
-      if (from === speaker && !toNode.aliases.includes(type)) toNode.aliases.push(type);
+      if (from === self && !toNode.aliases.includes(type)) toNode.aliases.push(type);
     }
     out.push({ from, type: PARTNER.has(type) ? "partner" : type, to });
   }
