@@ -1,11 +1,12 @@
 /**
  * LongMemEval retrieval benchmark:
- * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--embeddings none|local]`.
+ * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--warm N] [--embeddings none|local]`.
  * For each question, a fresh memory (`--backend sqlite`, the default: a temp file; `postgres`: a
  * fresh schema in the database of `--database-url`, else DATABASE_URL) holds only that question's haystack, filled
  * through the public API only: `memory.importSessions`, one call per session (each turn with its
  * session's date); then the question is asked through `memory.search` (turn metrics, latency: the
- * first query after the writes is the one timed) and `memory.search` with `withContext` (the memory
+ * first query after the writes is the one timed; with `--warm N`, the same search N times more, timed
+ * apart as warm queries) and `memory.search` with `withContext` (the memory
  * block call_model would be given). A plain Okapi BM25 over "role: content" runs on the same
  * questions. Prints JSON.
  */
@@ -40,13 +41,15 @@ interface Measured {
   types: Map<string, string>;
   ingestMs: number[];
   queryMs: number[];
+  /** `--warm N`: the question's search asked again N times after the first, each timed. */
+  warmMs: number[];
   contextTokens: number[];
   inContext: number[];
   /** Knowledge-update questions with evidence in more than one session: whether the newest evidence ranks first (ours, plain BM25). */
   newestFirst: { ours: number; bm25: number }[];
 }
 
-async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, vectors: boolean): Promise<void> {
+async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, vectors: boolean, warm: number): Promise<void> {
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
   const store = opened.store;
@@ -61,6 +64,11 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
     const asked = performance.now();
     const { hits } = await memory.search({ ...user, query: q.question, limit: TOP });
     out.queryMs.push(performance.now() - asked);
+    for (let i = 0; i < warm; i++) {
+      const again = performance.now();
+      await memory.search({ ...user, query: q.question, limit: TOP });
+      out.warmMs.push(performance.now() - again);
+    }
     const evidence = new Set(q.turns.filter((t) => t.evidence).map((t) => t.id));
     const sessionOf = (id: string): number => Number(/^s(\d+):/.exec(id)?.[1] ?? -1);
     const base = { type: q.type, evidence, sessionOf, answerSessions: q.answerSessions };
@@ -119,15 +127,17 @@ async function main(): Promise<void> {
       graph: { type: "string" },
       categories: { type: "string" },
       every: { type: "string", default: "1" },
+      warm: { type: "string", default: "0" },
       embeddings: { type: "string", default: "none" },
       ...BACKEND_OPTIONS,
     },
     strict: true,
   });
   const every = Number(values.every);
-  if (!values.data || !Number.isInteger(every) || every < 1 || !["local", "none"].includes(values.embeddings)) {
+  const warm = Number(values.warm);
+  if (!values.data || !Number.isInteger(every) || every < 1 || !Number.isInteger(warm) || warm < 0 || !["local", "none"].includes(values.embeddings)) {
     process.stderr.write(
-      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--warm N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
@@ -136,9 +146,9 @@ async function main(): Promise<void> {
   if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
   if (values.categories !== undefined) categoryWeight = Number(values.categories);
   const stores = benchStores(values.backend, values["database-url"]);
-  const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], contextTokens: [], inContext: [], newestFirst: [] };
+  const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], warmMs: [], contextTokens: [], inContext: [], newestFirst: [] };
   try {
-    for (const q of questions) await runQuestion(q, stores, measured, values.embeddings === "local");
+    for (const q of questions) await runQuestion(q, stores, measured, values.embeddings === "local", warm);
   } finally {
     stores.dispose();
   }
@@ -157,6 +167,7 @@ async function main(): Promise<void> {
       ingest_per_turn_mean: round(measured.ingestMs.reduce((s, x) => s + x, 0) / Math.max(1, turns), 3),
       query_p50: round(percentile(measured.queryMs, 50), 3),
       query_p95: round(percentile(measured.queryMs, 95), 3),
+      ...(warm > 0 ? { warm_query_p50: round(percentile(measured.warmMs, 50), 3), warm_query_p95: round(percentile(measured.warmMs, 95), 3) } : {}),
     },
     context_tokens: {
       budget: DEFAULT_LIMITS.context.tokenBudget,
