@@ -10,8 +10,9 @@
  * The same turns on one session each, interleaved (ours, bare, ours, …), after two warm-up turns.
  * Time to first token and full turn, p50/p95/max, their ratios, the slowest turns, and how the
  * turns that made a summary compare with the median. A summary (a non-streamed text answer) is
- * --summary-tokens long (default 120, paced like the rest). Prints JSON. Flags: --turns --ttft
- * --tokens --gap --summary-tokens.
+ * --summary-tokens long (default 120, paced like the rest). Every reply is the same text unless
+ * --distinct-replies (then each names its message: a reply's embedding is not one computed before).
+ * Prints JSON. Flags: --turns --ttft --tokens --gap --summary-tokens --distinct-replies.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -27,8 +28,8 @@ import { freePort } from "./lib/free-port.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { turns: { type: "string" }, ttft: { type: "string" }, tokens: { type: "string" }, gap: { type: "string" }, "summary-tokens": { type: "string" } },
-  "usage: npm run bench:latency -- [--turns 40] [--ttft 300] [--tokens 20] [--gap 15] [--summary-tokens 120]",
+  { turns: { type: "string" }, ttft: { type: "string" }, tokens: { type: "string" }, gap: { type: "string" }, "summary-tokens": { type: "string" }, "distinct-replies": { type: "boolean" } },
+  "usage: npm run bench:latency -- [--turns 40] [--ttft 300] [--tokens 20] [--gap 15] [--summary-tokens 120] [--distinct-replies]",
 );
 const TURNS = Number(args.turns ?? 40);
 const SUMMARY_INTERVAL = 10;
@@ -163,7 +164,14 @@ async function run(embeddingsMs: number, pacing: Omit<Pacing, "embeddingsMs">) {
   }
 }
 
-const pacing = { ttftMs: Number(args.ttft ?? 300), tokens: Number(args.tokens ?? 20), tokenGapMs: Number(args.gap ?? 15), textTokens: Number(args["summary-tokens"] ?? 120), dimensions: 1536 };
+const pacing = {
+  ttftMs: Number(args.ttft ?? 300),
+  tokens: Number(args.tokens ?? 20),
+  tokenGapMs: Number(args.gap ?? 15),
+  textTokens: Number(args["summary-tokens"] ?? 120),
+  dimensions: 1536,
+  distinctReplies: args["distinct-replies"] === true,
+};
 const runs = [];
 for (const embeddingsMs of [0, 150]) runs.push(await run(embeddingsMs, pacing));
 console.log(JSON.stringify({ turns: TURNS, pacing, targets: TARGETS, runs }, null, 2));

@@ -24,6 +24,12 @@ export interface Pacing {
   dimensions: number;
   /** Tokens of a non-streamed text answer (a summary, a title); default: `tokens`. */
   textTokens?: number;
+  /**
+   * A reply's first token names the user message it answers (a number made from its text), so
+   * that the replies of a session differ, as a real model's do; default: every reply is the same
+   * `w0 … w<tokens − 1>` (whose embedding a service that reuses vectors computes once).
+   */
+  distinctReplies?: boolean;
 }
 
 /** What a call was: a streamed reply, a non-streamed tool call (classification) or text (summary), embeddings. */
@@ -166,7 +172,8 @@ const promptTokensOf = (body: Record<string, unknown>) => tokensOf(JSON.stringif
 async function chat(res: ServerResponse, body: Record<string, unknown>, pacing: Pacing): Promise<Answered> {
   const tools = body.tools as { function: { name: string; parameters?: JsonSchema } }[] | undefined;
   const prompt = promptTokensOf(body);
-  const pieces = Array.from({ length: pacing.tokens }, (_, i) => `w${i} `);
+  const first = pacing.distinctReplies ? `w0-${[...askedAbout(body).message].reduce((sum, c) => (sum * 31 + c.charCodeAt(0)) % 1_000_003, 7)} ` : "w0 ";
+  const pieces = Array.from({ length: pacing.tokens }, (_, i) => (i === 0 ? first : `w${i} `));
   if (body.stream === true && !tools?.length) {
     res.writeHead(200, { "content-type": "text/event-stream" });
     await sleep(pacing.ttftMs);
