@@ -67,8 +67,12 @@ async function thread(base: string, session: string): Promise<Message[]> {
 /** One turn answered and classified; a second answered while its classification hangs, then the process is killed. */
 async function answeredThenKilled(service: Awaited<ReturnType<typeof start>>, session: string): Promise<string[]> {
   provider.hold = null;
+  provider.requests.length = 0;
   const first = await turn(service.base, session, "My parcel 4471 to Chiang Mai is late");
   // The first turn's checkpoint is written once its classification is in; the next turn waits for it.
+  // Its answer can come before its classification is asked (the reply's vector comes after the
+  // answer), so the hold begins once that call has reached the stand-in, which then answers it.
+  await waitFor(() => provider.requests.some((r) => isClassifyCall(r.body)), 10_000);
   provider.hold = isClassifyCall;
   provider.requests.length = 0;
   const second = await turn(service.base, session, "Please send it by express instead, my sister needs it", `${session}-express`);
