@@ -12,7 +12,7 @@ import { freePort, startService, waitFor } from "../support/service-process.js";
 
 /**
  * [slow] The service (`npm start`, SQLite on a file, its model a local OpenAI-compatible stand-in
- * that takes its time: replies 40 ms, classifications 120 ms) is killed with SIGKILL while a few
+ * that takes its time: replies 40 ms, classifications 120 ms, embeddings 5 ms) is killed with SIGKILL while a few
  * clients keep sending turns to a few sessions, then started again on the same file. What it
  * answered 200 must be there — a turn is answered once its reply is stored, before its
  * classification and checkpoint — and what it did not finish must leave no trace in any
@@ -41,8 +41,13 @@ interface Answered {
 type Service = ReturnType<typeof startService> & { base: string };
 const started: Service["child"][] = [];
 let provider: Provider;
-/** A model slow enough that a kill finds turns half done, and some answered but not yet classified. */
-const modelTime = (body: Record<string, unknown>) => (Array.isArray(body.tools) && body.tools.length > 0 ? 120 : 40);
+/**
+ * A model slow enough that a kill finds turns half done, and some answered but not yet classified.
+ * Embeddings answer sooner than replies: the user's message is stored (with its vector) while the
+ * model answers, and the reply (its vector written after the answer) right when it comes, so the
+ * half-done window is the reply's time less the embedding's.
+ */
+const modelTime = (body: Record<string, unknown>) => (Array.isArray(body.tools) && body.tools.length > 0 ? 120 : "messages" in body ? 40 : 5);
 
 async function start(file: string): Promise<Service> {
   const port = await freePort();
