@@ -15,3 +15,26 @@ export async function embedOrSkip<T>(what: "documents" | "query", call: () => Pr
     return undefined;
   }
 }
+
+/** Texts embedded per call: a large batch (an import) is embedded in parts, the event loop free between them. */
+const EMBED_CHUNK = 128;
+
+/**
+ * The vectors of `texts`, embedded by `embed` in calls of at most `EMBED_CHUNK` texts, with
+ * `between` awaited after each call. A call that gives back nothing (`embedOrSkip` after a failure)
+ * leaves its texts without vectors; a call that throws throws.
+ */
+export async function embedInChunks(
+  texts: readonly string[],
+  embed: (chunk: string[]) => Promise<number[][] | undefined>,
+  between?: () => Promise<void>,
+): Promise<(number[] | undefined)[]> {
+  const vectors: (number[] | undefined)[] = [];
+  for (let from = 0; from < texts.length; from += EMBED_CHUNK) {
+    const chunk = texts.slice(from, from + EMBED_CHUNK);
+    const embedded = await embed(chunk);
+    chunk.forEach((_, i) => vectors.push(embedded?.[i]));
+    await between?.();
+  }
+  return vectors;
+}

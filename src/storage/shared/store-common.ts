@@ -3,7 +3,7 @@ import { BaseStore, type Item, type ListNamespacesOperation, type MatchCondition
 import { invalidInput, MemoryGraphError, type ErrorCode } from "../../errors.js";
 import type { DeferredVectorPut, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "../../memory/ports/store.js";
 import { recordIndexText, recordTraits, type DocTraits } from "../../memory/ranking/document-text.js";
-import { embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
+import { embedInChunks, embedOrSkip } from "../../memory/ranking/embed-or-skip.js";
 import { recordTerms } from "../../memory/ranking/event-marker.js";
 import { validateFilter } from "./filter-grammar.js";
 import { assertTenantNamespace } from "./namespace.js";
@@ -151,8 +151,6 @@ export interface PreparedPut {
   vector?: number[];
 }
 
-/** Texts embedded per call: a large batch (an import) is embedded in parts, the event loop free between them. */
-const EMBED_CHUNK = 128;
 /** Longest stretch of synchronous preparation between two yields to the event loop. */
 const SLICE_MS = 10;
 
@@ -168,7 +166,7 @@ function timeSlice(): () => Promise<void> {
 
 /**
  * The index text, terms, traits (`recordTraits`) and vector of every put in a batch that is indexed (`index !== false`),
- * embedded once, at write time, in calls of at most `EMBED_CHUNK` texts (none for a call that
+ * embedded once, at write time, in calls of at most `EMBED_CHUNK` texts (`embedInChunks`) (none for a call that
  * fails: see `embedOrSkip`; none for a put with `deferVector`, left to `embedDeferred`). Deletes
  * and unindexed puts are left out. A large batch yields to the event loop every few milliseconds,
  * so that an import does not hold other requests up.
@@ -187,12 +185,10 @@ export async function preparePuts(
   }
   const embeddable = [...prepared.values()].filter((p) => p.text.trim() !== "" && (p.op as DeferredVectorPut).deferVector !== true);
   const embeddings = options.embeddings;
-  // In chunks, yielding between them: a local embedder computes synchronously.
-  for (let from = 0; embeddings && from < embeddable.length; from += EMBED_CHUNK) {
-    const chunk = embeddable.slice(from, from + EMBED_CHUNK);
-    const vectors = await embedOrSkip("documents", () => embeddings.embedDocuments(chunk.map((p) => p.text)));
-    if (vectors) chunk.forEach((p, i) => (p.vector = vectors[i]));
-    await slice();
+  if (embeddings) {
+    // Yielding between chunks: a local embedder computes synchronously.
+    const vectors = await embedInChunks(embeddable.map((p) => p.text), (texts) => embedOrSkip("documents", () => embeddings.embedDocuments(texts)), slice);
+    embeddable.forEach((p, i) => (p.vector = vectors[i]));
   }
   return prepared;
 }
@@ -203,13 +199,10 @@ export async function preparePuts(
  */
 export async function embedValues(values: readonly Record<string, unknown>[], options: { indexFields?: string[]; embeddings: EmbeddingsInterface }): Promise<(number[] | undefined)[]> {
   const texts = values.map((value) => indexTextOf(value, options.indexFields));
-  const vectors: (number[] | undefined)[] = texts.map(() => undefined);
   const embeddable = texts.flatMap((text, i) => (text.trim() === "" ? [] : [i]));
-  for (let from = 0; from < embeddable.length; from += EMBED_CHUNK) {
-    const chunk = embeddable.slice(from, from + EMBED_CHUNK);
-    const embedded = await options.embeddings.embedDocuments(chunk.map((i) => texts[i] ?? ""));
-    chunk.forEach((i, n) => (vectors[i] = embedded[n]));
-  }
+  const embedded = await embedInChunks(embeddable.map((i) => texts[i] ?? ""), (chunk) => options.embeddings.embedDocuments(chunk));
+  const vectors: (number[] | undefined)[] = texts.map(() => undefined);
+  embeddable.forEach((i, n) => (vectors[i] = embedded[n]));
   return vectors;
 }
 

@@ -1,4 +1,6 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type Database from "better-sqlite3";
+import { embedValues } from "../shared/store-common.js";
 import { encodeVector } from "../shared/vector-codec.js";
 import { LIVE } from "./schema.js";
 import { statement } from "./statements.js";
@@ -44,4 +46,19 @@ export function writeVectorsOnto(db: Database.Database, items: readonly (Unembed
   return writeWhenFree(db, () =>
     db.transaction(() => items.reduce((written, item) => written + statement(db, insert).run(item.vector.length, encodeVector(item.vector), item.id, item.seq, item.json).changes, 0)).immediate(),
   );
+}
+
+/**
+ * `embedDeferred` of the items at `keys` of the namespace stored as `path`: read, embedded (the
+ * database free meanwhile), then written onto the rows as read, unless the store closed while the
+ * embeddings were awaited (`assertOpen` throws). Returns how many vectors it wrote.
+ */
+export async function embedDeferredItems(
+  db: Database.Database,
+  options: { path: string; keys: readonly string[]; embeddings: EmbeddingsInterface; indexFields?: string[]; assertOpen: () => void },
+): Promise<number> {
+  const items = unembeddedItems(db, options.path, options.keys, Date.now());
+  const vectors = await embedValues(items.map((item) => item.value), options);
+  options.assertOpen();
+  return writeVectorsOnto(db, items.flatMap((item, i) => (vectors[i] ? [{ ...item, vector: vectors[i] }] : [])));
 }

@@ -27,8 +27,8 @@ import { listTranscripts } from "./transcripts.js";
 import { listUsers } from "./users.js";
 import { writeWhenFree } from "./write-when-free.js";
 import { SLICED_BATCH_PUTS, SlicedWriter } from "./sliced-write.js";
-import { embedQueries, embedValues, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
-import { unembeddedItems, writeVectorsOnto } from "./deferred-vectors.js";
+import { embedQueries, preparePuts, TenantStore, validateOperation } from "../shared/store-common.js";
+import { embedDeferredItems } from "./deferred-vectors.js";
 import { refreshesOnRead, TtlSweeper, validateTtlConfig, type ReadTime, type StoreTtlConfig } from "../shared/ttl.js";
 
 /** Options of `SqliteStore`. */
@@ -224,10 +224,7 @@ export class SqliteStore extends TenantStore implements StorePort {
     this.setup();
     const embeddings = this.embeddings;
     if (!embeddings || keys.length === 0) return 0;
-    const items = unembeddedItems(this.db, pathOf(namespace), keys, Date.now());
-    const vectors = await embedValues(items.map((item) => item.value), { indexFields: this.indexFields, embeddings });
-    this.assertOpen();
-    return writeVectorsOnto(this.db, items.flatMap((item, i) => (vectors[i] ? [{ ...item, vector: vectors[i] }] : [])));
+    return embedDeferredItems(this.db, { path: pathOf(namespace), keys, embeddings, indexFields: this.indexFields, assertOpen: () => this.assertOpen() });
   }
 
   /** How many items are stored in exactly `namespace` (not below it): one index count. */
