@@ -6,7 +6,7 @@ import { ONE_DATABASE_TRAITS } from "../shared/traits.js";
 import type { PostgresCheckpointer } from "./checkpointer.js";
 import { surviveConnectionLoss } from "./connection-loss.js";
 import { probePostgres } from "./probe.js";
-import { CONNECTION_OPTIONS } from "./sql.js";
+import { poolConfig } from "./sql.js";
 import type { PostgresStore } from "./store.js";
 import type { RecallCacheBounds } from "../shared/sized-lru.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
@@ -41,12 +41,12 @@ export async function openPostgres(options: {
     import("./gc-target.js"),
   ]);
   await probePostgres(url);
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: CONNECTION_OPTIONS });
+  const pool = new pg.Pool(poolConfig(url, 10));
   // A held advisory lock pins a connection, so locks get their own pool; users' locks another one,
   // since a turn holds its user's while it waits for its thread's. A turn holds its user's through
   // its upkeep too (a summary made after the reply), so that pool is the larger.
-  const lockPool = new pg.Pool({ connectionString: url, max: 5, options: CONNECTION_OPTIONS });
-  const userLockPool = new pg.Pool({ connectionString: url, max: 10, options: CONNECTION_OPTIONS });
+  const lockPool = new pg.Pool(poolConfig(url, 5));
+  const userLockPool = new pg.Pool(poolConfig(url, 10));
   const pools = [pool, lockPool, userLockPool];
   surviveConnectionLoss(pools);
   const store = new PostgresStore(pool, { embeddings, ttl: options.ttl, indexCache: options.indexCache });

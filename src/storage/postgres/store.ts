@@ -9,7 +9,7 @@ import { deleteItem, deletePrefix, listNamespaces, readItem, readItems, refreshE
 import { countItems, deleteOrphanedVectors, listTenantLabels, listTranscripts, listUsers } from "./port-queries.js";
 import { ensureVectorIndex, migrate } from "./schema.js";
 import { searchRanked, searchRecent, type SearchContext } from "./search.js";
-import { CONNECTION_OPTIONS, schemaIdentifier } from "./sql.js";
+import { poolConfig, schemaIdentifier } from "./sql.js";
 import { assertTenantNamespace, pathOf, prefixRange } from "../shared/namespace.js";
 import { DEFAULT_INDEX_CACHE_LIMITS, PostgresIndexCache, pruneDeletions, type IndexCacheLimits } from "./index-cache.js";
 import type { HybridOptions } from "../../memory/ranking/hybrid.js";
@@ -100,7 +100,7 @@ export class PostgresStore extends TenantStore implements StorePort {
 
   /** A store on its own pool for `connectionString` (`DATABASE_URL`); `close()` ends the pool. */
   static fromConnString(connectionString: string, options: PostgresStoreOptions & { maxConnections?: number } = {}): PostgresStore {
-    const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10, options: CONNECTION_OPTIONS });
+    const pool = new pg.Pool(poolConfig(connectionString, options.maxConnections ?? 10));
     surviveConnectionLoss([pool]);
     const store = new PostgresStore(pool, options);
     store.ownsPool = true;

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { openPostgres } from "../../../src/storage/postgres/open.js";
+import { poolConfig } from "../../../src/storage/postgres/sql.js";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import { createTempDatabase, POSTGRES_ADMIN_URL } from "../../support/postgres.js";
 
@@ -37,5 +38,23 @@ it("opens the persistence's and a store's own pools with jit and parallel worker
     expect(await settingsOf((store as unknown as { pool: pg.Pool }).pool)).toBe("jit off, workers 0");
   } finally {
     await Promise.all([persistence.close(), store.close(), admin.end()]);
+  }
+});
+
+it("keeps one connection of a pool open once it is idle past the idle timeout, closing the others", async () => {
+  // The stores' options, with pg's idle timeout (10 s) cut to 10 ms so the test does not wait it out.
+  const pool = new pg.Pool({ ...poolConfig(database.url, 3), idleTimeoutMillis: 10 });
+  const persistence = await openPostgres({ url: database.url });
+  try {
+    const removed = new Promise((resolve) => pool.once("remove", resolve));
+    await Promise.all([pool.query("SELECT pg_sleep(0.01)"), pool.query("SELECT pg_sleep(0.01)")]);
+    expect(pool.totalCount).toBe(2);
+    await removed;
+    // Past five idle timeouts, the last one is still open (pg's default closes it too).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([pool.totalCount, pool.idleCount]).toEqual([1, 1]);
+    expect((persistence.store as unknown as { pool: { options: pg.PoolConfig } }).pool.options.min).toBe(1);
+  } finally {
+    await Promise.all([pool.end(), persistence.close()]);
   }
 });
