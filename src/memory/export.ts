@@ -5,7 +5,7 @@ import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from ".
 import type { MemoryScope } from "./scope.js";
 import { listAll } from "./store-io.js";
 import { entityExportOf } from "./entities/graph-transfer.js";
-import type { EntityRecord } from "./entities/graph-records.js";
+import { loadAllNodes } from "./entities/graph-store.js";
 import { turnResultSchema, type TurnRecord } from "./turn-records.js";
 
 /**
@@ -55,7 +55,7 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     listAll(store, namespaces.facts(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.summaries(user), { cap: Number.MAX_SAFE_INTEGER }),
     listAll(store, namespaces.allTurns(user), { cap: Number.MAX_SAFE_INTEGER }),
-    listAll(store, namespaces.entities(user), { cap: Number.MAX_SAFE_INTEGER }),
+    loadAllNodes(store, user, Number.MAX_SAFE_INTEGER),
   ]);
   return {
     version: 1,
@@ -65,7 +65,7 @@ export async function exportUserMemory(store: BaseStore, user: UserScope): Promi
     facts: byTime(facts.map((item) => item.value as FactRecord), (f) => f.validFrom),
     summaries: byTime(summaries.map((item) => item.value as SummaryRecord), (s) => s.createdAt),
     turns: turnRecordsOf(turns).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.sessionId.localeCompare(b.sessionId) || a.key.localeCompare(b.key)),
-    entities: entities.map((item) => entityExportOf(item.value as EntityRecord)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    entities: [...entities.values()].map(entityExportOf).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }
 

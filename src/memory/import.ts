@@ -7,9 +7,10 @@ import type { MemoryScope } from "./scope.js";
 import { loadFacts } from "./facts.js";
 import { assertGraphClosed, assertOneCurrentPerKey, assertUniqueIds, layerRecordsOf, layerWrites, referencesOf, sameJson, unknownReference } from "./import-layers.js";
 import { warmSearch } from "./store-io.js";
-import { entityGraphUpdate, nodePut } from "./entities/entity-graph.js";
+import { entityGraphUpdate } from "./entities/entity-graph.js";
 import type { Extraction } from "./entities/extract.js";
 import type { EntityRecord } from "./entities/graph-records.js";
+import { assembled, nodeWrites, type NodeTail } from "./entities/graph-store.js";
 import { entityRecordOf, mergeNode } from "./entities/graph-transfer.js";
 
 /**
@@ -129,7 +130,10 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
     ...messageReads.map(({ sessionId, id }) => ({ namespace: namespaces.transcript({ ...user, sessionId }), key: id })),
     ...records.map((record) => ({ namespace: record.namespace, key: record.key })),
     ...unknownSessions.map((sessionId) => ({ namespacePrefix: namespaces.transcript({ ...user, sessionId }), limit: 1 })),
-    ...nodes.map((node) => ({ namespace: namespaces.entities(user), key: node.key })),
+    ...nodes.flatMap((node) => [
+      { namespace: namespaces.entities(user), key: node.key },
+      { namespace: namespaces.entityTails(user), key: node.key },
+    ]),
   ];
   const [results, storedFacts] = await Promise.all([
     operations.length === 0 ? Promise.resolve([]) : (store.batch(operations) as Promise<unknown[]>),
@@ -157,11 +161,15 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
   const stored = records.map((_, i) => (results[messageReads.length + i] as { value: unknown } | null)?.value ?? null);
   const { puts, written } = layerWrites(records, stored);
   const nodesAt = messageReads.length + records.length + unknownSessions.length;
-  const graphPuts = nodes.flatMap((node, i) => {
-    const current = (results[nodesAt + i] as { value: unknown } | null)?.value as EntityRecord | undefined;
+  const nodeChanges = nodes.map((node, i) => {
+    const record = (results[nodesAt + 2 * i] as { value: unknown } | null)?.value as EntityRecord | undefined;
+    const tail = (results[nodesAt + 2 * i + 1] as { value: unknown } | null)?.value as NodeTail | undefined;
+    const stored = record ? { record, ...(tail ? { tail } : {}) } : undefined;
+    const current = stored ? assembled(stored) : undefined;
     const merged = mergeNode(current, node);
-    return current !== undefined && sameJson(current, merged) ? [] : [nodePut(user, merged)];
+    return current !== undefined && sameJson(current, merged) ? [] : nodeWrites(user, node.key, stored, merged);
   });
+  const graphPuts = nodeChanges.flat();
   const sent = parsed.sessions.reduce((n, session) => n + session.messages.length, 0);
   const imported = transcripts.reduce((n, t) => n + t.records.length, 0);
   return {
@@ -172,7 +180,7 @@ export async function planImport(store: BaseStore, user: UserScope, parsed: Pars
       facts: written.facts,
       summaries: written.summaries,
       turns: written.turns,
-      entities: graphPuts.length,
+      entities: nodeChanges.filter((writes) => writes.length > 0).length,
     },
     transcripts,
     layers: [...puts, ...graphPuts],

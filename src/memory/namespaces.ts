@@ -26,6 +26,8 @@ export const namespaces = {
   factUndo: (s: UserScope): string[] => [...user(s), "fact-undo"],
   /** The user's entity graph: one item per node (entity or alias), keyed by its normalised name (see entities/). */
   entities: (s: UserScope): string[] => [...user(s), "entities"],
+  /** The sources added to an entity node since its item was written, one item per such node, keyed as the node (see entities/graph-store.ts). */
+  entityTails: (s: UserScope): string[] => [...user(s), "entity-tails"],
   /**
    * The finished turns of one session that carried a client message id (the idempotency key),
    * kept apart from `sessions` so that transcript recall never sees them.

@@ -149,6 +149,7 @@ export async function redactionWrites(
     // Memory-context records hold ids only (what a turn showed): nothing in them states a value.
     contexts: namespaces.allTurnContexts(user).join("\n"),
     entities: namespaces.entities(user).join("\n"),
+    entityTails: namespaces.entityTails(user).join("\n"),
     sessionsDepth: namespaces.sessions(user).length,
   };
   const writes: Operation[] = [];
@@ -170,6 +171,7 @@ interface Layout {
   summaries: string;
   contexts: string;
   entities: string;
+  entityTails: string;
   sessionsDepth: number;
 }
 
@@ -199,6 +201,8 @@ function redactItem(item: Item, redact: (text: string) => string, sourceIds: Rea
     const { name } = item.value as { name?: unknown };
     if ((typeof name === "string" && redact(name) !== name) || redact(key) !== key) return { kind: "records", namespace, key, value: null };
   }
+  // A node's tail (sources added since it was written, graph-store.ts) goes with the node its key names.
+  if (joined === layout.entityTails && redact(key) !== key) return { kind: "records", namespace, key, value: null };
   const value = redactDeep(item.value, redact);
   return value === item.value ? null : { kind: "records", namespace, key, value, index: false };
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import type { EntityRecord } from "../../src/memory/entities/graph-records.js";
-import { namespaces } from "../../src/memory/namespaces.js";
+import { loadAllNodes } from "../../src/memory/entities/graph-store.js";
 import { startProvider, type Provider } from "../support/openai-provider.js";
 
 /** The classification call's entities and relations reach the entity graph: the real ChatOpenAI client against a local stand-in. */
@@ -21,8 +21,7 @@ async function open(): Promise<{ provider: Provider; graph: MemoryGraph }> {
 }
 
 async function nodes(graph: MemoryGraph): Promise<Map<string, EntityRecord>> {
-  const items = await graph.persistence.store.search(namespaces.entities(scope), { limit: 100 });
-  return new Map(items.map((item) => [item.key, item.value as EntityRecord]));
+  return loadAllNodes(graph.persistence.store, scope);
 }
 
 describe("entities and relations from the classification's structured answer", () => {

@@ -2,8 +2,10 @@ import { MemorySaver, type BaseStore } from "@langchain/langgraph";
 import { createMemoryGraph, type MemoryGraph } from "../../src/index.js";
 import { walkEntityGraph } from "../../src/memory/entities/entity-walk.js";
 import type { EntityRecord } from "../../src/memory/entities/graph-records.js";
+import { loadAllNodes } from "../../src/memory/entities/graph-store.js";
 import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
 import { namespaces } from "../../src/memory/namespaces.js";
+import { describeNodeTailContract } from "./entity-tail-contract.js";
 
 /**
  * The entity-graph contract: the same sessions, imported through the public API, leave the same
@@ -34,9 +36,9 @@ export const GRAPH_SESSIONS = [
   },
 ];
 
+/** The user's nodes as the graph reads them (each record with the sources added since it was written). */
 async function nodesOf(store: BaseStore): Promise<Map<string, EntityRecord>> {
-  const items = await store.search(namespaces.entities(user), { limit: 1000 });
-  return new Map(items.map((item) => [item.key, item.value as EntityRecord]));
+  return loadAllNodes(store, user);
 }
 
 async function opened(store: BaseStore): Promise<MemoryGraph> {
@@ -63,6 +65,8 @@ export async function graphSnapshot(make: () => BaseStore): Promise<{ nodes: Rec
 
 export function describeEntityGraphContract(name: string, make: () => BaseStore): void {
   describe(`entity graph on ${name}`, () => {
+    describeNodeTailContract(name, make);
+
     it("keeps nodes and edges with their source messages, and a superseded relation with its end time", async () => {
       const store = make();
       const memory = await opened(store);

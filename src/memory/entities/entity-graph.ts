@@ -1,4 +1,4 @@
-import type { BaseStore, GetOperation, Operation, PutOperation } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
 import { newestItems } from "../store-io.js";
 import { namespaces } from "../namespaces.js";
 import type { TranscriptRecord } from "../records.js";
@@ -6,11 +6,13 @@ import type { MemoryScope } from "../scope.js";
 import { aliasKey, extractFromMessage, FUNCTIONAL, opensWithPronoun, type Extraction } from "./extract.js";
 import { mergeExtractions } from "./model-extraction.js";
 import { applyExtractions, type EntityRecord, type SourcedExtraction } from "./graph-records.js";
+import { assembled, graphWrites, readNodes } from "./graph-store.js";
 
 /**
  * The entity graph layer over the store port: each user's nodes are items of
- * `namespaces.entities(user)` (one per node, unindexed), so every engine keeps them in its own
- * tables, per tenant and user, and forgetting the user deletes them with the rest of the prefix.
+ * `namespaces.entities(user)` (one per node, unindexed; the sources added since one was written in
+ * a small item beside it, see graph-store.ts), so every engine keeps them in its own tables, per
+ * tenant and user, and forgetting the user deletes them with the rest of the prefix.
  *
  * Derived from: every stored message a person said (a user message, or any message that names
  * its speaker), by `extractFromMessage` at write time, in the batch that stores the messages.
@@ -104,28 +106,14 @@ function endedTargets(loaded: ReadonlyMap<string, EntityRecord>, extractions: re
   return [...keys];
 }
 
-/** The stored nodes under `keys` (absent ones left out), read in one batch. */
-export async function loadNodes(store: BaseStore, user: UserScope, keys: readonly string[]): Promise<Map<string, EntityRecord>> {
-  const namespace = namespaces.entities(user);
-  const nodes = new Map<string, EntityRecord>();
-  if (keys.length === 0) return nodes;
-  const results = await store.batch<GetOperation[]>(keys.map((key): GetOperation => ({ namespace, key })));
-  for (const item of results) if (item) nodes.set(item.key, item.value as EntityRecord);
-  return nodes;
-}
-
-/** The put of one node (unindexed: the graph is read by key, never searched as text). */
-export function nodePut(user: UserScope, node: EntityRecord): PutOperation {
-  return { namespace: namespaces.entities(user), key: node.key, value: { ...node }, index: false };
-}
-
 /**
  * The writes that bring `user`'s graph up to date with `records` (about to be stored, or stored;
  * `models`: a model's extraction of some of them, merged in): a pronoun opening a record's sentence
  * is resolved with its session's active person (the last one named before it: by these records, else
  * by the session's newest stored messages, read only then); reads the
- * nodes they touch in one batch, applies their extractions, and returns a put per changed node, for
- * the caller to add to the batch that stores the messages. Nothing, and no read, when no record
+ * nodes they touch in one batch, applies their extractions, and returns the writes of each changed
+ * node (`nodeWrites`: its tail alone when only sources were added), for the caller to add to the
+ * batch that stores the messages. Nothing, and no read, when no record
  * names or relates anything.
  */
 export async function entityGraphWrites(store: BaseStore, user: UserScope, records: readonly TranscriptRecord[], models: ReadonlyMap<string, Extraction> = new Map()): Promise<Operation[]> {
@@ -152,12 +140,16 @@ export async function entityGraphUpdate(
   // A message that names nothing and relates nothing ("ok thanks": only its speaker, unmentioned) changes no node: no read.
   const extractions = found.extractions.filter(({ extraction }) => extraction.relations.length > 0 || extraction.entities.some((entity) => entity.mentioned !== false || entity.aliases.length > 0));
   if (extractions.length === 0) return { writes: [], keys };
-  const stored = await loadNodes(store, user, touchedKeys(extractions));
+  const stored = await readNodes(store, user, touchedKeys(extractions));
+  const nodes = new Map([...stored].map(([key, node]) => [key, assembled(node)]));
   // A one-valued relation's old value ends on its own node too: those nodes are read as well (a second read, only then).
-  const ending = endedTargets(stored, extractions);
-  if (ending.length > 0) for (const [key, node] of await loadNodes(store, user, ending)) stored.set(key, node);
-  const { graph, changed } = applyExtractions(stored, extractions);
-  return { writes: [...changed].map((key) => nodePut(user, graph.get(key) as EntityRecord)), keys };
+  const ending = endedTargets(nodes, extractions);
+  for (const [key, node] of ending.length > 0 ? await readNodes(store, user, ending) : []) {
+    stored.set(key, node);
+    nodes.set(key, assembled(node));
+  }
+  const { graph, changed } = applyExtractions(nodes, extractions);
+  return { writes: graphWrites(user, stored, [...changed].map((key): [string, EntityRecord] => [key, graph.get(key) as EntityRecord])), keys };
 }
 
 /** A word of a key phrase: letters (any script), digits, apostrophes. */

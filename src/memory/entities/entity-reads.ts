@@ -1,11 +1,10 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
 import { parsePage, type PageInput } from "../item-schemas.js";
-import { namespaces } from "../namespaces.js";
 import type { MemoryScope } from "../scope.js";
-import { listAll } from "../store-io.js";
 import { entityKey } from "./extract.js";
 import type { EntityRecord, RelationRecord, SourceRef } from "./graph-records.js";
+import { loadAllNodes, loadNodes } from "./graph-store.js";
 
 /**
  * Reading a user's entity graph as a person sees it: the entities (aliases are not entities, they
@@ -55,7 +54,7 @@ export async function listEntities(store: BaseStore, user: UserScope, options: P
   const { query, ...page } = options;
   const { limit, offset } = parsePage(page);
   const needle = query?.trim().toLowerCase() ?? "";
-  const nodes = (await listAll(store, namespaces.entities(user))).map((item) => item.value as EntityRecord).filter((node) => node.kind !== "alias");
+  const nodes = [...(await loadAllNodes(store, user)).values()].filter((node) => node.kind !== "alias");
   const matching = needle === "" ? nodes : nodes.filter((node) => [node.key, node.name.toLowerCase(), ...node.aliases].some((text) => text.includes(needle)));
   matching.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.key.localeCompare(b.key));
   return matching.slice(offset, offset + limit).map(summaryOf);
@@ -64,9 +63,8 @@ export async function listEntities(store: BaseStore, user: UserScope, options: P
 /** One entity by its key or name (normalised as keys are); ENTITY_NOT_FOUND when the user's graph has none. */
 export async function getEntity(store: BaseStore, user: UserScope, entity: string): Promise<EntityDetail> {
   const key = entityKey(entity);
-  const item = key === "" || key.startsWith("~") ? null : await store.get(namespaces.entities(user), key);
-  if (!item) throw new MemoryGraphError("NOT_FOUND", `no entity ${JSON.stringify(entity)} in this user's memory`, { kind: "user", field: "entity" });
-  const node = item.value as EntityRecord;
+  const node = key === "" || key.startsWith("~") ? undefined : (await loadNodes(store, user, [key])).get(key);
+  if (!node) throw new MemoryGraphError("NOT_FOUND", `no entity ${JSON.stringify(entity)} in this user's memory`, { kind: "user", field: "entity" });
   const relation = (r: RelationRecord): EntityRelation => ({ type: r.type, to: r.to, validFrom: r.validFrom, validTo: r.validTo ?? null, sources: r.sources.map(refOf) });
   return {
     key: node.key,

@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GraphWalkOptions } from "../limits.js";
 import type { MemoryScope } from "../scope.js";
-import { loadNodes } from "./entity-graph.js";
+import { loadNodes } from "./graph-store.js";
 import { queryEntityKeys } from "./extract.js";
 import type { EntityRecord, SourceRef } from "./graph-records.js";
 

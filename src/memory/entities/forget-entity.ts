@@ -6,7 +6,7 @@ import { redactionWrites, valueFinder } from "../redaction.js";
 import type { MemoryScope } from "../scope.js";
 import { USER_NODE } from "./entity-graph.js";
 import { entityKey } from "./extract.js";
-import type { EntityRecord } from "./graph-records.js";
+import { assembled, graphWrites, readNodes, type StoredNode } from "./graph-store.js";
 
 /**
  * A person deletes an entity ("forget Priya"): the rule of deleting a fact, with the entity's name
@@ -36,8 +36,9 @@ export interface EntityDeletion {
 export async function deleteEntity(store: BaseStore, user: UserScope, entity: string): Promise<EntityDeletion & { values: string[] }> {
   const key = entityKey(entity);
   if (key === USER_NODE) throw invalidInput("entity", `"${USER_NODE}" is the user themself, not a name to forget: delete the user, or the facts and messages to forget`);
-  const item = key === "" || key.startsWith("~") ? null : await store.get(namespaces.entities(user), key);
-  const node = item?.value as EntityRecord | undefined;
+  const stored = key === "" || key.startsWith("~") ? new Map<string, StoredNode>() : await readNodes(store, user, [key]);
+  const found = stored.get(key);
+  const node = found ? assembled(found) : undefined;
   if (!node || node.kind === "alias") return { entities: 0, facts: 0, staleSummaries: 0, redactedMessages: 0, redactedRecords: 0, values: [] };
   const values = [node.name];
   const names = valueFinder(values);
@@ -48,10 +49,10 @@ export async function deleteEntity(store: BaseStore, user: UserScope, entity: st
     ...facts.flatMap((fact) => fact.sourceMessageIds),
   ]);
   const { writes, counts } = await redactionWrites(store, user, values, sources);
-  // The redaction deletes the node too (its name is the value), counted as a record; here it is deleted once, and counted as the entity.
-  const graph = namespaces.entities(user).join("\n");
-  const others = writes.filter((write) => !("key" in write && write.key === node.key && write.namespace.join("\n") === graph));
-  const deletes: Operation[] = [{ namespace: namespaces.entities(user), key: node.key, value: null }, ...facts.map((fact): Operation => ({ namespace: namespaces.facts(user), key: fact.id, value: null }))];
+  // The redaction deletes the node too (its name is the value), counted as a record; here it is deleted once (with its tail), and counted as the entity.
+  const graph = new Set([namespaces.entities(user).join("\n"), namespaces.entityTails(user).join("\n")]);
+  const others = writes.filter((write) => !("key" in write && write.key === node.key && graph.has(write.namespace.join("\n"))));
+  const deletes: Operation[] = [...graphWrites(user, stored, [[key, null]]), ...facts.map((fact): Operation => ({ namespace: namespaces.facts(user), key: fact.id, value: null }))];
   await store.batch([...deletes, ...others]);
   return {
     entities: 1,

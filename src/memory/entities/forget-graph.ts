@@ -1,10 +1,9 @@
 import type { BaseStore, Operation } from "@langchain/langgraph-checkpoint";
-import { namespaces } from "../namespaces.js";
 import type { TranscriptRecord } from "../records.js";
 import type { MemoryScope } from "../scope.js";
-import { listAll } from "../store-io.js";
-import { graphExtractions, nodePut } from "./entity-graph.js";
+import { graphExtractions } from "./entity-graph.js";
 import { applyExtractions, withoutSources, type EntityRecord, type SourceRef } from "./graph-records.js";
+import { assembled, graphWrites, readAllNodes } from "./graph-store.js";
 
 /**
  * What deleting or editing messages does to the entity graph: every node of the user is read (a
@@ -15,20 +14,16 @@ import { applyExtractions, withoutSources, type EntityRecord, type SourceRef } f
 
 type UserScope = Pick<MemoryScope, "tenantId" | "userId">;
 
-async function allNodes(store: BaseStore, user: UserScope): Promise<Map<string, EntityRecord>> {
-  const items = await listAll(store, namespaces.entities(user));
-  return new Map(items.map((item) => [item.key, item.value as EntityRecord]));
-}
-
 /** The writes that remove from `user`'s graph what came only from messages `gone` reports (deletes, and puts of the nodes that lose some sources). */
 export async function graphForgetWrites(store: BaseStore, user: UserScope, gone: (ref: SourceRef) => boolean): Promise<Operation[]> {
-  const writes: Operation[] = [];
-  for (const node of (await allNodes(store, user)).values()) {
-    const kept = withoutSources(node, gone);
-    if (kept === node) continue;
-    writes.push(kept === null ? { namespace: namespaces.entities(user), key: node.key, value: null } : nodePut(user, kept));
+  const stored = await readAllNodes(store, user);
+  const next: [string, EntityRecord | null][] = [];
+  for (const [key, node] of stored) {
+    const whole = assembled(node);
+    const kept = withoutSources(whole, gone);
+    if (kept !== whole) next.push([key, kept]);
   }
-  return writes;
+  return graphWrites(user, stored, next);
 }
 
 /** Whether a source is one of the messages of `sessionId` (`id` set: that message only). */
@@ -41,22 +36,21 @@ export function fromMessages(sessionId: string, id?: string): (ref: SourceRef) =
  * said: its sources are removed from every node, then its extraction is applied to what remains.
  */
 export async function graphRelearnWrites(store: BaseStore, user: UserScope, message: TranscriptRecord): Promise<Operation[]> {
-  const nodes = await allNodes(store, user);
+  const stored = await readAllNodes(store, user);
   const gone = fromMessages(message.sessionId, message.id);
   const remaining = new Map<string, EntityRecord>();
   const deleted = new Set<string>();
   const lost = new Set<string>();
-  for (const [key, node] of nodes) {
-    const kept = withoutSources(node, gone);
+  for (const [key, node] of stored) {
+    const whole = assembled(node);
+    const kept = withoutSources(whole, gone);
     if (kept === null) deleted.add(key);
     else remaining.set(key, kept);
-    if (kept !== node) lost.add(key);
+    if (kept !== whole) lost.add(key);
   }
   const { graph, changed } = applyExtractions(remaining, graphExtractions([message]));
-  const writes: Operation[] = [];
-  for (const [key, node] of graph) {
-    if (changed.has(key) || lost.has(key)) writes.push(nodePut(user, node));
-  }
-  for (const key of deleted) if (!graph.has(key)) writes.push({ namespace: namespaces.entities(user), key, value: null });
-  return writes;
+  const next: [string, EntityRecord | null][] = [];
+  for (const [key, node] of graph) if (changed.has(key) || lost.has(key)) next.push([key, node]);
+  for (const key of deleted) if (!graph.has(key)) next.push([key, null]);
+  return graphWrites(user, stored, next);
 }

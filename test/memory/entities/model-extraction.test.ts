@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { extractionOfClassified, mergeExtractions, relationType } from "../../../src/memory/entities/model-extraction.js";
 import { extractFromMessage } from "../../../src/memory/entities/extract.js";
 import { saveTranscriptMessages } from "../../../src/memory/transcript.js";
-import { namespaces } from "../../../src/memory/namespaces.js";
 import type { EntityRecord } from "../../../src/memory/entities/graph-records.js";
+import { loadNodes } from "../../../src/memory/entities/graph-store.js";
 import type { TranscriptRecord } from "../../../src/memory/records.js";
 import { SqliteStore } from "../../../src/storage/sqlite/store.js";
 import { normalizeEventCandidate } from "../../../src/models/structured-parse.js";
@@ -64,7 +64,7 @@ describe.each([
 ])("coreference across turns on %s", (_name, make) => {
   const user = { tenantId: "t", userId: "u" };
   const record = (id: string, text: string, at: string, sessionId = "s1"): TranscriptRecord => ({ id, role: "user", text, parentId: null, sessionId, createdAt: at });
-  const node = async (store: ReturnType<typeof make>, key: string) => (await store.get(namespaces.entities(user), key))?.value as EntityRecord | undefined;
+  const node = async (store: ReturnType<typeof make>, key: string): Promise<EntityRecord | undefined> => (await loadNodes(store, user, [key])).get(key);
 
   it("a pronoun opening a later turn's sentence is the session's last person named (a stored message), in that session only", async () => {
     const store = make();
