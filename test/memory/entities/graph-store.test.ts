@@ -68,7 +68,7 @@ describe("a node's record and tail", () => {
     );
   });
 
-  it.each([
+  it.each<{ change: Step; writes: string[] }>([
     { change: { kind: "mention" }, writes: ["tail"] },
     { change: { kind: "edge", edge: 1 }, writes: ["tail"] },
     { change: { kind: "alias" }, writes: ["record"] },
