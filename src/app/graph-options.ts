@@ -23,9 +23,18 @@ export interface MemoryGraphOptions {
   sqlitePath?: string;
   /**
    * Bring your own persistence instead of a backend (turns are then serialised, and kept from
-   * forgetting their user, in-process unless `turnLock` and `userLock` are given).
+   * forgetting their user, in-process unless `turnLock` and `userLock` are given). Give
+   * `dropSessionHistory` too (an engine's `open` does) so that a correction drops a session's older
+   * checkpoints, which still hold what it took out; without it they are left as they are.
    */
-  persistence?: { checkpointer: BaseCheckpointSaver; store: BaseStore; turnLock?: TurnLock; userLock?: UserLock; gc?: GcTarget };
+  persistence?: {
+    checkpointer: BaseCheckpointSaver;
+    store: BaseStore;
+    turnLock?: TurnLock;
+    userLock?: UserLock;
+    gc?: GcTarget;
+    dropSessionHistory?: (threadId: string) => Promise<number>;
+  };
   /** Postgres connection string (postgres backend; redis backend's long-term store). */
   databaseUrl?: string;
   /** Redis URL (redis backend). */

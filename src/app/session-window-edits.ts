@@ -49,14 +49,26 @@ function withText(message: BaseMessage, text: string): BaseMessage {
   return copy;
 }
 
-/** The session-window edits of `app`'s threads. */
-export function sessionWindowEdits(app: MemoryGraphApp): SessionWindowEdits {
+/**
+ * The session-window edits of `app`'s threads. With `dropHistory` (the persistence's
+ * `dropSessionHistory`), each edited thread keeps only its newest checkpoint afterwards: the older
+ * ones still hold what the correction took out, even where the newest window no longer held it, and
+ * a checkpoint can be read again (LangGraph's state history, a fork from an earlier turn).
+ */
+export function sessionWindowEdits(app: MemoryGraphApp, dropHistory?: (threadId: string) => Promise<unknown>): SessionWindowEdits {
   /** Applies a plan to each message of the window and node memory; writes a checkpoint only when something changed. */
   async function apply(threadId: string, planOf: (state: MemoryState) => Plan): Promise<boolean> {
     const config = { configurable: { thread_id: threadId } };
     const snapshot = await app.getState(config);
     if (!snapshot.createdAt) return false;
-    const state = snapshot.values as MemoryState;
+    const changed = await write(threadId, snapshot.values as MemoryState, planOf);
+    await dropHistory?.(threadId);
+    return changed;
+  }
+
+  /** Writes the plan's changes to the thread's state as a new checkpoint; false when it changes nothing. */
+  async function write(threadId: string, state: MemoryState, planOf: (state: MemoryState) => Plan): Promise<boolean> {
+    const config = { configurable: { thread_id: threadId } };
     const { edit, session, channels = {} } = planOf(state);
     const changes = (messages: readonly BaseMessage[]) => messages.map(edit).filter((m): m is BaseMessage => m !== null);
     const messages = changes(state.messages);

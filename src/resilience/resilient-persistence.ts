@@ -20,7 +20,7 @@ export interface ResilientPersistence {
  * down; a lock of this process alone is left as it is), the user lock as the memory store (a turn's
  * shared hold likewise gives way to this process's own lock while that store is down, where the
  * turn lock does), and checkpoint pruning as the dependency
- * holding the checkpoints it prunes.
+ * holding the checkpoints it prunes (a session's history, as the session store).
  */
 export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPersistence {
   // One engine serves both: pinged through the persistence handed out (whose `ping` a host may replace).
@@ -39,6 +39,7 @@ export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPer
     ? guardUserLock(raw.userLock, { health, timeoutMs, dependency: "memory_store", ping: pingOf("memory_store"), localWhenDown: turnLockIn === "session_store" })
     : raw.userLock;
   const gc = raw.gc;
+  const dropHistory = raw.dropSessionHistory;
   const persistence: Persistence = {
     ...raw,
     checkpointer: guardCheckpointer(raw.checkpointer, guard),
@@ -46,6 +47,7 @@ export function makeResilient(raw: Persistence, timeoutMs: number): ResilientPer
     turnLock,
     userLock,
     gc: gc && { ...gc, pruneThread: (...args: Parameters<typeof gc.pruneThread>) => guarded(guard, prunedCheckpointsIn, () => gc.pruneThread(...args)) },
+    dropSessionHistory: dropHistory && ((threadId: string) => guarded(guard, "session_store", () => dropHistory(threadId))),
     close: async () => {
       health.close();
       await raw.close();

@@ -68,6 +68,13 @@ export interface Persistence {
   userLock: UserLock;
   /** What `npm run gc` collects on this engine (null where there is nothing to collect). */
   gc: GcTarget | null;
+  /**
+   * Deletes every checkpoint of a session's thread but the newest, with their pending writes and
+   * the channel values only they held, where the engine checkpoints sessions: run after a
+   * correction of the session's window, since older checkpoints still hold what it took out.
+   * Absent: the checkpointer is not ours (its history is left as it is). Returns how many went.
+   */
+  dropSessionHistory?: (threadId: string) => Promise<number>;
   /** Checks storage answers (for readiness probes). */
   ping(): Promise<void>;
   /**

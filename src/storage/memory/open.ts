@@ -1,4 +1,4 @@
-import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, BaseStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { GcTarget, Persistence, TurnLock, UserLock } from "../../memory/ports/persistence.js";
 import { IN_PROCESS_TRAITS } from "../shared/traits.js";
 import type { StoreTtlConfig } from "../shared/ttl.js";
@@ -14,14 +14,39 @@ import { inProcessUserLock } from "./user-lock.js";
 export async function openMemory(options: { ttl?: StoreTtlConfig } = {}): Promise<Persistence> {
   const [{ MemorySaver }, { TtlMemoryStore }] = await Promise.all([import("@langchain/langgraph"), import("./store.js")]);
   const store = new TtlMemoryStore({ ttl: options.ttl });
-  return { ...inProcessPersistence({ checkpointer: new MemorySaver(), store }), close: async () => store.stop() };
+  const checkpointer = new MemorySaver();
+  return {
+    ...inProcessPersistence({ checkpointer, store }),
+    dropSessionHistory: async (threadId) => dropOlderCheckpoints(checkpointer, threadId),
+    close: async () => store.stop(),
+  };
+}
+
+/**
+ * Deletes every checkpoint of `threadId` in `saver` but the newest of each namespace, with their
+ * pending writes. `MemorySaver` keeps each checkpoint whole (its values inside it), so nothing else
+ * holds what they held. Its maps are public; their layout is the one `MemorySaver.put` writes.
+ */
+function dropOlderCheckpoints(saver: MemorySaver, threadId: string): number {
+  let dropped = 0;
+  for (const [ns, checkpoints] of Object.entries(saver.storage[threadId] ?? {})) {
+    // Checkpoint ids are uuid6: later ids sort after earlier ones.
+    const older = Object.keys(checkpoints).sort().slice(0, -1);
+    for (const id of older) {
+      delete checkpoints[id];
+      delete saver.writes[JSON.stringify([threadId, ns, id])];
+      dropped += 1;
+    }
+  }
+  return dropped;
 }
 
 /**
  * A checkpointer and a store the caller brought (and closes), as a persistence of this process:
  * turns serialised by an in-process lock unless a `turnLock` is given (and kept from forgetting
  * their user by one unless a `userLock` is given), nothing guarded, nothing
- * to collect unless a `gc` target is given. A whole `Persistence` (an engine's `open`) keeps what
+ * to collect unless a `gc` target is given, no session history dropped after a correction unless
+ * `dropSessionHistory` is given. A whole `Persistence` (an engine's `open`) keeps what
  * it declares (its kind, traits and dependencies); only pinging and closing stay with the caller.
  */
 export function inProcessPersistence(parts: {
@@ -30,6 +55,7 @@ export function inProcessPersistence(parts: {
   turnLock?: TurnLock;
   userLock?: UserLock;
   gc?: GcTarget | null;
+  dropSessionHistory?: Persistence["dropSessionHistory"];
 }): Persistence {
   return {
     kind: "memory",

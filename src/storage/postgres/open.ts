@@ -69,6 +69,7 @@ export async function openPostgres(options: {
     turnLock,
     userLock: postgresUserLock(userLockPool),
     gc: postgresGcTarget(checkpointer, store, turnLock),
+    dropSessionHistory: (threadId) => checkpointer.pruneThread(threadId, 1),
     ping: async () => {
       await pool.query("SELECT 1");
     },

@@ -1,13 +1,16 @@
 import type { RedisClientType } from "redis";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { CheckpointTuple, SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import type { Checkpoint, CheckpointTuple, SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { MemoryGraphError } from "../../errors.js";
-import { addressOf, metadataMatches } from "../shared/checkpoint-common.js";
+import { log } from "../../logger.js";
+import { addressOf, metadataMatches, versionKey } from "../shared/checkpoint-common.js";
 import { StoredCheckpointer, type ListQuery, type SerializedCheckpoint, type SerializedWrites } from "../shared/checkpointer-base.js";
 import {
   allKeys,
   blobField,
   checkpointField,
+  fromBase64,
+  splitCheckpointField,
   threadKeys,
   toBase64,
   writeField,
@@ -15,6 +18,7 @@ import {
   type CheckpointRecord,
   type ThreadKeys,
   type WriteRecord,
+  writesRange,
 } from "./checkpointer-keys.js";
 import { candidates, loadTuple, newestId } from "./checkpointer-read.js";
 import { connectRedis } from "./connect.js";
@@ -132,6 +136,52 @@ export class RedisCheckpointer extends StoredCheckpointer {
 
   async deleteThread(threadId: string): Promise<void> {
     await this.client.del(allKeys(this.keys(threadId)));
+  }
+
+  /**
+   * Keeps the newest `keep` checkpoints of each namespace of `threadId` (at least one), deleting
+   * the others with their pending writes and the channel values no kept checkpoint names. Sessions
+   * here expire by their TTL and are not collected; this runs after a correction of the session,
+   * whose older checkpoints still hold what it took out. Plain commands, no Lua: the caller holds
+   * the thread's turn lock, so nothing writes the thread meanwhile. Returns how many went.
+   */
+  async pruneThread(threadId: string, keep: number): Promise<number> {
+    const kept = Math.max(1, Math.floor(Number.isFinite(keep) ? keep : 1));
+    const keys = this.keys(threadId);
+    // Members sort by namespace, then checkpoint id: each namespace's newest come last.
+    const byNamespace = new Map<string, string[]>();
+    for (const member of await this.client.zRange(keys.idx, 0, -1)) {
+      const { ns } = splitCheckpointField(member);
+      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), member]);
+    }
+    const doomed = [...byNamespace.values()].flatMap((members) => members.slice(0, Math.max(0, members.length - kept)));
+    if (doomed.length === 0) return 0;
+    const keptMembers = [...byNamespace.values()].flatMap((members) => members.slice(-kept));
+    const named = new Set<string>();
+    const records = keptMembers.length > 0 ? await this.client.hmGet(keys.cp, keptMembers) : [];
+    for (const [i, raw] of records.entries()) {
+      if (raw === null || raw === undefined) continue;
+      const record = JSON.parse(raw) as CheckpointRecord;
+      const checkpoint = (await this.serde.loadsTyped(record.checkpointType, fromBase64(record.checkpoint))) as Checkpoint;
+      const { ns } = splitCheckpointField(keptMembers[i] ?? "");
+      for (const [channel, version] of Object.entries(checkpoint.channel_versions)) named.add(blobField(ns, channel, versionKey(version)));
+    }
+    const writes = (
+      await Promise.all(doomed.map((member) => {
+        const { ns, id } = splitCheckpointField(member);
+        const [low, high] = writesRange(ns, id);
+        return this.client.zRange(keys.wi, low, high, { BY: "LEX" });
+      }))
+    ).flat();
+    const unnamed = (await this.client.hKeys(keys.blobs)).filter((field) => !named.has(field));
+    const multi = this.client.multi();
+    multi.hDel(keys.cp, doomed);
+    multi.zRem(keys.idx, doomed);
+    if (writes.length > 0) multi.hDel(keys.w, writes).zRem(keys.wi, writes);
+    if (unnamed.length > 0) multi.hDel(keys.blobs, unnamed);
+    await multi.exec();
+    log.debug("checkpoint_pruned", { threadId, removed: doomed.length, kept });
+    return doomed.length;
   }
 
   /** Closes the client when this checkpointer opened it; otherwise leaves it to its owner. */

@@ -45,6 +45,7 @@ export async function openRedis(options: RedisOpenOptions): Promise<Persistence>
     userLock: longTerm.userLock,
     // Sessions expire by their own TTL; the long-term store's retention is collected where it lives.
     gc: longTerm.gc,
+    dropSessionHistory: (threadId) => checkpointer.pruneThread(threadId, 1),
     ping: async () => {
       await Promise.all([checkpointer.client.ping(), longTerm.ping()]);
     },

@@ -68,6 +68,7 @@ export async function openSqlite(
     turnLock,
     userLock: sqliteUserLock(db),
     gc,
+    dropSessionHistory: (threadId) => checkpointer.pruneThread(threadId, 1),
     ping: async () => {
       // Down the path a request takes (the in-process index and its version check, the full-text
       // table), not only the connection: a store that cannot serve a search is not ready.
