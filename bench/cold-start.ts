@@ -21,9 +21,15 @@
  * Every model call goes to one OpenAI-compatible stand-in in this process that answers at once.
  * --compile-cache (Node 22.1+): every side starts with its own NODE_COMPILE_CACHE folder, filled
  * by one start and turn of that side that is not measured (as the image's cache is filled at build).
+ * Every process runs bench/lib/first-answer-preload.mjs (`node --import`), which reads its CPU time
+ * (`process.cpuUsage()`, every thread) when the answer to its first POST has gone out.
+ * --instructions N: each SQLite side (bare, ours, baseline) started N more times under valgrind's
+ * callgrind (bench/lib/counted-start.ts; two at a time, --runs 0 for these alone): the instructions
+ * executed from the spawn to the first answer, exact and the same whatever the machine's load (a
+ * start takes a few minutes so).
  * Prints JSON: per side the runs, median and range of start-to-answer and of start-to-listen (the
- * first accepted connection), median RSS and CPU time, and each side's medians (answer time and CPU
- * time) over the bare chatbot's (target ≤ 1.3 for `ours`).
+ * first accepted connection), median RSS and CPU time, and each side's medians (answer time, CPU
+ * time, instructions) over the bare chatbot's (target ≤ 1.3 for `ours`).
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -31,20 +37,22 @@ import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { flagsOrExit } from "../src/cli/args.js";
+import { COUNTED_ENV, FIRST_ANSWER_PRELOAD, callgrindPrefix, firstAnswerOf, inPool, instructionsOf } from "./lib/counted-start.js";
 import { freePort } from "./lib/free-port.js";
 import { startPacedProvider } from "./lib/paced-provider.js";
 import { ratio, tempDir } from "./lib/services.js";
 
 const args = flagsOrExit(
   process.argv.slice(2),
-  { runs: { type: "string" }, postgres: { type: "string" }, baseline: { type: "string" }, message: { type: "string" }, "compile-cache": { type: "boolean" } },
-  'usage: npm run bench:cold-start -- [--runs 7] [--postgres postgres://postgres@127.0.0.1:5432/test | --postgres ""] [--baseline <checkout>] [--message "..."] [--compile-cache]',
+  { runs: { type: "string" }, postgres: { type: "string" }, baseline: { type: "string" }, message: { type: "string" }, "compile-cache": { type: "boolean" }, instructions: { type: "string" } },
+  'usage: npm run bench:cold-start -- [--runs 7] [--postgres postgres://postgres@127.0.0.1:5432/test | --postgres ""] [--baseline <checkout>] [--message "..."] [--compile-cache] [--instructions 3]',
 );
 const runs = Number(args.runs ?? 7);
 const postgresUrl = args.postgres ?? "postgres://postgres@127.0.0.1:5432/test";
 const message = args.message ?? "Hi! What does the family plan cost per month?";
 const TARGET = 1.3;
 const compileCache = args["compile-cache"] === true;
+const countedRuns = Number(args.instructions ?? 0);
 
 /** How a side is started: the entry, the directory it runs in, and its environment. */
 interface Side {
@@ -60,10 +68,13 @@ interface Start {
   answer_ms: number;
   rss_mb: number;
   cpu_ms: number;
+  /** Under callgrind (--instructions): the instructions executed from the spawn to the answer. */
+  instructions?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round1 = (x: number) => Math.round(x * 10) / 10;
+const ratio3 = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
@@ -73,12 +84,6 @@ const median = (xs: readonly number[]) => {
 function rssMb(pid: number): number {
   const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
   return round1(Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024);
-}
-
-/** CPU time `pid` has used, user and system, in ms (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Whether 127.0.0.1:`port` accepts a connection (closed at once). */
@@ -96,14 +101,20 @@ function accepts(port: number): Promise<boolean> {
 /** `side`'s compile cache folder under `dir` (--compile-cache), written when its process exits. */
 const cacheDir = (side: Side, dir: string) => path.join(dir, `compile-cache-${side.name}`);
 
-/** Spawns `side`, sends the turn as soon as the port takes it, and stops the process. */
-async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
+/**
+ * Spawns `side` (under callgrind when `counted` names the file of its counts), sends the turn as
+ * soon as the port takes it, and stops the process once the preload has read its figures.
+ */
+async function coldStart(side: Side, dir: string, run: number, counted?: string): Promise<Start> {
   const port = await freePort();
   const cache = compileCache ? { NODE_COMPILE_CACHE: cacheDir(side, dir) } : {};
+  const answerFile = path.join(dir, `${side.name}-${run}-${counted ? "counted" : "timed"}.answer.json`);
+  const command = [...(counted ? callgrindPrefix(counted) : []), process.execPath, "--import", FIRST_ANSWER_PRELOAD, side.entry];
+  const limitMs = counted ? 1_800_000 : 60_000;
   const started = performance.now();
-  const child = spawn(process.execPath, [side.entry], {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: side.cwd,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...side.env(dir, run), ...cache },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...side.env(dir, run), ...cache, FIRST_ANSWER_FILE: answerFile, ...(counted ? COUNTED_ENV : {}) },
     stdio: ["ignore", 2, "inherit"],
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -111,7 +122,7 @@ async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
     // The port takes a connection (Cloud Run's start-up probe), then the waiting request goes in.
     while (!(await accepts(port))) {
       if (child.exitCode !== null) throw new Error(`${side.name} exited with ${child.exitCode}`);
-      if (performance.now() - started > 60_000) throw new Error(`${side.name} did not listen within 60 s`);
+      if (performance.now() - started > limitMs) throw new Error(`${side.name} did not listen within ${limitMs / 1000} s`);
       await sleep(5);
     }
     const listen = performance.now() - started;
@@ -119,12 +130,17 @@ async function coldStart(side: Side, dir: string, run: number): Promise<Start> {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ user_id: `user-${run}`, session_id: `s-${run}`, message }),
+      signal: AbortSignal.timeout(limitMs),
     });
     const body = await response.text();
     if (!response.ok) throw new Error(`${side.name} answered ${response.status}: ${body.slice(0, 300)}`);
-    return { listen_ms: round1(listen), answer_ms: round1(performance.now() - started), rss_mb: rssMb(child.pid!), cpu_ms: cpuMs(child.pid!) };
+    const answer = performance.now() - started;
+    const rss = rssMb(child.pid!);
+    const { cpu_ms } = await firstAnswerOf(answerFile, limitMs);
+    return { listen_ms: round1(listen), answer_ms: round1(answer), rss_mb: rss, cpu_ms: round1(cpu_ms), ...(counted ? { instructions: instructionsOf(counted) } : {}) };
   } finally {
-    child.kill("SIGTERM");
+    // Under callgrind its counts are written at the answer; a kill spares the minutes of shutting down.
+    child.kill(counted ? "SIGKILL" : "SIGTERM");
     await exited;
   }
 }
@@ -144,7 +160,6 @@ async function tempDatabase(url: string, name: string): Promise<{ url: string; d
   return { url: url.replace(/\/[^/]*$/, `/${name}`), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-const tsc = (project: string) => execFileSync(process.execPath, [path.resolve("node_modules/typescript/bin/tsc"), "-p", project], { stdio: "inherit" });
 /** The service as the image runs it (package.json's `build`: compiled, then bundled into dist/service). */
 const SERVICE = "dist/service/start.js";
 
@@ -167,13 +182,34 @@ function summary(starts: readonly Start[]) {
   };
 }
 
+/**
+ * --instructions: each side started `countedRuns` times under callgrind, two starts at a time (the
+ * counts do not depend on what else runs); per side the counts, their median and spread, and the
+ * medians over the bare chatbot's.
+ */
+async function countInstructions(sides: readonly Side[], dir: string) {
+  const jobs = sides.flatMap((side) => Array.from({ length: countedRuns }, (_, run) => async () => ({ side: side.name, start: await coldStart(side, dir, 1000 + run, path.join(dir, `callgrind-${side.name}-${run}.out`)) })));
+  const done = await inPool(jobs, 2);
+  const bySide = Object.fromEntries(
+    sides.map((side) => {
+      const counts = done.filter((d) => d.side === side.name).map((d) => d.start.instructions!);
+      return [side.name, { median: median(counts), spread: ratio3(Math.max(...counts), Math.min(...counts)), counts }];
+    }),
+  );
+  const bare = bySide.bare!.median;
+  const ratios = Object.fromEntries(Object.keys(bySide).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio3(bySide[name]!.median, bare)]));
+  return { runs: countedRuns, tool: "valgrind --tool=callgrind, timers stretched 50x", ...bySide, ratios };
+}
+
 const temp = tempDir("mg-bench-cold-start-");
 const provider = await startPacedProvider({ ttftMs: 0, tokens: 20, tokenGapMs: 0, embeddingsMs: 0, dimensions: 1536 });
 const model = (caller: string) => ({ OPENAI_API_KEY: caller, OPENAI_BASE_URL: provider.baseUrl });
 const databases: { url: string; drop: () => Promise<void> }[] = [];
 try {
   execFileSync("npm", ["run", "--silent", "build"], { stdio: "inherit" });
-  if (args.baseline) tsc(path.join(args.baseline, "tsconfig.build.json"));
+  // The baseline built as its package.json builds it: bundled (dist/service) where it was, else compiled.
+  if (args.baseline) execFileSync("npm", ["run", "--silent", "build"], { stdio: "inherit", cwd: args.baseline });
+  const baselineEntry = args.baseline && fs.existsSync(path.join(args.baseline, SERVICE)) ? SERVICE : "dist/cli/start.js";
   const bare = compileBare(temp.dir);
   const sqlite = (side: string) => (dir: string, run: number) => ({ MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${side}-${run}.db`), ...model(side) });
   const sides: Side[] = [
@@ -181,7 +217,7 @@ try {
     { name: "ours", entry: SERVICE, cwd: process.cwd(), env: sqlite("ours") },
     { name: "ours_modules", entry: "dist/cli/start.js", cwd: process.cwd(), env: sqlite("ours_modules") },
   ];
-  if (args.baseline) sides.push({ name: "baseline", entry: "dist/cli/start.js", cwd: path.resolve(args.baseline), env: sqlite("baseline") });
+  if (args.baseline) sides.push({ name: "baseline", entry: baselineEntry, cwd: path.resolve(args.baseline), env: sqlite("baseline") });
   if (postgresUrl) {
     // One database for every run, its tables made by a first start not measured: an instance starts on a database in use.
     databases.push(await tempDatabase(postgresUrl, `mg_cold_${process.pid}`));
@@ -200,8 +236,9 @@ try {
       starts.get(side.name)!.push(await coldStart(side, temp.dir, run));
     }
   }
-  const results = Object.fromEntries([...starts].map(([name, list]) => [name, summary(list)]));
-  const bareMedian = results.bare!.answer_ms.median;
+  const counted = countedRuns > 0 ? await countInstructions(sides.filter((side) => ["bare", "ours", "baseline"].includes(side.name)), temp.dir) : undefined;
+  const results = runs > 0 ? Object.fromEntries([...starts].map(([name, list]) => [name, summary(list)])) : {};
+  const bareMedian = results.bare?.answer_ms.median ?? 0;
   const report = {
     runs,
     message,
@@ -212,6 +249,7 @@ try {
     ...results,
     ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.answer_ms.median, bareMedian)])),
     cpu_ratios: Object.fromEntries(Object.keys(results).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio(results[name]!.cpu_ms.median, results.bare!.cpu_ms.median)])),
+    ...(counted ? { instructions: counted } : {}),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } finally {
