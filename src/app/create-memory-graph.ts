@@ -129,7 +129,7 @@ export async function openMemoryGraph(options: MemoryGraphOptions = {}): Promise
         return turns.finishUpkeep(threadId);
       }),
     ...guardMemoryApi(api, { scoped, refuseWhenClosed, settled }),
-    ...guardMemoryItems(memoryItems(persistence.store, persistence.turnLock, deps, sessionWindowEdits(app, persistence.dropSessionHistory)), { scoped, refuseWhenClosed }),
+    ...guardMemoryItems(memoryItems(persistence.store, { turn: persistence.turnLock, user: persistence.userLock }, deps, sessionWindowEdits(app, persistence.dropSessionHistory)), { scoped, refuseWhenClosed }),
     close: () =>
       scoped(async () => {
         closed = true;

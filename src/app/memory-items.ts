@@ -23,7 +23,7 @@ import {
 import { deleteEntity, type EntityDeletion } from "../memory/entities/forget-entity.js";
 import { deleteMessage, getMessage, listMessages, updateMessage, type MessageDeletion } from "../memory/message-edits.js";
 import { namespaces } from "../memory/namespaces.js";
-import type { TurnLock } from "../memory/ports/persistence.js";
+import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
 import type { EventRecord, FactRecord, SummaryRecord, TranscriptRecord } from "../memory/records.js";
 import { threadIdOf, userKeyOf, validateId, validateScope, validateUser, type MemoryScope, type UserScope } from "../memory/scope.js";
 import { getTurnContext, type TurnContextRecord } from "../memory/turn-contexts.js";
@@ -129,6 +129,16 @@ async function redactWindows(store: BaseStore, lock: TurnLock, windows: SessionW
   }
 }
 
+/**
+ * Runs a removal of text of a user's (a deleted fact's values, an entity's name, a message deleted
+ * or rewritten) once none of the user's turns runs, in any process sharing the engine: holding the
+ * user's lock alone, as forgetting the user does. A turn begun before it would otherwise write what
+ * it takes out after it has passed (the turn's reply, its summary or title, made from what it read).
+ */
+function userAlone(userLock: UserLock) {
+  return <T>(user: Pick<UserScope, "tenantId" | "userId">, work: () => Promise<T>): Promise<T> => userLock.exclusive(userKeyOf(validateUser(user)), work);
+}
+
 /** Runs work as the one writer of corrections of a user (a lock key no thread id takes: thread ids have three parts). */
 function userLocked(lock: TurnLock) {
   return <T>(user: UserScope, work: (scope: UserScope) => Promise<T>): Promise<T> => {
@@ -140,8 +150,10 @@ function userLocked(lock: TurnLock) {
 type Deps = Pick<GraphDeps, "now" | "newId" | "limits" | "embeddings" | "profile">;
 
 /** The fact methods of `memoryItems`: list, read with history, edit, delete (with the deleted values cut out of every layer). */
-function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: SessionWindowEdits): Pick<MemoryItems, "listFacts" | "getFact" | "updateFact" | "deleteFact" | "restoreFact"> {
+function factMethods(store: BaseStore, locks: ItemLocks, deps: Deps, windows: SessionWindowEdits): Pick<MemoryItems, "listFacts" | "getFact" | "updateFact" | "deleteFact" | "restoreFact"> {
+  const { turn: lock } = locks;
   const asUser = userLocked(lock);
+  const alone = userAlone(locks.user);
   return {
     async listFacts(user, options = {}) {
       const facts = await loadFacts(store, validateUser(user));
@@ -164,15 +176,17 @@ function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: Sess
       const versions = factVersions(options.versions);
       const id = itemId("factId", factId);
       const undoRecord = (scope: UserScope) => (deleted: FactRecord[], writes: Operation[]) => undoRecordWrite(store, scope, id, deleted, writes, deps.now());
-      return asUser(user, async (scope) => {
-        await sweepUndo(store, scope, deps.now());
-        return deleteFact(store, scope, id, versions, { undoRecord: undoRecord(scope) });
-      }).then(async ({ values, ...deleted }) => {
-        const scope = validateUser(user);
-        log.info("memory.fact_deleted", { tenant: scope.tenantId, versions, ...deleted });
-        await redactWindows(store, lock, windows, scope, values);
-        return deleted;
-      });
+      return alone(user, () =>
+        asUser(user, async (scope) => {
+          await sweepUndo(store, scope, deps.now());
+          return deleteFact(store, scope, id, versions, { undoRecord: undoRecord(scope) });
+        }).then(async ({ values, ...deleted }) => {
+          const scope = validateUser(user);
+          log.info("memory.fact_deleted", { tenant: scope.tenantId, versions, ...deleted });
+          await redactWindows(store, lock, windows, scope, values);
+          return deleted;
+        }),
+      );
     },
     restoreFact: (user, factId) => {
       const id = itemId("factId", factId);
@@ -185,31 +199,36 @@ function factMethods(store: BaseStore, lock: TurnLock, deps: Deps, windows: Sess
   };
 }
 
+/** The locks of the per-item API: threads' and users' turn locks (`turn`), and the user lock turns share (`user`). */
+export interface ItemLocks {
+  turn: TurnLock;
+  user: UserLock;
+}
+
 /**
- * The per-item API over `store`, serialised by `lock`; a message's correction or delete reaches
+ * The per-item API over `store`, serialised by `locks`; a message's correction or delete reaches
  * its session's checkpointed window (and node memory) through `windows`. Either write may fail
  * alone (the session store down); the call then fails, and its retry completes both.
  */
-export function memoryItems(
-  store: BaseStore,
-  lock: TurnLock,
-  deps: Deps,
-  windows: SessionWindowEdits = NO_SESSION_WINDOWS,
-): MemoryItems {
+export function memoryItems(store: BaseStore, locks: ItemLocks, deps: Deps, windows: SessionWindowEdits = NO_SESSION_WINDOWS): MemoryItems {
+  const { turn: lock } = locks;
   const asUser = userLocked(lock);
+  const alone = userAlone(locks.user);
   const asSession = <T>(session: MemoryScope, work: (scope: MemoryScope) => Promise<T>): Promise<T> => {
     const scope = validateScope(session);
     return lock.run(threadIdOf(scope), () => work(scope));
   };
   return {
-    ...factMethods(store, lock, deps, windows),
+    ...factMethods(store, locks, deps, windows),
     deleteEntity: (user, entity) =>
-      asUser(user, (scope) => deleteEntity(store, scope, itemId("entity", entity))).then(async ({ values, ...deleted }) => {
-        const scope = validateUser(user);
-        log.info("memory.entity_deleted", { tenant: scope.tenantId, ...deleted });
-        await redactWindows(store, lock, windows, scope, values);
-        return deleted;
-      }),
+      alone(user, () =>
+        asUser(user, (scope) => deleteEntity(store, scope, itemId("entity", entity))).then(async ({ values, ...deleted }) => {
+          const scope = validateUser(user);
+          log.info("memory.entity_deleted", { tenant: scope.tenantId, ...deleted });
+          await redactWindows(store, lock, windows, scope, values);
+          return deleted;
+        }),
+      ),
     listEvents: (user, options = {}) => {
       const { type, ...page } = options;
       return listEvents(store, validateUser(user), parsePage(page), type);
@@ -236,23 +255,27 @@ export function memoryItems(
     getMessage: (scope, messageId) => getMessage(store, validateScope(scope), itemId("messageId", messageId)),
     updateMessage: (session, messageId, raw) => {
       const { text } = parseChange(textChangeSchema, raw);
-      return asSession(session, async (scope) => {
-        const id = itemId("messageId", messageId);
-        const now = deps.now();
-        const updated = await updateMessage(store, scope, id, text, { relearn: (said) => offlineFacts(deps, said, now), now });
-        await windows.rewrite(threadIdOf(scope), id, text);
-        return updated;
-      });
+      return alone(session, () =>
+        asSession(session, async (scope) => {
+          const id = itemId("messageId", messageId);
+          const now = deps.now();
+          const updated = await updateMessage(store, scope, id, text, { relearn: (said) => offlineFacts(deps, said, now), now });
+          await windows.rewrite(threadIdOf(scope), id, text);
+          return updated;
+        }),
+      );
     },
     deleteMessage: (session, messageId) =>
-      asSession(session, async (scope) => {
-        const id = itemId("messageId", messageId);
-        // Out of the session's window and node memory too (also when a retry finds the stored message gone).
-        const fromWindow = await windows.remove(threadIdOf(scope), id);
-        const deleted = await deleteMessage(store, scope, id);
-        log.info("memory.message_deleted", { tenant: scope.tenantId, ...deleted, fromWindow });
-        return deleted;
-      }),
+      alone(session, () =>
+        asSession(session, async (scope) => {
+          const id = itemId("messageId", messageId);
+          // Out of the session's window and node memory too (also when a retry finds the stored message gone).
+          const fromWindow = await windows.remove(threadIdOf(scope), id);
+          const deleted = await deleteMessage(store, scope, id);
+          log.info("memory.message_deleted", { tenant: scope.tenantId, ...deleted, fromWindow });
+          return deleted;
+        }),
+      ),
     turnContext: (scope, messageId) => getTurnContext(store, validateScope(scope), itemId("messageId", messageId)),
     searchItems: (request) => searchItems(store, request, { limits: deps.limits, embeddings: deps.embeddings }),
   };

@@ -68,7 +68,7 @@ describe.each(engines)("a correction leaves no older checkpoint holding what it 
     cleanup = engine.cleanup;
     raw = await openPersistence(engine.options);
     // The memory engine lives in this process: the graph is given it, as a library user would.
-    const where = engine.options.backend === "memory" ? { persistence: raw } : engine.options;
+    const where = engine.options.backend === "memory" ? { persistence: { ...raw, gc: raw.gc ?? undefined } } : engine.options;
     graph = await createMemoryGraph({ ...where, chatModel: null, classifierModel: null });
   }
 

@@ -1,80 +1,15 @@
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openPersistence, type BackendOptions, type Persistence } from "../../src/app/backends.js";
+import { openPersistence, type Persistence } from "../../src/app/backends.js";
 import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
 import { encodeLabel } from "../../src/memory/scope.js";
-import { postgresRows, redisEntriesWith, sqliteRows } from "../support/every-row.js";
-import { GatedChatModel } from "../support/models.js";
-import { createTempDatabase } from "../support/postgres.js";
+import { HeldModel, SHARED_ENGINES, type SharedEngine } from "../support/race-engines.js";
 
 setLogLevel("silent");
 
-const REDIS_URL = "redis://127.0.0.1:6379";
-
-/** A gated model that also says when its first call is waiting at the gate. */
-class HeldModel extends GatedChatModel {
-  private heard!: () => void;
-  readonly called = new Promise<void>((resolve) => (this.heard = resolve));
-
-  protected override waitToAnswer(): Promise<void> {
-    this.heard();
-    return super.waitToAnswer();
-  }
-}
-
-interface Engine {
-  options: BackendOptions;
-  /** Every row (or key) of the engine's storage that contains one of `needles`. */
-  rowsWith(needles: readonly string[]): Promise<string[]>;
-  cleanup(): Promise<void> | void;
-}
-
-const engines: [string, () => Promise<Engine>][] = [
-  [
-    "SQLite (two graphs on one file)",
-    async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mg-forget-race-"));
-      const file = path.join(dir, "m.db");
-      return {
-        options: { backend: "sqlite", sqlitePath: file },
-        rowsWith: async (needles) => sqliteRows(file).filter((row) => needles.some((needle) => row.includes(needle))),
-        cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  ],
-  [
-    "Postgres (two graphs on one database)",
-    async () => {
-      const db = await createTempDatabase();
-      return {
-        options: { backend: "postgres", databaseUrl: db.url },
-        rowsWith: async (needles) => (await postgresRows(db.url)).filter((row) => needles.some((needle) => row.includes(needle))),
-        cleanup: db.drop,
-      };
-    },
-  ],
-  [
-    "Postgres with Redis sessions (two graphs)",
-    async () => {
-      const db = await createTempDatabase();
-      return {
-        options: { backend: "redis", redisUrl: REDIS_URL, databaseUrl: db.url },
-        rowsWith: async (needles) => [
-          ...(await postgresRows(db.url)).filter((row) => needles.some((needle) => row.includes(needle))),
-          ...(await redisEntriesWith(REDIS_URL, needles)),
-        ],
-        cleanup: db.drop,
-      };
-    },
-  ],
-];
-
-describe.each(engines)("forgetting a user while a turn of theirs runs on another graph: %s", (_name, make) => {
-  let engine: Engine;
+describe.each(SHARED_ENGINES)("forgetting a user while a turn of theirs runs on another graph: %s", (_name, make) => {
+  let engine: SharedEngine;
   let graphs: MemoryGraph[] = [];
   let raw: Persistence | undefined;
 
