@@ -25,8 +25,9 @@
  * (`process.cpuUsage()`, every thread) when the answer to its first POST has gone out.
  * --instructions N: each SQLite side (bare, ours, baseline) started N more times under valgrind's
  * callgrind (bench/lib/counted-start.ts; two at a time, --runs 0 for these alone): the instructions
- * executed from the spawn to the first answer, exact and the same whatever the machine's load (a
- * start takes a few minutes so).
+ * executed from the spawn to listening and on to the first answer, the same whatever the machine's
+ * load (a start takes a few minutes so); beside them, counted only, `floor_six_nodes`: the bare
+ * chatbot with our graph's six nodes and classification call (BARE_SHAPE=six_nodes).
  * Prints JSON: per side the runs, median and range of start-to-answer and of start-to-listen (the
  * first accepted connection), median RSS and CPU time, and each side's medians (answer time, CPU
  * time, instructions) over the bare chatbot's (target ≤ 1.3 for `ours`).
@@ -37,7 +38,7 @@ import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { flagsOrExit } from "../src/cli/args.js";
-import { COUNTED_ENV, FIRST_ANSWER_PRELOAD, callgrindPrefix, firstAnswerOf, inPool, instructionsOf } from "./lib/counted-start.js";
+import { COUNTED_ENV, type Counted, FIRST_ANSWER_PRELOAD, callgrindPrefix, firstAnswerOf, inPool, instructionsOf } from "./lib/counted-start.js";
 import { freePort } from "./lib/free-port.js";
 import { startPacedProvider } from "./lib/paced-provider.js";
 import { ratio, tempDir } from "./lib/services.js";
@@ -68,8 +69,8 @@ interface Start {
   answer_ms: number;
   rss_mb: number;
   cpu_ms: number;
-  /** Under callgrind (--instructions): the instructions executed from the spawn to the answer. */
-  instructions?: number;
+  /** Under callgrind (--instructions): the instructions executed to listening and from then to the answer. */
+  instructions?: Counted;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -184,8 +185,8 @@ function summary(starts: readonly Start[]) {
 
 /**
  * --instructions: each side started `countedRuns` times under callgrind, two starts at a time (the
- * counts do not depend on what else runs); per side the counts, their median and spread, and the
- * medians over the bare chatbot's.
+ * counts do not depend on what else runs); per side the counts (spawn to listening, listening to
+ * the answer, and their sum), medians and spread, and the medians over the bare chatbot's.
  */
 async function countInstructions(sides: readonly Side[], dir: string) {
   const jobs = sides.flatMap((side) => Array.from({ length: countedRuns }, (_, run) => async () => ({ side: side.name, start: await coldStart(side, dir, 1000 + run, path.join(dir, `callgrind-${side.name}-${run}.out`)) })));
@@ -193,11 +194,14 @@ async function countInstructions(sides: readonly Side[], dir: string) {
   const bySide = Object.fromEntries(
     sides.map((side) => {
       const counts = done.filter((d) => d.side === side.name).map((d) => d.start.instructions!);
-      return [side.name, { median: median(counts), spread: ratio3(Math.max(...counts), Math.min(...counts)), counts }];
+      const totals = counts.map((c) => c.to_listen + c.listen_to_answer);
+      const medians = { total: median(totals), to_listen: median(counts.map((c) => c.to_listen)), listen_to_answer: median(counts.map((c) => c.listen_to_answer)) };
+      return [side.name, { median: medians, spread: ratio3(Math.max(...totals), Math.min(...totals)), counts }];
     }),
   );
   const bare = bySide.bare!.median;
-  const ratios = Object.fromEntries(Object.keys(bySide).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, ratio3(bySide[name]!.median, bare)]));
+  const over = (name: string) => ({ total: ratio3(bySide[name]!.median.total, bare.total), to_listen: ratio3(bySide[name]!.median.to_listen, bare.to_listen), listen_to_answer: ratio3(bySide[name]!.median.listen_to_answer, bare.listen_to_answer) });
+  const ratios = Object.fromEntries(Object.keys(bySide).filter((name) => name !== "bare").map((name) => [`${name}_over_bare`, over(name)]));
   return { runs: countedRuns, tool: "valgrind --tool=callgrind, timers stretched 50x", ...bySide, ratios };
 }
 
@@ -236,7 +240,10 @@ try {
       starts.get(side.name)!.push(await coldStart(side, temp.dir, run));
     }
   }
-  const counted = countedRuns > 0 ? await countInstructions(sides.filter((side) => ["bare", "ours", "baseline"].includes(side.name)), temp.dir) : undefined;
+  // The floor of a graph of our shape (bench/lib/bare-chatbot-server.ts, BARE_SHAPE=six_nodes), counted only.
+  const floor: Side = { name: "floor_six_nodes", entry: bare, cwd: process.cwd(), env: (dir, run) => ({ BARE_SHAPE: "six_nodes", SQLITE_PATH: path.join(dir, `floor-${run}.db`), ...model("floor") }) };
+  const countedSides = [...sides.filter((side) => ["bare", "ours", "baseline"].includes(side.name)), floor];
+  const counted = countedRuns > 0 ? await countInstructions(countedSides, temp.dir) : undefined;
   const results = runs > 0 ? Object.fromEntries([...starts].map(([name, list]) => [name, summary(list)])) : {};
   const bareMedian = results.bare?.answer_ms.median ?? 0;
   const report = {

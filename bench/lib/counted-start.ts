@@ -45,20 +45,28 @@ export const COUNTED_ENV = {
 };
 
 /**
- * The command that runs `node` under callgrind, writing its counts to `outFile` when the preload
- * calls os.uptime() at the first answer (`--dump-before=uv_uptime`); V8 writes code as it runs, so
+ * The command that runs `node` under callgrind, writing its counts to `outFile` each time the preload
+ * calls os.uptime(), at listening and at the first answer (`--dump-before=uv_uptime`); V8 writes code as it runs, so
  * every write to code is checked (`--smc-check=all-non-file`).
  */
 export function callgrindPrefix(outFile: string): string[] {
   return ["valgrind", "--tool=callgrind", "--smc-check=all-non-file", "--dump-before=uv_uptime", `--callgrind-out-file=${outFile}`, "--log-file=/dev/null"];
 }
 
-/** The instructions counted from the spawn to the first answer: the total of the dump at the answer. */
-export function instructionsOf(outFile: string): number {
-  const dump = fs.readFileSync(`${outFile}.1`, "utf8");
-  const total = /^(?:summary|totals): (\d+)/m.exec(dump);
-  if (!total) throw new Error(`no instruction total in ${outFile}.1`);
-  return Number(total[1]);
+/** The instructions counted from the spawn to the first server's listening, and from then to the answer. */
+export interface Counted {
+  to_listen: number;
+  listen_to_answer: number;
+}
+
+/** The two dumps the preload's os.uptime() calls made: at listening (`.1`) and at the answer (`.2`). */
+export function instructionsOf(outFile: string): Counted {
+  const [toListen, toAnswer] = [1, 2].map((part) => {
+    const total = /^(?:summary|totals): (\d+)/m.exec(fs.readFileSync(`${outFile}.${part}`, "utf8"));
+    if (!total) throw new Error(`no instruction total in ${outFile}.${part}`);
+    return Number(total[1]);
+  });
+  return { to_listen: toListen!, listen_to_answer: toAnswer! };
 }
 
 /** Runs `jobs` at most `parallel` at a time; the results in the order of `jobs`. */

@@ -4,7 +4,8 @@
  * ('finish'), it reads the CPU time the process has used (`process.cpuUsage()`: user + system of
  * every thread, in µs, where /proc's ticks are 10 ms), then calls `os.uptime()` — which nothing else
  * on that path calls, so that callgrind's `--dump-before=uv_uptime` writes the instructions counted
- * from the spawn to that moment — and then writes the figures as JSON to FIRST_ANSWER_FILE.
+ * since its last dump, made by the same call when the first server started listening — and then
+ * writes the figures as JSON to FIRST_ANSWER_FILE.
  * With FIRST_ANSWER_TIME_SCALE=k (under valgrind, which runs the process some 50 times slower) every
  * timer's delay is multiplied by k, so that timed work keeps its place relative to the request as
  * in a native run: the service's warm-up, 50 ms after listening, must not start before a request
@@ -25,7 +26,13 @@ if (scale !== 1) {
 }
 const emit = http.Server.prototype.emit;
 let seen = false;
+let listening = false;
 http.Server.prototype.emit = function (event, request, response, ...rest) {
+  // The first server listening: callgrind's first dump (spawn to listening), the answer's the second.
+  if (event === "listening" && !listening) {
+    listening = true;
+    os.uptime();
+  }
   if (event === "request" && !seen && request.method === "POST") {
     seen = true;
     response.once("finish", () => {
