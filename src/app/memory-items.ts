@@ -21,6 +21,7 @@ import {
   type TextChangeInput,
 } from "../memory/item-schemas.js";
 import { deleteEntity, type EntityDeletion } from "../memory/entities/forget-entity.js";
+import { deleteRelation, type RelationDeletion } from "../memory/entities/forget-relation.js";
 import { deleteMessage, getMessage, listMessages, updateMessage, type MessageDeletion } from "../memory/message-edits.js";
 import { namespaces } from "../memory/namespaces.js";
 import type { TurnLock, UserLock } from "../memory/ports/persistence.js";
@@ -69,6 +70,8 @@ export interface MemoryItems {
    * value names it are deleted (see memory/entities/forget-entity.ts). Idempotent (0 the second time).
    */
   deleteEntity(user: UserScope, entity: string): Promise<EntityDeletion>;
+  /** Deletes every version of the edge `type` from `entity` to `to` (keys or names); see memory/entities/forget-relation.ts. Idempotent. */
+  deleteRelation(user: UserScope, entity: string, relation: { type: string; to: string }): Promise<RelationDeletion>;
   /** A page of the user's events, newest first; `type` keeps one event type. */
   listEvents(user: UserScope, options?: PageInput & { type?: string }): Promise<EventRecord[]>;
   getEvent(user: UserScope, eventId: string): Promise<EventRecord>;
@@ -130,10 +133,9 @@ async function redactWindows(store: BaseStore, lock: TurnLock, windows: SessionW
 }
 
 /**
- * Runs a removal of text of a user's (a deleted fact's values, an entity's name, a message deleted
- * or rewritten) once none of the user's turns runs, in any process sharing the engine: holding the
- * user's lock alone, as forgetting the user does. A turn begun before it would otherwise write what
- * it takes out after it has passed (the turn's reply, its summary or title, made from what it read).
+ * Runs a removal of a user's text (a fact's values, an entity's name, a message deleted or rewritten)
+ * once none of the user's turns runs in any process: the user's lock alone, as forgetting takes it.
+ * A turn begun before would otherwise write what it takes out after it (a reply, summary or title).
  */
 function userAlone(userLock: UserLock) {
   return <T>(user: Pick<UserScope, "tenantId" | "userId">, work: () => Promise<T>): Promise<T> => userLock.exclusive(userKeyOf(validateUser(user)), work);
@@ -200,10 +202,7 @@ function factMethods(store: BaseStore, locks: ItemLocks, deps: Deps, windows: Se
 }
 
 /** The locks of the per-item API: threads' and users' turn locks (`turn`), and the user lock turns share (`user`). */
-export interface ItemLocks {
-  turn: TurnLock;
-  user: UserLock;
-}
+export type ItemLocks = { turn: TurnLock; user: UserLock };
 
 /**
  * The per-item API over `store`, serialised by `locks`; a message's correction or delete reaches
@@ -229,6 +228,12 @@ export function memoryItems(store: BaseStore, locks: ItemLocks, deps: Deps, wind
           return deleted;
         }),
       ),
+    deleteRelation: (user, entity, relation) =>
+      asUser(user, async (scope) => {
+        const deleted = await deleteRelation(store, scope, itemId("entity", entity), { type: itemId("type", relation.type), to: itemId("to", relation.to) });
+        log.info("memory.relation_deleted", { tenant: scope.tenantId, type: relation.type, ...deleted });
+        return deleted;
+      }),
     listEvents: (user, options = {}) => {
       const { type, ...page } = options;
       return listEvents(store, validateUser(user), parsePage(page), type);

@@ -200,6 +200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user_id}/entities/{entity}/relations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one relation of an entity
+         * @description Deletes every version of the relation `type` from the entity to `to`, with its inverse on the other entity. When it was the current value of a one-valued type (lives_in, works_at, studies_at, partner), the value it had superseded is current again, as when a fact's version is deleted. The messages stay as they were said: to cut a name out of them, forget the entity; a value, delete the fact.
+         */
+        delete: operations["deleteUserRelation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user_id}/memory/search": {
         parameters: {
             query?: never;
@@ -1062,10 +1082,11 @@ export interface components {
         };
         ItemDeleted: {
             user_id: string;
-            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent. */
+            /** @description What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts (or a relation) current again, messages relinked to the deleted one's parent. */
             deleted: {
                 facts?: number;
                 entities?: number;
+                relations?: number;
                 events?: number;
                 summaries?: number;
                 messages?: number;
@@ -1073,6 +1094,7 @@ export interface components {
                 redacted_messages?: number;
                 redacted_records?: number;
                 restored_facts?: number;
+                restored_relations?: number;
                 relinked?: number;
             };
         };
@@ -1872,6 +1894,43 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description What went: 0 entities when it was already gone (deleting twice is safe). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ItemDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ShuttingDown"];
+        };
+    };
+    deleteUserRelation: {
+        parameters: {
+            query: {
+                /** @description The relation's type as the entity shows it (lives_in, works_at, sister; an inverse one starts with "~"). */
+                type: string;
+                /** @description The other entity's key or name. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+                /** @description The entity's key or name. */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What went: 0 relations when it was already gone (deleting twice is safe). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -8,7 +8,8 @@ import { defineRoute, pathIds, queryParams } from "./route.js";
 
 /**
  * GET /v1/users/{user_id}/entities (the user's entity graph, paged, searchable), GET …/entities/{entity}
- * (one, with its relations over time) and DELETE …/entities/{entity} (forget it, as a fact's delete does).
+ * (one, with its relations over time), DELETE …/entities/{entity} (forget it, as a fact's delete does)
+ * and DELETE …/entities/{entity}/relations (one relation of it).
  */
 
 const wholeNumber = z.string().regex(/^\d{1,9}$/, "must be a whole number");
@@ -85,10 +86,12 @@ export const listUserEntities = defineRoute({
   },
 });
 
+const entityParams = pathIds(userPathSchema.extend({ entity: z.string().min(1).max(200).meta({ description: "The entity's key or name." }) }));
+
 const entityPath = {
   path: `${API_PREFIX}/users/:user_id/entities/:entity`,
   tag: "memory",
-  params: pathIds(userPathSchema.extend({ entity: z.string().min(1).max(200).meta({ description: "The entity's key or name." }) })),
+  params: entityParams,
   query: queryParams(emptyQuerySchema),
 } as const;
 
@@ -115,6 +118,31 @@ export const deleteUserEntity = defineRoute({
   responses: { 200: { description: "What went: 0 entities when it was already gone (deleting twice is safe).", json: itemDeletedSchema } },
   handle: async (c, { params: { user_id: userId, entity } }, { memory }) => {
     const deleted = await memory.deleteEntity({ tenantId: c.get("tenantId"), userId }, entity);
+    return c.json(itemDeletedSchema.parse({ user_id: userId, deleted: snakeKeys(deleted) }), 200);
+  },
+});
+
+const relationQuerySchema = z
+  .object({
+    type: z.string().min(1).max(100).meta({ description: 'The relation\'s type as the entity shows it (lives_in, works_at, sister; an inverse one starts with "~").' }),
+    to: z.string().min(1).max(200).meta({ description: "The other entity's key or name." }),
+  })
+  .strict();
+
+export const deleteUserRelation = defineRoute({
+  method: "delete",
+  path: `${API_PREFIX}/users/:user_id/entities/:entity/relations`,
+  tag: "memory",
+  summary: "Delete one relation of an entity",
+  description:
+    "Deletes every version of the relation `type` from the entity to `to`, with its inverse on the other entity. When it was the current value of a one-valued type " +
+    "(lives_in, works_at, studies_at, partner), the value it had superseded is current again, as when a fact's version is deleted. The messages stay as they were said: " +
+    "to cut a name out of them, forget the entity; a value, delete the fact.",
+  params: entityParams,
+  query: queryParams(relationQuerySchema),
+  responses: { 200: { description: "What went: 0 relations when it was already gone (deleting twice is safe).", json: itemDeletedSchema } },
+  handle: async (c, { params: { user_id: userId, entity }, query }, { memory }) => {
+    const deleted = await memory.deleteRelation({ tenantId: c.get("tenantId"), userId }, entity, query);
     return c.json(itemDeletedSchema.parse({ user_id: userId, deleted: snakeKeys(deleted) }), 200);
   },
 });

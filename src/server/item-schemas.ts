@@ -131,6 +131,7 @@ export const itemDeletedSchema = z
       .object({
         facts: count.optional(),
         entities: count.optional(),
+        relations: count.optional(),
         events: count.optional(),
         summaries: count.optional(),
         messages: count.optional(),
@@ -138,10 +139,11 @@ export const itemDeletedSchema = z
         redacted_messages: count.optional(),
         redacted_records: count.optional(),
         restored_facts: count.optional(),
+        restored_relations: count.optional(),
         relinked: count.optional(),
       })
       .strict()
-      .meta({ description: "What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts current again, messages relinked to the deleted one's parent." }),
+      .meta({ description: "What went (0 when it was already gone: deleting twice is safe), summaries marked stale, stored messages and other records (events, turn results, titles) a deleted value was cut out of, facts (or a relation) current again, messages relinked to the deleted one's parent." }),
   })
   .strict()
   .meta({ id: "ItemDeleted" });

@@ -1,4 +1,4 @@
-import { deleteUserEntity, getUserEntity, listUserEntities } from "./entity-routes.js";
+import { deleteUserEntity, deleteUserRelation, getUserEntity, listUserEntities } from "./entity-routes.js";
 import { restoreFact } from "./fact-restore-route.js";
 import { health, openApi, ready } from "./health-routes.js";
 import { inspector, inspectorAsset } from "./inspector.js";
@@ -30,6 +30,7 @@ export const ROUTES = {
   listUserEntities,
   getUserEntity,
   deleteUserEntity,
+  deleteUserRelation,
   forgetUser,
   searchMemory,
   importSessions,

@@ -67,4 +67,21 @@ describe("the entity routes", () => {
     const again = await server.call("DELETE", "/v1/users/ravi/entities/Priya");
     expect(await again.json()).toMatchObject({ deleted: { entities: 0, redacted_messages: 0 } });
   });
+
+  it("deletes one relation: the value it had superseded is current again; another tenant's key deletes nothing", async () => {
+    server = await testServer();
+    const sessions = [
+      { sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text: "My sister Priya moved to Pune." }] },
+      { sessionId: "s2", startedAt: "2024-06-01T10:00:00.000Z", messages: [{ id: "n1", role: "user" as const, text: "Now my sister Priya moved to New Delhi." }] },
+    ];
+    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, sessions);
+    const path = `/v1/users/ravi/entities/Priya/relations?type=lives_in&to=${encodeURIComponent("New Delhi")}`;
+    expect(await (await server.call("DELETE", path, { key: KEY_B })).json()).toEqual({ user_id: "ravi", deleted: { relations: 0, restored_relations: 0 } });
+    const res = await server.call("DELETE", path);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ user_id: "ravi", deleted: { relations: 1, restored_relations: 1 } });
+    const priya = (await (await server.call("GET", "/v1/users/ravi/entities/priya")).json()) as { relations: { type: string; to: string; valid_to: string | null }[] };
+    expect(priya.relations.filter((r) => r.type === "lives_in").map((r) => [r.to, r.valid_to])).toEqual([["pune", null]]);
+    expect((await server.call("DELETE", "/v1/users/ravi/entities/Priya/relations?to=pune")).status).toBe(400);
+  });
 });

@@ -166,6 +166,7 @@ describe("every status the server answers is documented, and every documented st
     { method: "GET", path: "/v1/users/u1/entities" },
     { method: "GET", path: "/v1/users/u1/entities/mali" },
     { method: "DELETE", path: "/v1/users/u1/entities/nobody" },
+    { method: "DELETE", path: "/v1/users/u1/entities/nobody/relations?type=lives_in&to=pune" },
     ...itemRequests,
   ];
   const cases: Case[] = [
@@ -217,6 +218,8 @@ describe("every status the server answers is documented, and every documented st
     { server: main, method: "GET", path: "/v1/users/u1/entities/nobody", status: 404 },
     { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody", status: 200 },
     { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody?x=1", status: 400 },
+    { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody/relations?type=lives_in&to=pune", status: 200 },
+    { server: main, method: "DELETE", path: "/v1/users/u1/entities/nobody/relations?type=lives_in", status: 400 },
     ...([
       { method: "GET", path: `${users}/facts`, status: 200 },
       { method: "GET", path: `${users}/facts?current=maybe`, status: 400 },
@@ -250,7 +253,7 @@ describe("every status the server answers is documented, and every documented st
     ...v1.map((request) => ({ ...request, server: on("limited"), status: 429 as const })),
     ...v1.map((request) => ({ ...request, server: on("faulty"), status: 500 as const })),
     ...v1.map((request) => ({ ...request, server: on("closed"), status: 503 as const })),
-    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/facts/name@k1/restore", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", "/v1/users/u1/entities", "/v1/users/u1/entities/mali", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
+    ...["/v1/turns", "/v1/turns/stream", "/v1/sessions/s1/messages", "/v1/sessions/s1", "/v1/users/u1/memory", "/v1/users", "/v1/users/u1", "/v1/users/u1/facts/name@k1/restore", "/v1/users/u1/memory/search", "/v1/users/u1/sessions/import", "/v1/users/u1/export", "/v1/users/u1/sessions", "/v1/users/u1/entities", "/v1/users/u1/entities/mali", "/v1/users/u1/entities/mali/relations", ...itemPaths.map((requestPath) => requestPath.split("?")[0]!), "/healthz", "/readyz", "/openapi.json", "/inspector", "/inspector/inspector.css"].map(
       (requestPath) => ({ server: main, method: requestPath.startsWith("/v1/turns") ? "GET" : "PUT", path: requestPath, status: 405 as const }),
     ),
     { server: main, method: "GET", path: "/healthz", key: null, status: 200 },

@@ -253,6 +253,28 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       }
     });
 
+    it("deleting a relation takes it off both its nodes, the value it had superseded current again; the messages stay", async () => {
+      const store = make();
+      const memory = await opened(store);
+      try {
+        expect(await memory.deleteRelation(user, "Priya", { type: "lives_in", to: "Bangalore" })).toEqual({ relations: 1, restoredRelations: 1 });
+        const nodes = await nodesOf(store);
+        const edges = (key: string, type: string) => nodes.get(key)?.relations.filter((r) => r.type === type).map((r) => [r.to, r.validTo ?? null]);
+        expect(edges("priya", "lives_in")).toEqual([["pune", null]]);
+        expect(edges("pune", "~lives_in")).toEqual([["priya", null]]);
+        expect(edges("bangalore", "~lives_in")).toEqual([]);
+        expect(nodes.get("bangalore")?.mentions).toEqual([["s2", "n1"]]);
+        expect((await memory.listMessages(user, { limit: 100 })).find((m) => m.id === "n1")?.text).toBe("Big news: my sister Priya moved to Bangalore.");
+        expect(await memory.deleteRelation(user, "priya", { type: "lives_in", to: "bangalore" })).toEqual({ relations: 0, restoredRelations: 0 });
+        // Named from the other side, by its inverse.
+        expect(await memory.deleteRelation(user, "Infosys", { type: "~works_at", to: "Priya" })).toEqual({ relations: 1, restoredRelations: 0 });
+        expect((await memory.getEntity(user, "Priya")).relations.map((r) => r.type)).not.toContain("works_at");
+        await expect(memory.deleteRelation(user, "Priya", { type: " ", to: "Pune" })).rejects.toMatchObject({ field: "type" });
+      } finally {
+        await memory.close();
+      }
+    });
+
     it("forgetting a session or the user removes its graph", async () => {
       const store = make();
       const memory = await opened(store);
