@@ -1,120 +1,18 @@
-import { MemoryGraphError } from "../../errors.js";
 import type { ScoredId } from "./bm25.js";
 import { bestIds, sorted } from "./best-scores.js";
 import { fuseRankings, type FusedResult, type RankedList } from "./fusion.js";
 import { demoteRepeats, spreadAcrossGroups } from "./diversity.js";
 import { EVENT_MARKER, favourEvents } from "./event-marker.js";
 import type { LexicalSource } from "./lexical-source.js";
+import { checkHybridOptions, HYBRID_DEFAULTS, type HybridOptions } from "./hybrid-options.js";
+import { demoteNonAnswers } from "./answer-order.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
 import { termFrequencies } from "./tokenize.js";
 
 export type { LexicalSource } from "./lexical-source.js";
+export type { HybridOptions } from "./hybrid-options.js";
 export { addNeighbourContext } from "./neighbour-context.js";
 
-/** Tuning of `rankHybrid`; the defaults were chosen on a development conversation set. */
-export interface HybridOptions {
-  /**
-   * BM25's length normalisation `b` (0..1) for this ranking's lexical passes; unset, the index's
-   * own (0.75). Lower favours the long turns that tell what someone did over short replies.
-   */
-  lengthNorm?: number;
-  /** Documents of the first pass whose terms feed pseudo-relevance feedback; 0 turns it off. Default 3. */
-  feedbackDocs?: number;
-  /** Expansion terms taken from them; default 5. */
-  feedbackTerms?: number;
-  /** Terms found in more than this share of documents are never expansion terms; default 0.05. */
-  feedbackMaxShare?: number;
-  /** Weight of the expansion terms' BM25 score against the query's; default 0.2. */
-  feedbackWeight?: number;
-  /** Share of each neighbour's lexical score a document receives (see `contextHalfLength`); 0 turns it off. Default 0.5. */
-  neighbourWeight?: number;
-  /**
-   * A document of this many terms receives half of `neighbourWeight`, one of n terms
-   * `contextHalfLength / (contextHalfLength + n)` of it: a short turn ("Yes, last Tuesday!") means
-   * what its neighbours say, a long one stands alone. Needs the source's `lengthsOf`; 0 gives every
-   * document the whole weight. Default 60 (chosen on LoCoMo and LongMemEval development sets together).
-   */
-  contextHalfLength?: number;
-  /**
-   * Whether a document found only as a neighbour (no lexical or vector match of its own) is
-   * returned; default true. A store whose search must return only matches sets it false: context
-   * then only reorders matches.
-   */
-  includeContextOnly?: boolean;
-  /**
-   * A document that asks a question lends the one after it (its answer, see
-   * `LexicalSource.answersOf`) this many times the share it lends any neighbour; 1 turns it off.
-   * Default 2 (chosen on LoCoMo and LongMemEval development sets together).
-   */
-  questionLend?: number;
-  /**
-   * A document of at most this many terms between two of another label (another speaker's reply:
-   * "Wow! Where was that?") does not part them: they lend each other as neighbours do, so what
-   * someone says after such a reply is found by what they said before it. Needs the source's
-   * `lengthsOf` and `labelsOf`; 0 turns it off. Default 20 (chosen on LoCoMo and LongMemEval
-   * development sets together).
-   */
-  bridgeLength?: number;
-  /**
-   * When the best document (after neighbour context, among those whose speaker the source knows,
-   * see `LexicalSource.speakersOf`) was said by someone the query names — every term of their name
-   * is a query term — what everyone else said is weighed by this factor (0..1): a question about
-   * Ann is about what Ann said, unless its words point elsewhere. Applied after neighbour context,
-   * so another speaker's question still lends its answer. 1 turns it off. Default 0.7 (chosen on
-   * LoCoMo, whose turns name their speakers; LongMemEval's do not).
-   */
-  speakerWeight?: number;
-  /**
-   * Each document of a conversation (see `LexicalSource.groupsOf`) is weighed by this factor (0..1)
-   * once for every better-scored document of the same conversation, after neighbour context and
-   * `speakerWeight`, so one session's turns do not fill the top. 1 turns it off (the default).
-   */
-  groupDecay?: number;
-  /**
-   * The query asks for a list (see `asksForList`): its answers lie in several turns, often in
-   * several sessions, so `listNeighbourWeight` and `listSpeakerWeight` replace `neighbourWeight`
-   * and `speakerWeight`. Default false.
-   */
-  listQuery?: boolean;
-  /** `neighbourWeight` of a list query; default 0.3 (chosen on LoCoMo and LongMemEval development sets together). */
-  listNeighbourWeight?: number;
-  /** `speakerWeight` of a list query; default 0.5 (chosen on LoCoMo). */
-  listSpeakerWeight?: number;
-  /**
-   * Terms of the kinds of thing the query asks for (`categoryTermsOf`: "pottery", "swimming" for
-   * "What activities …?"), scored like feedback's expansion terms (none held by more than
-   * `feedbackMaxShare` of the documents, when the source can tell) and added at `categoryWeight`.
-   * Default none.
-   */
-  categoryTerms?: readonly string[];
-  /** Weight of `categoryTerms`' BM25 score against the query's; 0 turns them off. Default 0.5 (chosen on LoCoMo and LongMemEval development sets together). */
-  categoryWeight?: number;
-  /** A list query adds this share of its best score to its named speaker's first-person events (`favourEvents`); 0 is off. Default 0.3 (chosen on LoCoMo). */
-  eventWeight?: number;
-  /**
-   * A document whose question terms (and asked kinds) a better document of its conversation all
-   * holds is weighed by this factor (0..1; see `demoteRepeats`); 1 turns it off (the default).
-   */
-  repeatWeight?: number;
-  /** `repeatWeight` of a list query; default 0.8 (chosen on LoCoMo and LongMemEval development sets together). */
-  listRepeatWeight?: number;
-  /** Neighbours are read for at most this many best lexical hits; default 100. */
-  neighbourCandidates?: number;
-  /** Lexical results kept for fusion (after feedback and context), and asked of the source per pass; default 300. */
-  lexicalLimit?: number;
-  /** RRF weight of the vector list (the lexical list weighs 1); default 0.3. */
-  vectorWeight?: number;
-  /** RRF constant; default 60. */
-  rrfK?: number;
-  /** Results returned, best first (the rest are cut before their provenance is assembled); default all. */
-  limit?: number;
-  /**
-   * Per label (see `LexicalSource.labelsOf`), a factor (0..1) on the lexical score of documents
-   * that carry it, applied to every pass before feedback and neighbour context, so a demoted
-   * document neither feeds the expansion nor lends its score to its neighbours. Default none.
-   */
-  labelWeights?: Readonly<Record<string, number>>;
-}
 
 /** A hybrid result: fused order plus the parts that explain it. */
 export interface HybridResult extends FusedResult {
@@ -123,34 +21,6 @@ export interface HybridResult extends FusedResult {
   /** What the neighbours added to the lexical score. */
   context?: number;
 }
-
-const DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions, "lengthNorm"> = {
-  feedbackDocs: 3,
-  feedbackTerms: 5,
-  feedbackWeight: 0.2,
-  feedbackMaxShare: 0.05,
-  neighbourWeight: 0.5,
-  contextHalfLength: 60,
-  questionLend: 2,
-  bridgeLength: 20,
-  speakerWeight: 0.7,
-  groupDecay: 1,
-  listQuery: false,
-  listNeighbourWeight: 0.3,
-  listSpeakerWeight: 0.5,
-  categoryTerms: [],
-  categoryWeight: 0.5,
-  eventWeight: 0.3,
-  repeatWeight: 1,
-  listRepeatWeight: 0.8,
-  includeContextOnly: true,
-  neighbourCandidates: 100,
-  lexicalLimit: 300,
-  vectorWeight: 0.3,
-  rrfK: 60,
-  limit: Infinity,
-  labelWeights: {},
-};
 
 /**
  * The terms to expand a query with (pseudo-relevance feedback): the terms most frequent across
@@ -172,28 +42,6 @@ export function expansionTerms(
     .map((x) => x.term);
 }
 
-function checkOptions(options: typeof DEFAULTS): void {
-  if (options.lengthNorm !== undefined && !(options.lengthNorm >= 0 && options.lengthNorm <= 1)) {
-    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: lengthNorm must lie in 0..1", { kind: "user", field: "lengthNorm" });
-  }
-  for (const [label, weight] of Object.entries(options.labelWeights)) {
-    if (!(weight >= 0 && weight <= 1)) {
-      throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
-    }
-  }
-  for (const name of ["groupDecay", "repeatWeight", "listRepeatWeight"] as const) {
-    if (!(options[name] <= 1)) throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must lie in 0..1`, { kind: "user", field: name });
-  }
-  if (!(options.speakerWeight <= 1) || !(options.listSpeakerWeight <= 1)) {
-    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: speakerWeight must lie in 0..1", { kind: "user", field: "speakerWeight" });
-  }
-  for (const [name, value] of Object.entries(options)) {
-    if (typeof value === "boolean" || typeof value === "object") continue;
-    if (!(value >= 0) || (!Number.isFinite(value) && name !== "limit")) {
-      throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must be a finite number ≥ 0`, { kind: "user", field: name });
-    }
-  }
-}
 
 /** Scales the scores of labelled documents by their label's weight, in place; the identity without weights or labels. */
 function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, number>>): (scores: Map<string, number>) => Map<string, number> {
@@ -220,7 +68,8 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
  * lends its answer `questionLend` times more, a document receives in proportion to its label's
  * weight and to how short it is), then `speakerWeight` on what others said when the query names
  * the speaker of the best document, `groupDecay`, and `repeatWeight` on a conversation's repeats
- * (`demoteRepeats`; `listRepeatWeight` for a list question); (4) reciprocal-rank fusion of that lexical list with the hits
+ * (`demoteRepeats`; `listRepeatWeight` for a list question), and, when the query names a speaker, `askWeight`,
+ * `shortWeight` and `kindlessWeight` on what asks, says little or names no kind asked for (`demoteNonAnswers`); (4) reciprocal-rank fusion of that lexical list with the hits
  * of `vectorSearch` (given the first pass's candidates, best first; similarities already filtered
  * by the caller's minimum), the vector list weighted
  * `vectorWeight`. Returns every document either list holds (at most `limit`), best first, with
@@ -232,9 +81,9 @@ export function rankHybrid(
   vectorSearch: ((lexicalCandidates: readonly string[]) => readonly ScoredId[]) | undefined,
   options: HybridOptions = {},
 ): HybridResult[] {
-  const given = { ...DEFAULTS, ...options };
-  checkOptions(given);
-  const list = { neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight, repeatWeight: given.listRepeatWeight };
+  const given = { ...HYBRID_DEFAULTS, ...options };
+  checkHybridOptions(given);
+  const list = { neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight, repeatWeight: given.listRepeatWeight, askWeight: given.listAskWeight };
   const o = given.listQuery ? { ...given, ...list } : given;
   const terms = [...new Set(queryTerms)];
   const weigh = labelWeigher(source, o.labelWeights);
@@ -278,6 +127,7 @@ export function rankHybrid(
   final = favourNamedSpeaker(final, terms, source, o.speakerWeight);
   final = spreadAcrossGroups(final, source, o.groupDecay);
   final = demoteRepeats(final, source, [...terms, ...kinds], o.repeatWeight);
+  final = demoteNonAnswers(final, source, terms, o.listQuery ? kinds : [], o);
   const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   const fused = fuseRankings(lists, { k: o.rrfK });
