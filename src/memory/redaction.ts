@@ -153,12 +153,16 @@ export async function redactionWrites(
     sessionsDepth: namespaces.sessions(user).length,
   };
   const writes: Operation[] = [];
-  for (const item of await listAll(store, namespaces.user(user), { cap: Number.MAX_SAFE_INTEGER })) {
+  const items = await listAll(store, namespaces.user(user), { cap: Number.MAX_SAFE_INTEGER });
+  const tails = new Set(items.filter((item) => item.namespace.join("\n") === layout.entityTails).map((item) => item.key));
+  for (const item of items) {
     const write = redactItem(item, redact, sourceIds, layout);
     if (!write) continue;
     const { kind, ...operation } = write;
     writes.push(operation);
     counts[kind] += 1;
+    // A deleted node's tail (the sources added since it was written, graph-store.ts) goes with it, uncounted.
+    if (operation.value === null && item.namespace.join("\n") === layout.entities && tails.has(item.key)) writes.push({ namespace: namespaces.entityTails(user), key: item.key, value: null });
   }
   return { writes, counts };
 }
@@ -201,8 +205,6 @@ function redactItem(item: Item, redact: (text: string) => string, sourceIds: Rea
     const { name } = item.value as { name?: unknown };
     if ((typeof name === "string" && redact(name) !== name) || redact(key) !== key) return { kind: "records", namespace, key, value: null };
   }
-  // A node's tail (sources added since it was written, graph-store.ts) goes with the node its key names.
-  if (joined === layout.entityTails && redact(key) !== key) return { kind: "records", namespace, key, value: null };
   const value = redactDeep(item.value, redact);
   return value === item.value ? null : { kind: "records", namespace, key, value, index: false };
 }

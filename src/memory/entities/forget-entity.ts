@@ -50,8 +50,10 @@ export async function deleteEntity(store: BaseStore, user: UserScope, entity: st
   ]);
   const { writes, counts } = await redactionWrites(store, user, values, sources);
   // The redaction deletes the node too (its name is the value), counted as a record; here it is deleted once (with its tail), and counted as the entity.
-  const graph = new Set([namespaces.entities(user).join("\n"), namespaces.entityTails(user).join("\n")]);
+  const records = namespaces.entities(user).join("\n");
+  const graph = new Set([records, namespaces.entityTails(user).join("\n")]);
   const others = writes.filter((write) => !("key" in write && write.key === node.key && graph.has(write.namespace.join("\n"))));
+  const counted = writes.filter((write) => "key" in write && write.key === node.key && write.namespace.join("\n") === records).length;
   const deletes: Operation[] = [...graphWrites(user, stored, [[key, null]]), ...facts.map((fact): Operation => ({ namespace: namespaces.facts(user), key: fact.id, value: null }))];
   await store.batch([...deletes, ...others]);
   return {
@@ -59,7 +61,7 @@ export async function deleteEntity(store: BaseStore, user: UserScope, entity: st
     facts: facts.length,
     staleSummaries: counts.summaries,
     redactedMessages: counts.messages,
-    redactedRecords: counts.records - (writes.length - others.length),
+    redactedRecords: counts.records - counted,
     values,
   };
 }

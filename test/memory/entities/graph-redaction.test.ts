@@ -38,3 +38,16 @@ it("a graph a deleted value was cut out of goes through export → forget → im
     await memory.close();
   }
 });
+
+it("a node the deleted value names goes with its tail (the sources added since it was written)", async () => {
+  const store = new InMemoryStore();
+  await store.batch(await entityGraphWrites(store, user, [message("m1", "My sister Priya moved to Pune.")]));
+  await store.batch(await entityGraphWrites(store, user, [message("m2", "My sister Priya called again.")]));
+  expect((await store.get(namespaces.entityTails(user), "priya"))?.value).toMatchObject({ mentions: [["s1", "m2"]] });
+  const { writes, counts } = await redactionWrites(store, user, ["Priya"], new Set(["m1"]));
+  await store.batch(writes);
+  expect(await store.get(namespaces.entities(user), "priya")).toBeNull();
+  expect(await store.get(namespaces.entityTails(user), "priya")).toBeNull();
+  // The tail is no record of its own: the node is counted once.
+  expect(counts.records).toBe(writes.filter((write) => write.namespace.at(-1) !== "entity-tails").length);
+});
