@@ -162,7 +162,7 @@ export async function redactionWrites(
     writes.push(operation);
     counts[kind] += 1;
     // A deleted node's tail (the sources added since it was written, graph-store.ts) goes with it, uncounted.
-    if (operation.value === null && item.namespace.join("\n") === layout.entities && tails.has(item.key)) writes.push({ namespace: namespaces.entityTails(user), key: item.key, value: null });
+    if ("value" in operation && operation.value === null && item.namespace.join("\n") === layout.entities && tails.has(item.key)) writes.push({ namespace: namespaces.entityTails(user), key: item.key, value: null });
   }
   return { writes, counts };
 }
