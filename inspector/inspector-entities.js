@@ -1,7 +1,7 @@
 // A user's entities (people, places and organisations named in what they said) and how they relate:
 // a list with a search box, and one entity's relations over time, each with the messages it came
 // from shown as their text, leading to them in their sessions. An entity can be forgotten (its name
-// cut out of every layer, as a deleted fact's value is); correcting or deleting a message or a fact
+// cut out of every layer, as a deleted fact's value is), a relation removed; correcting or deleting a message or a fact
 // changes the graph too, and this panel follows. Imported when the Entities tab first opens, so a
 // user's first load does not fetch it.
 import { $, api, ask, day, el, enc, focusOn, say } from "./inspector-ui.js";
@@ -65,11 +65,13 @@ function relationItem(entity, relation) {
   const self = el("strong", { text: nameOf(entity.key) });
   const [subject, object] = relation.type.startsWith("~") ? [entityLink(relation.to), self] : [self, entityLink(relation.to)];
   const when = relation.valid_to ? `from ${day(relation.valid_from)} to ${day(relation.valid_to)}` : `since ${day(relation.valid_from)}`;
+  const said = `${subject.textContent} ${type} ${object.textContent}`;
   // The arrows are left out of what a screen reader says ("Priya lives in Pune").
   return el("li", { class: "relation" },
     subject, " ", el("span", { "aria-hidden": "true", text: "— " }), type, " ", el("span", { "aria-hidden": "true", text: "→ " }), object, " ",
     relation.valid_to ? el("span", { class: "badge stale", text: " superseded" }) : null,
-    el("span", { class: "meta", text: ` ${when}` }),
+    el("span", { class: "meta", text: ` ${when}` }), " ",
+    el("button", { type: "button", class: "danger", text: "Remove", "aria-label": `Remove the relation: ${said}`, onclick: () => removeRelation(entity, relation, said) }),
     el("ul", { class: "sources", "aria-label": "Said in" }, ...relation.sources.map((s) => el("li", {}, messageLine(s.message_id)))));
 }
 
@@ -119,6 +121,13 @@ async function forgetEntity(entity) {
   view.open = "";
   $("entity-detail").hidden = true;
   await change(`Forget of ${name}`, () => api("DELETE", `${userPath()}/entities/${enc(entity.key)}`));
+}
+
+/** Deletes a relation (every version of it, both sides), once asked; a value it had superseded is current again. The messages stay. */
+async function removeRelation(entity, relation, said) {
+  const what = `The graph will no longer hold that ${said}; if it replaced an earlier value, that one is current again. The messages that said it stay as they are.`;
+  if (!(await ask(`Remove “${said}”?`, what, { danger: true }))) return;
+  await change(`Removal of “${said}”`, () => api("DELETE", `${userPath()}/entities/${enc(entity.key)}/relations?type=${enc(relation.type)}&to=${enc(relation.to)}`));
 }
 
 $("entity-filters").addEventListener("submit", (event) => {

@@ -193,6 +193,12 @@ describe("the memory inspector in a real browser", () => {
     await entity.getByRole("button", { name: "Open entity Mumbai" }).click();
     await expect.poll(() => entity.locator("h3").textContent()).toBe("Mumbai (place)");
     expect(await relation(/^Priya — lives in → Mumbai/).count()).toBe(1);
+    // Removing a relation, once confirmed: the value it had superseded is current again; the entity stays.
+    await relation(/^Priya — lives in → Mumbai/).getByRole("button", { name: "Remove the relation: Priya lives in Mumbai" }).click();
+    await confirm(page, "Yes, delete");
+    await expect.poll(() => relation(/^Priya — lives in → Mumbai/).count()).toBe(0);
+    const priya = (await api("GET", "/v1/users/u1/entities/priya")).body as { relations: { type: string; to: string; valid_to: string | null }[] };
+    expect(priya.relations.filter((r) => r.type === "lives_in").map((r) => [r.to, r.valid_to])).toEqual([["pune", null]]);
     // Forgetting an entity, once confirmed: gone from the list, the API and every message that named it.
     await entity.getByRole("button", { name: "Forget Mumbai" }).click();
     await confirm(page, "Yes, delete");

@@ -257,7 +257,8 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       const store = make();
       const memory = await opened(store);
       try {
-        expect(await memory.deleteRelation(user, "Priya", { type: "lives_in", to: "Bangalore" })).toEqual({ relations: 1, restoredRelations: 1 });
+        // Named from the place's side, by its inverse: the same relation, and Priya's earlier home is current again.
+        expect(await memory.deleteRelation(user, "Bangalore", { type: "~lives_in", to: "Priya" })).toEqual({ relations: 1, restoredRelations: 1 });
         const nodes = await nodesOf(store);
         const edges = (key: string, type: string) => nodes.get(key)?.relations.filter((r) => r.type === type).map((r) => [r.to, r.validTo ?? null]);
         expect(edges("priya", "lives_in")).toEqual([["pune", null]]);
@@ -266,8 +267,8 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
         expect(nodes.get("bangalore")?.mentions).toEqual([["s2", "n1"]]);
         expect((await memory.listMessages(user, { limit: 100 })).find((m) => m.id === "n1")?.text).toBe("Big news: my sister Priya moved to Bangalore.");
         expect(await memory.deleteRelation(user, "priya", { type: "lives_in", to: "bangalore" })).toEqual({ relations: 0, restoredRelations: 0 });
-        // Named from the other side, by its inverse.
-        expect(await memory.deleteRelation(user, "Infosys", { type: "~works_at", to: "Priya" })).toEqual({ relations: 1, restoredRelations: 0 });
+        expect(await memory.deleteRelation(user, "Priya", { type: "works_at", to: "Infosys" })).toEqual({ relations: 1, restoredRelations: 0 });
+        expect((await nodesOf(store)).get("infosys")?.relations.filter((r) => r.type === "~works_at")).toEqual([]);
         expect((await memory.getEntity(user, "Priya")).relations.map((r) => r.type)).not.toContain("works_at");
         await expect(memory.deleteRelation(user, "Priya", { type: " ", to: "Pune" })).rejects.toMatchObject({ field: "type" });
       } finally {

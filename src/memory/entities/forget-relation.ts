@@ -13,48 +13,48 @@ export interface RelationDeletion {
   restoredRelations: number;
 }
 
-const inverseOf = (type: string): string => (type.startsWith("~") ? type.slice(1) : `~${type}`);
-
 /**
  * A person deletes a relation ("Priya does not work at Infosys"): every version of the edge `type`
- * from `entity` to `to` goes, with its inverse on the other node, in one batch. As a fact's delete
+ * from `entity` to `to` goes, with its inverse on the other node, in one batch; named by its
+ * inverse ("~works_at" from Infosys to Priya), it is the same relation. As a fact's delete
  * makes the version it had superseded current again, an edge of a one-valued type (lives_in,
  * works_at, …) that the deleted current one had ended is open again, on both its nodes. A node
  * left with neither mentions nor edges goes. The messages stay as they were said: no text is cut
  * out (forgetting the entity cuts its name, deleting a fact its value). Deleting again finds nothing.
  */
 export async function deleteRelation(store: BaseStore, user: UserScope, entity: string, relation: { type: string; to: string }): Promise<RelationDeletion> {
-  const key = entityKey(entity);
-  const to = entityKey(relation.to);
   const type = relation.type.trim();
   if (type === "") throw invalidInput("type", "must name the relation's type (lives_in, works_at, sister, ~sister, …)");
-  const stored = key === "" || to === "" ? new Map<string, StoredNode>() : await readNodes(store, user, [key, to]);
-  const node = stored.get(key) && assembled(stored.get(key) as StoredNode);
-  const gone = node?.relations.filter((r) => r.type === type && r.to === to) ?? [];
-  if (!node || gone.length === 0) return { relations: 0, restoredRelations: 0 };
-  // The edge it had ended: the newest of its type that ended when the deleted current one began.
+  // Read from its forward side ("~lives_in" on Pune is Priya's lives_in): a one-valued type is one value of its subject.
+  const [from, kind, to] = type.startsWith("~") ? [entityKey(relation.to), type.slice(1), entityKey(entity)] : [entityKey(entity), type, entityKey(relation.to)];
+  const stored = from === "" || to === "" ? new Map<string, StoredNode>() : await readNodes(store, user, [from, to]);
+  const read = (key: string) => (stored.has(key) ? assembled(stored.get(key) as StoredNode).relations : []);
+  const gone = read(from).filter((r) => r.type === kind && r.to === to);
+  const goneInverse = read(to).filter((r) => r.type === `~${kind}` && r.to === from);
+  if (gone.length === 0 && goneInverse.length === 0) return { relations: 0, restoredRelations: 0 };
+  // The edge it had ended: the newest of its type from the same subject that ended when the deleted current one began.
   const current = gone.find((r) => r.validTo === undefined);
   const superseded = current
-    ? node.relations.filter((r) => r.type === type && r.to !== to && r.validTo === current.validFrom).sort((a, b) => b.validFrom.localeCompare(a.validFrom))[0]
+    ? read(from).filter((r) => r.type === kind && r.to !== to && r.validTo === current.validFrom).sort((a, b) => b.validFrom.localeCompare(a.validFrom))[0]
     : undefined;
-  const others = superseded && superseded.to !== key ? await readNodes(store, user, [superseded.to]) : new Map<string, StoredNode>();
+  const others = superseded && !stored.has(superseded.to) ? await readNodes(store, user, [superseded.to]) : new Map<string, StoredNode>();
   const nodes = new Map<string, EntityRecord>();
   for (const [at, found] of [...stored, ...others]) nodes.set(at, structuredClone(assembled(found)));
   const edit = (at: string, change: (relations: RelationRecord[]) => RelationRecord[]) => {
     const target = nodes.get(at);
     if (target) nodes.set(at, { ...target, relations: change(target.relations) });
   };
-  edit(key, (relations) => relations.filter((r) => !(r.type === type && r.to === to)));
-  edit(to, (relations) => relations.filter((r) => !(r.type === inverseOf(type) && r.to === key)));
+  edit(from, (relations) => relations.filter((r) => !(r.type === kind && r.to === to)));
+  edit(to, (relations) => relations.filter((r) => !(r.type === `~${kind}` && r.to === from)));
   if (superseded) {
     const reopen = (at: string, edgeType: string, other: string) =>
       edit(at, (relations) => relations.map((r) => (r.type === edgeType && r.to === other && r.validFrom === superseded.validFrom ? withoutEnd(r) : r)));
-    reopen(key, type, superseded.to);
-    reopen(superseded.to, inverseOf(type), key);
+    reopen(from, kind, superseded.to);
+    reopen(superseded.to, `~${kind}`, from);
   }
   const next = [...nodes].map(([at, found]): [string, EntityRecord | null] => [at, found.mentions.length === 0 && found.relations.length === 0 ? null : found]);
   await store.batch(graphWrites(user, new Map([...stored, ...others]), next));
-  return { relations: gone.length, restoredRelations: superseded ? 1 : 0 };
+  return { relations: Math.max(gone.length, goneInverse.length), restoredRelations: superseded ? 1 : 0 };
 }
 
 function withoutEnd(relation: RelationRecord): RelationRecord {
