@@ -38,9 +38,11 @@ const BEFORE: Record<string, { files: number; dependencies: number }> = {
  * heavy. 12 since the entity graph's import and export (issue 33): forgetting a user, which
  * memory-graph/retention carries, reaches its schema and model-extraction files (3 small files);
  * 14 since the reply's vector is written after the answer (issue 34): each store's
- * deferred-vectors file and what it reads.
+ * deferred-vectors file and what it reads; 16 since recall weighs what seldom answers a question
+ * about a person less (issue 33): the ranking's answer-order file, and its options in a file of
+ * their own (hybrid.ts would have passed 300 lines).
  */
-const OWN_FILES_SLACK = 14;
+const OWN_FILES_SLACK = 16;
 /** Node versions count a package's files a little differently (Node 26 sees two more of pg's than Node 20). */
 const NODE_VERSION_SLACK = 1.01;
 const LANGUAGE_TOOLS = ["compromise", "chrono-node", "libphonenumber-js"];
