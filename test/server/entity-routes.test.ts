@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { KEY_B, testServer, type TestServer } from "./helpers.js";
 
+/** Priya moves from Pune to New Delhi, in two sessions. */
+const SESSIONS = [
+  { sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text: "My sister Priya moved to Pune." }] },
+  { sessionId: "s2", startedAt: "2024-06-01T10:00:00.000Z", messages: [{ id: "n1", role: "user" as const, text: "Now my sister Priya moved to New Delhi." }] },
+];
+
 /** GET /v1/users/{user_id}/entities and …/entities/{entity}: the user's entity graph over HTTP, the key's tenant's only. */
 describe("the entity routes", () => {
   let server: TestServer;
@@ -8,11 +14,7 @@ describe("the entity routes", () => {
 
   it("lists a user's entities (searchable, paged) and reads one with its relations over time and their sources", async () => {
     server = await testServer();
-    const sessions = [
-      { sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text: "My sister Priya moved to Pune." }] },
-      { sessionId: "s2", startedAt: "2024-06-01T10:00:00.000Z", messages: [{ id: "n1", role: "user" as const, text: "Now my sister Priya moved to New Delhi." }] },
-    ];
-    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, sessions);
+    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, SESSIONS);
     const res = await server.call("GET", "/v1/users/ravi/entities?limit=100");
     expect(res.status).toBe(200);
     const list = (await res.json()) as { entities: { key: string; kind: string; mentions: number; aliases: string[]; updated_at: string }[] };
@@ -70,11 +72,7 @@ describe("the entity routes", () => {
 
   it("deletes one relation: the value it had superseded is current again; another tenant's key deletes nothing", async () => {
     server = await testServer();
-    const sessions = [
-      { sessionId: "s1", startedAt: "2024-01-05T10:00:00.000Z", messages: [{ id: "m1", role: "user" as const, text: "My sister Priya moved to Pune." }] },
-      { sessionId: "s2", startedAt: "2024-06-01T10:00:00.000Z", messages: [{ id: "n1", role: "user" as const, text: "Now my sister Priya moved to New Delhi." }] },
-    ];
-    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, sessions);
+    await server.memory.importSessions({ tenantId: "tenantA", userId: "ravi" }, SESSIONS);
     const path = `/v1/users/ravi/entities/Priya/relations?type=lives_in&to=${encodeURIComponent("New Delhi")}`;
     expect(await (await server.call("DELETE", path, { key: KEY_B })).json()).toEqual({ user_id: "ravi", deleted: { relations: 0, restored_relations: 0 } });
     const res = await server.call("DELETE", path);
