@@ -5,6 +5,20 @@ import { namedIn } from "./neighbour-context.js";
 /** Documents of the ranking's top that `demoteNonAnswers` reads: below them a document cannot reach a list's first places. */
 export const ANSWER_WINDOW = 100;
 
+/**
+ * The best `ANSWER_WINDOW` documents of `scores`, best first, when the query names the speaker of
+ * one of them (`namedIn`); undefined otherwise, and for a source without speakers.
+ */
+export function namedSpeakerWindow(scores: ReadonlyMap<string, number>, source: LexicalSource, queryTerms: readonly string[]): string[] | undefined {
+  if (!source.speakersOf || scores.size === 0) return undefined;
+  // Speakers first: a source whose documents name none (LongMemEval's) is left before any sort.
+  const speakers = source.speakersOf(scores.keys());
+  if (speakers.size === 0) return undefined;
+  const ids = sorted(scores, ANSWER_WINDOW).map((hit) => hit.id);
+  const isNamed = namedIn(queryTerms);
+  return ids.some((id) => { const speaker = speakers.get(id); return speaker !== undefined && isNamed(speaker); }) ? ids : undefined;
+}
+
 /** The weights of `demoteNonAnswers` (see `HybridOptions`); 1 turns each off. */
 export interface NonAnswerWeights {
   askWeight: number;
@@ -31,13 +45,9 @@ export function demoteNonAnswers(
 ): Map<string, number> {
   const { askWeight, shortWeight, shortLength, kindlessWeight } = weights;
   const kindless = kinds.length > 0 && kindlessWeight !== 1;
-  if ((askWeight === 1 && shortWeight === 1 && !kindless) || !source.speakersOf || scores.size === 0) return scores;
-  // Speakers first: a source whose documents name none (LongMemEval's) is left before any sort.
-  const speakers = source.speakersOf(scores.keys());
-  if (speakers.size === 0) return scores;
-  const ids = sorted(scores, ANSWER_WINDOW).map((hit) => hit.id);
-  const isNamed = namedIn(queryTerms);
-  if (!ids.some((id) => { const speaker = speakers.get(id); return speaker !== undefined && isNamed(speaker); })) return scores;
+  if (askWeight === 1 && shortWeight === 1 && !kindless) return scores;
+  const ids = namedSpeakerWindow(scores, source, queryTerms);
+  if (!ids) return scores;
   const factors = new Map<string, number>();
   const weigh = (id: string, factor: number): void => void factors.set(id, (factors.get(id) ?? 1) * factor);
   if (askWeight !== 1 && source.answersOf) for (const id of source.answersOf(ids).keys()) weigh(id, askWeight);

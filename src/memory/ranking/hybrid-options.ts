@@ -7,6 +7,14 @@ export interface HybridOptions {
    * own (0.75). Lower favours the long turns that tell what someone did over short replies.
    */
   lengthNorm?: number;
+  /**
+   * `lengthNorm` of a query that names the speaker of one of its first pass's best `ANSWER_WINDOW`
+   * documents (`namedIn`; the first pass is then scored again with it): what a person did or likes
+   * they tell in long turns, and BM25's usual `b` favours the short replies around them ("Wow! How
+   * was it?"). Unset, `lengthNorm`. Default 0.4 (chosen on LoCoMo, whose turns name their speakers;
+   * LongMemEval's do not, and there a lower `b` for every query loses).
+   */
+  namedLengthNorm?: number;
   /** Documents of the first pass whose terms feed pseudo-relevance feedback; 0 turns it off. Default 3. */
   feedbackDocs?: number;
   /** Expansion terms taken from them; default 5. */
@@ -97,7 +105,11 @@ export interface HybridOptions {
   askWeight?: number;
   /** `askWeight` of a list query; default 1 (chosen on LoCoMo: a list's answers are seldom asked about). */
   listAskWeight?: number;
-  /** Under the same condition, a document of fewer than `shortLength` terms is weighed by this factor (0..1): "Wow! How was it?" tells little. 1 turns it off; default 0.8. */
+  /**
+   * Under the same condition, a document of fewer than `shortLength` terms is weighed by this factor
+   * (0..1): "Wow! How was it?" tells little. 1 turns it off (the default: `namedLengthNorm` weighs
+   * length without a threshold; 0.8 under 15 terms was the default before it).
+   */
   shortWeight?: number;
   /** See `shortWeight`; default 15 (chosen on LoCoMo). */
   shortLength?: number;
@@ -123,6 +135,7 @@ export interface HybridOptions {
 
 /** Each option's value when it is not given (`lengthNorm` stays unset: the index's own). */
 export const HYBRID_DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick<HybridOptions, "lengthNorm"> = {
+  namedLengthNorm: 0.4,
   feedbackDocs: 3,
   feedbackTerms: 5,
   feedbackWeight: 0.2,
@@ -143,7 +156,7 @@ export const HYBRID_DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick
   listRepeatWeight: 0.8,
   askWeight: 0.7,
   listAskWeight: 1,
-  shortWeight: 0.8,
+  shortWeight: 1,
   shortLength: 15,
   kindlessWeight: 0.8,
   includeContextOnly: true,
@@ -158,8 +171,9 @@ export const HYBRID_DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick
 
 /** Throws INVALID_INPUT naming the first option out of its range. */
 export function checkHybridOptions(options: typeof HYBRID_DEFAULTS): void {
-  if (options.lengthNorm !== undefined && !(options.lengthNorm >= 0 && options.lengthNorm <= 1)) {
-    throw new MemoryGraphError("INVALID_INPUT", "rankHybrid: lengthNorm must lie in 0..1", { kind: "user", field: "lengthNorm" });
+  for (const name of ["lengthNorm", "namedLengthNorm"] as const) {
+    const value = options[name];
+    if (value !== undefined && !(value >= 0 && value <= 1)) throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must lie in 0..1`, { kind: "user", field: name });
   }
   for (const [label, weight] of Object.entries(options.labelWeights)) {
     if (!(weight >= 0 && weight <= 1)) {

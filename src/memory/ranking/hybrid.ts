@@ -5,7 +5,7 @@ import { demoteRepeats, spreadAcrossGroups } from "./diversity.js";
 import { EVENT_MARKER, favourEvents } from "./event-marker.js";
 import type { LexicalSource } from "./lexical-source.js";
 import { checkHybridOptions, HYBRID_DEFAULTS, type HybridOptions } from "./hybrid-options.js";
-import { demoteNonAnswers } from "./answer-order.js";
+import { demoteNonAnswers, namedSpeakerWindow } from "./answer-order.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
 import { termFrequencies } from "./tokenize.js";
 
@@ -87,13 +87,16 @@ export function rankHybrid(
   const o = given.listQuery ? { ...given, ...list } : given;
   const terms = [...new Set(queryTerms)];
   const weigh = labelWeigher(source, o.labelWeights);
-  const lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
+  let lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
+  // A question about a person is answered by what they tell at length, not by the short replies around it.
+  const lengthNorm = o.namedLengthNorm !== undefined && o.namedLengthNorm !== o.lengthNorm && namedSpeakerWindow(lexical, source, terms) ? o.namedLengthNorm : o.lengthNorm;
+  if (lengthNorm !== o.lengthNorm) lexical = weigh(source.score(terms, o.lexicalLimit, lengthNorm));
   const vector = vectorSearch?.(sorted(lexical).map((hit) => hit.id));
   // Terms in a large share of documents (a speaker's name, a year) say nothing about the topic.
   const share = source.documentShare?.bind(source);
   const rare = (term: string): boolean => term !== EVENT_MARKER && (!share || share(term) <= o.feedbackMaxShare);
   const expand = (extra: readonly string[], weight: number): void => {
-    if (extra.length > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, o.lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
+    if (extra.length > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
   };
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);

@@ -50,8 +50,9 @@ describe("demoteNonAnswers", () => {
 });
 
 describe("rankHybrid: what seldom answers a question about a person", () => {
+  // namedLengthNorm at the index's own b (0.75): these tests weigh demoteNonAnswers alone.
   const ids = (query: string, options: Parameters<typeof rankHybrid>[3] = {}) =>
-    rankHybrid(tokenize(query), source, undefined, { feedbackDocs: 0, neighbourWeight: 0, speakerWeight: 1, ...options }).map((hit) => hit.id);
+    rankHybrid(tokenize(query), source, undefined, { feedbackDocs: 0, neighbourWeight: 0, speakerWeight: 1, namedLengthNorm: 0.75, ...options }).map((hit) => hit.id);
 
   it("ranks a named person's answer above another's question by default, and not when switched off", () => {
     expect(ids("Ann camping", { askWeight: 1, shortWeight: 1 })).toEqual(["short", "ask", "reply"]);
@@ -65,5 +66,21 @@ describe("rankHybrid: what seldom answers a question about a person", () => {
   it("refuses a weight above 1", () => {
     expect(() => ids("Ann camping", { askWeight: 1.5 })).toThrow(/askWeight/);
     expect(() => ids("Ann camping", { kindlessWeight: 2 })).toThrow(/kindlessWeight/);
+  });
+});
+
+describe("rankHybrid: a named person's long turns (namedLengthNorm)", () => {
+  const ids = (query: string, options: Parameters<typeof rankHybrid>[3] = {}) =>
+    rankHybrid(tokenize(query), source, undefined, { feedbackDocs: 0, neighbourWeight: 0, speakerWeight: 1, askWeight: 1, ...options }).map((hit) => hit.id);
+
+  it("ranks the named person's long answer above a short question by default, and not at the index's own b", () => {
+    expect(ids("Ann camping")).toEqual(["short", "reply", "ask"]);
+    expect(ids("Ann camping", { namedLengthNorm: 0.75 })).toEqual(["short", "ask", "reply"]);
+  });
+
+  it("leaves a question that names nobody as it was, and refuses a value outside 0..1", () => {
+    expect(ids("camping")).toEqual(ids("camping", { namedLengthNorm: 0.75 }));
+    expect(ids("camping")).toEqual(["short", "ask", "reply"]);
+    expect(() => ids("Ann camping", { namedLengthNorm: 1.5 })).toThrow(/namedLengthNorm/);
   });
 });
