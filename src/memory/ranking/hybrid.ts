@@ -57,7 +57,8 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
 }
 
 /**
- * Ranks documents for a query: (1) BM25 over the query terms, scaled by `labelWeights`; (2)
+ * Ranks documents for a query: (1) BM25 over the query terms, scaled by `labelWeights` (scored
+ * again with `b` = `namedLengthNorm` when the query names a speaker of the best documents); (2)
  * pseudo-relevance feedback — the best `feedbackDocs` documents give `feedbackTerms` expansion
  * terms (none held by more than `feedbackMaxShare` of the documents, when the source can tell),
  * whose BM25 scores (scaled alike) are added at `feedbackWeight`, and those of `categoryTerms` (the
