@@ -73,6 +73,8 @@ export function scanBest(view: ScanView, termIds: readonly number[], termCount: 
 /** The query's posting lists (terms held by a live document), highest possible contribution first. */
 function listsOf(view: ScanView, termIds: readonly number[], shortest: number): TermList[] {
   const lists: TermList[] = [];
+  // A restored index's runs are read from their bytes when a query first needs them.
+  view.postings.fill(termIds);
   const { df, maxTf } = view.postings;
   for (const term of termIds) {
     if (!((df[term] ?? 0) > 0)) continue;

@@ -1,4 +1,5 @@
 import type { SortedTerms } from "./sorted-terms.js";
+import type { LazyItems } from "./varints.js";
 
 /**
  * Strings seen by any index (terms mostly), so that indexes of many users share one copy of a common
@@ -134,6 +135,49 @@ export class DocTable {
   /** Slot s's pairs lie at pool[starts[s] .. starts[s + 1]). */
   starts = new Int32Array(1);
   pool = new Int32Array(0);
+  /**
+   * A restored table's pairs not read yet (see `restorePairs`): per restored slot its pairs' bytes,
+   * each naming a term below `terms`; null once all are in the pool.
+   */
+  private restored: { items: LazyItems; terms: number } | null = null;
+
+  /**
+   * Leaves the pairs of the first slots in `items` (one item per slot: per pair its term × 2, plus
+   * 1 when a frequency above 1 follows) until something reads them (`readPairs`): a query reads
+   * the pairs of a few documents only, and a restore that read all of them spent most of its time
+   * there. The pool is allocated zeroed, so its pages cost memory only once written.
+   */
+  restorePairs(items: LazyItems, terms: number): void {
+    this.restored = items.done ? null : { items, terms };
+  }
+
+  /** Makes sure `slot`'s pairs are in the pool (a restored slot's are read from its bytes the first time). */
+  readPairs(slot: number): void {
+    const restored = this.restored;
+    const reader = restored?.items.open(slot);
+    if (!restored || !reader) return;
+    const { pool } = this;
+    for (let i = this.starts[slot] as number; i < (this.starts[slot + 1] as number); i += 2) {
+      const word = reader.read();
+      const term = Math.floor(word / 2);
+      if (term >= restored.terms) throw new Error("recall index snapshot: term reference");
+      pool[i] = term;
+      pool[i + 1] = (word & 1) === 1 ? reader.read() : 1;
+    }
+    restored.items.close(slot, reader);
+    if (restored.items.done) this.restored = null;
+  }
+
+  /** Where `slot`'s pairs lie in the pool, [from, to), and the pool (a restored slot's read from its bytes the first time). */
+  pairsOf(slot: number): [number, number, Int32Array] {
+    this.readPairs(slot);
+    return [this.starts[slot] as number, this.starts[slot + 1] as number, this.pool];
+  }
+
+  /** Makes sure every slot's pairs are in the pool (before anything reads them all). */
+  readAllPairs(): void {
+    for (let slot = 0; this.restored && slot < this.count; slot++) this.readPairs(slot);
+  }
 
   /** A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed (`orders` given or zeroed). */
   static ofSize(count: number, pairs: number, orders = new Float64Array(count)): DocTable {
@@ -175,6 +219,7 @@ export class DocTable {
 
   /** Keeps the slots `keep` says (ascending), renumbered densely from 0; returns old slot → new slot (−1 when dropped). */
   compact(keep: (slot: number) => boolean): Int32Array {
+    this.readAllPairs();
     const renumber = new Int32Array(this.count).fill(-1);
     let next = 0;
     let end = 0;
@@ -213,7 +258,7 @@ export class DocTable {
 
   /** Bytes held by the columns and the pool. */
   get bytes(): number {
-    return this.lengths.length * 25 + this.starts.byteLength + this.pool.byteLength;
+    return this.lengths.length * 25 + this.starts.byteLength + this.pool.byteLength + (this.restored?.items.byteLength ?? 0);
   }
 
   private resize(docs: number, pairsLength: number): void {

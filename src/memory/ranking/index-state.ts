@@ -18,8 +18,10 @@ export interface IndexState {
   docs: DocTable;
 }
 
-/** The canonical state of the documents of `table` whose `ids[slot]` is set. Pure: `table` is read only. */
+/** The canonical state of the documents of `table` whose `ids[slot]` is set. Pure: `table`'s contents are read only. */
 export function canonicalState(table: DocTable, termList: readonly string[], nameList: readonly string[], ids: readonly (string | undefined)[]): IndexState {
+  // A restored table's pairs not read yet are read now (what they hold does not change).
+  table.readAllPairs();
   const live: number[] = [];
   for (let slot = 0; slot < table.count; slot++) if (ids[slot] !== undefined) live.push(slot);
   // Stable: equal orders keep slot order, as a build keeps id order.

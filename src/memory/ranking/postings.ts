@@ -1,4 +1,5 @@
 import type { DocTable } from "./doc-table.js";
+import type { LazyItems, VarintReader } from "./varints.js";
 
 /**
  * The posting lists of an index's terms, packed: for every term the slots holding it (ascending)
@@ -16,6 +17,8 @@ export class PackedPostings {
   packedSlots = 0;
   df = new Int32Array(0);
   maxTf = new Uint16Array(0);
+  /** A restored index's runs not read yet (see `restore`); a pack replaces every run. */
+  private unread: LazyItems | null = null;
 
   /** Counts one more document holding `term` `tf` times. */
   count(term: number, tf: number): void {
@@ -40,6 +43,7 @@ export class PackedPostings {
 
   /** Packs every document of `table` for which `live(slot)` holds, over term ids below `terms`. */
   pack(table: DocTable, terms: number, live: (slot: number) => boolean): void {
+    table.readAllPairs();
     const { pool, starts, count } = table;
     const offsets = new Int32Array(terms + 1);
     for (let slot = 0; slot < count; slot++) {
@@ -68,22 +72,56 @@ export class PackedPostings {
     this.slots = slots;
     this.tfs = tfs;
     this.packedSlots = count;
+    this.unread = null;
   }
 
   /**
-   * Takes runs laid out elsewhere (a snapshot's, see `decodeIndexState`): `offsets` per term, every
-   * one of `documents` slots live and packed, `maxTf` per term; each term's count is its run's length.
+   * Takes the runs of a restored index's `documents` slots (every one live and packed), laid out by
+   * `offsets` per term (each term's count is its run's length), with `maxTf` per term, each run
+   * kept as bytes in `items` (one item per term: per slot the step from the previous one, from 0,
+   * times 2, plus 1 when a frequency above 1 follows) until a query reads it (`fill`). The runs'
+   * arrays are allocated zeroed, so their pages cost memory only once written.
    */
-  restore(offsets: Int32Array<ArrayBuffer>, slots: Int32Array<ArrayBuffer>, tfs: Uint16Array<ArrayBuffer>, maxTf: Uint16Array<ArrayBuffer>, documents: number): void {
+  restore(offsets: Int32Array<ArrayBuffer>, maxTf: Uint16Array<ArrayBuffer>, documents: number, items: LazyItems): void {
     const terms = offsets.length - 1;
     const df = new Int32Array(maxTf.length);
     for (let term = 0; term < terms; term++) df[term] = (offsets[term + 1] as number) - (offsets[term] as number);
     this.offsets = offsets;
-    this.slots = slots;
-    this.tfs = tfs;
+    this.slots = new Int32Array(offsets[terms] as number);
+    this.tfs = new Uint16Array(offsets[terms] as number);
     this.df = df;
     this.maxTf = maxTf;
     this.packedSlots = documents;
+    this.unread = items.done ? null : items;
+  }
+
+  /** Makes sure the runs of `terms` are filled (a restored run is read from its bytes the first time; see `restore`). */
+  fill(terms: Iterable<number>): void {
+    const items = this.unread;
+    if (!items) return;
+    for (const term of terms) {
+      const reader = items.open(term);
+      if (reader) this.fillRun(term, reader, items);
+    }
+    if (items.done) this.unread = null;
+  }
+
+  /** Fills every run not filled yet. */
+  fillAll(): void {
+    this.fill(this.df.keys());
+  }
+
+  private fillRun(term: number, reader: VarintReader, items: LazyItems): void {
+    const { offsets, slots, tfs } = this;
+    let slot = 0;
+    for (let at = offsets[term] as number; at < (offsets[term + 1] as number); at++) {
+      const word = reader.read();
+      slot += Math.floor(word / 2);
+      if (slot >= this.packedSlots) throw new Error("recall index snapshot: a posting past the documents");
+      slots[at] = slot;
+      tfs[at] = (word & 1) === 1 ? Math.min(reader.read(), 0xffff) : 1;
+    }
+    items.close(term, reader);
   }
 
   /** Where `term`'s run starts and ends in `slots`/`tfs` (empty for a term newer than the last pack). */
@@ -108,7 +146,7 @@ export class PackedPostings {
 
   /** Bytes held. */
   get bytes(): number {
-    return this.offsets.byteLength + this.slots.byteLength + this.tfs.byteLength + this.df.byteLength + this.maxTf.byteLength;
+    return this.offsets.byteLength + this.slots.byteLength + this.tfs.byteLength + this.df.byteLength + this.maxTf.byteLength + (this.unread?.byteLength ?? 0);
   }
 }
 

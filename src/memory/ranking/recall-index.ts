@@ -177,12 +177,12 @@ export class RecallIndex {
 
   termsOf(ids: readonly string[]): Map<string, readonly string[]> {
     const out = new Map<string, readonly string[]>();
-    const { pool, starts } = this.docs;
     for (const id of ids) {
       const slot = this.slotOfId(id);
       if (slot === undefined) continue;
       const terms: string[] = [];
-      for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) {
+      const [from, to, pool] = this.docs.pairsOf(slot);
+      for (let i = from; i < to; i += 2) {
         const term = this.terms.nameOf(pool[i] as number);
         for (let n = pool[i + 1] as number; n > 0; n--) terms.push(term);
       }
@@ -276,8 +276,8 @@ export class RecallIndex {
 
   /** Marks `slot` dead: its terms leave the statistics; its packed entries wait for compaction. */
   private release(slot: number): void {
-    const { pool, starts } = this.docs;
-    for (let i = starts[slot] as number; i < (starts[slot + 1] as number); i += 2) this.postings.uncount(pool[i] as number);
+    const [from, to, pool] = this.docs.pairsOf(slot);
+    for (let i = from; i < to; i += 2) this.postings.uncount(pool[i] as number);
     this.slotIds[slot] = undefined;
     this.live -= 1;
     this.totalLength -= this.docs.lengths[slot] as number;

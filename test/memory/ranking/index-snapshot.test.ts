@@ -144,21 +144,22 @@ describe("RecallIndex snapshots", () => {
     ["another format", () => new Uint8Array(64).fill(7)],
     ["a truncated snapshot", () => build(rows(20)).toSnapshot().subarray(0, 200)],
     [
-      "a term reference out of range",
+      "document frequencies that do not match its documents",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        bytes[bytes.length - 1] = 0x7f; // the last pair's term: far past the terms the snapshot names
+        const header = new DataView(bytes.buffer, bytes.byteOffset, 48);
+        const [jsonLength, terms, termBytes] = [5, 7, 8].map((word) => header.getUint32(4 * word, true)) as [number, number, number];
+        const first = ((48 + jsonLength + termBytes + 7) & ~7) + terms; // after the terms' one-byte lengths
+        bytes[first] = (bytes[first] as number) + 1;
         return bytes;
       },
     ],
     [
-      "document frequencies that do not match its documents",
+      "a term reference out of range (a small snapshot's pairs are read on its restore)",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        const header = new DataView(bytes.buffer, bytes.byteOffset, 40);
-        const [jsonLength, terms, termBytes] = [5, 7, 8].map((word) => header.getUint32(4 * word, true)) as [number, number, number];
-        const first = ((40 + jsonLength + termBytes + 7) & ~7) + terms; // after the terms' one-byte lengths
-        bytes[first] = (bytes[first] as number) + 1;
+        const header = new DataView(bytes.buffer, bytes.byteOffset, 48);
+        bytes[bytes.length - header.getUint32(40, true) - header.getUint32(36, true)] = 0x7e; // the first pair's term: 63, past the snapshot's terms
         return bytes;
       },
     ],
@@ -166,12 +167,55 @@ describe("RecallIndex snapshots", () => {
       "terms out of order",
       () => {
         const bytes = build(rows(5)).toSnapshot();
-        const jsonLength = new DataView(bytes.buffer, bytes.byteOffset, 40).getUint32(20, true);
-        bytes[40 + jsonLength] = 0x7a; // the first term's first letter a "z": before the second no more
+        const jsonLength = new DataView(bytes.buffer, bytes.byteOffset, 48).getUint32(20, true);
+        bytes[48 + jsonLength] = 0x7a; // the first term's first letter a "z": before the second no more
         return bytes;
       },
     ],
   ])("refuses %s with a clear error", (_what, bytes) => {
     expect(() => RecallIndex.fromSnapshot(bytes())).toThrow(/recall index snapshot: /);
+  });
+
+  describe("reads a large snapshot's pairs of a document and posting list of a term when first asked for", () => {
+    // 6,000 rows: pairs and lists of more than 64 KiB, which a restore leaves as bytes.
+    const original = build(rows(6000));
+
+    /** `original`'s snapshot with the first byte of its pairs (`region` "pairs") or of its posting lists set to `value`. */
+    function damaged(region: "pairs" | "lists", value: number): Uint8Array {
+      const bytes = original.toSnapshot();
+      const header = new DataView(bytes.buffer, bytes.byteOffset, 48);
+      const [pairBytes, listBytes] = [header.getUint32(36, true), header.getUint32(40, true)];
+      bytes[bytes.length - listBytes - (region === "pairs" ? pairBytes : 0)] = value;
+      return bytes;
+    }
+
+    it("a damaged document fails only what reads its pairs, with a clear error", () => {
+      // The first document's first pair: term 63, past the snapshot's terms.
+      const restored = RecallIndex.fromSnapshot(damaged("pairs", 0x7e));
+      expect(restored.termsOf(["2"])).toEqual(original.termsOf(["2"]));
+      expect(() => restored.termsOf(["1"])).toThrow(/recall index snapshot: term reference/);
+    });
+
+    it("a damaged posting list fails only the queries of its term, with a clear error", () => {
+      // The first term's first posting: a varint that runs on into the next ones.
+      const restored = RecallIndex.fromSnapshot(damaged("lists", 0xff));
+      const [first, other] = [original.snapshotState().terms[0] as string, "tram"];
+      expect([...restored.score([other], 10)]).toEqual([...original.score([other], 10)]);
+      expect(() => restored.score([first], 10)).toThrow(/recall index snapshot: /);
+    });
+
+    it("every term's list read on demand is the one a full build packs, whatever was read before a change", () => {
+      const list = rows(6300);
+      const [fresh, restored] = [build(list.slice(0, 6000)), RecallIndex.fromSnapshot(original.toSnapshot())];
+      // Some terms read before the changes, the others after them.
+      expect(rankingsOf(restored).slice(0, 2)).toEqual(rankingsOf(fresh).slice(0, 2));
+      for (const index of [fresh, restored]) {
+        for (const row of list.slice(6000)) index.add(row.id, row.tokens.split(" "), row.ns, Number(row.id), traitsOfColumns(row));
+        for (const row of list.slice(0, 30)) index.remove(row.id);
+      }
+      for (const word of WORDS) expect([...restored.score([word], 7000)]).toEqual([...fresh.score([word], 7000)]);
+      expectAnswersAlike(restored, fresh, list.map((row) => row.id));
+      expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(fresh.toSnapshot()))).toBe(true);
+    });
   });
 });
