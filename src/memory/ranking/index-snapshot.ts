@@ -11,7 +11,7 @@ import { LazyItems, VarintReader, VarintWriter } from "./varints.js";
  * document's pairs and each term's posting list as bytes until a query reads them (a query reads
  * a few documents' pairs, for feedback, and its own terms' lists): a header of twelve 32-bit words
  * (magic, version, flags, documents, pairs, JSON bytes, stream bytes, terms, term bytes, pair
- * bytes, posting bytes, 0); `names`, and `ids` unless every id is its order written out (as on
+ * bytes, posting bytes, and a checksum of the pairs and lists, `checksum`); `names`, and `ids` unless every id is its order written out (as on
  * SQLite and Postgres), as JSON; the terms' UTF-8 bytes one after the other, in ascending order
  * (kept as they are by a reader, `SortedTerms`: found by binary search, never parsed); when orders
  * are not ascending whole numbers, all orders as float64; then one varint stream: each term's byte
@@ -94,7 +94,28 @@ export function encodeIndexState(state: IndexState): Uint8Array {
     out.set(part, at);
     at += part.length;
   }
+  header.setUint32(44, checksum(out.slice(streamStart + stream.length)), true);
   return out;
+}
+
+/**
+ * A sum of `bytes` (a buffer of its own, so its start is aligned) as 32-bit words, and of those
+ * sums (Fletcher's, modulo 2^32): a restore leaves the pairs and lists unread, so it checks them
+ * whole this way instead (about 1 ms for 100,000 messages), and a damaged snapshot is refused there
+ * and rebuilt rather than failing the queries that would read the damage.
+ */
+export function checksum(bytes: Uint8Array): number {
+  const words = new Int32Array(bytes.buffer, 0, bytes.length >> 2);
+  let [a, b] = [0, 0];
+  for (let i = 0; i < words.length; i++) {
+    a = (a + (words[i] as number)) | 0;
+    b = (b + a) | 0;
+  }
+  for (let i = words.length * 4; i < bytes.length; i++) {
+    a = (a + (bytes[i] as number)) | 0;
+    b = (b + a) | 0;
+  }
+  return (a ^ Math.imul(b, 0x9e3779b1)) >>> 0;
 }
 
 /** A pair or a posting: `value` × 2, plus 1 when a frequency above 1 (`tf`) follows. */
@@ -155,9 +176,11 @@ export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "t
   const runs = readRuns(stream, termCount, pairs, listBytes);
   const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairBytes);
   if (stream.at !== pairStart) fail("its stream does not end where its header says");
-  docs.restorePairs(new LazyItems(bytes.slice(pairStart, listStart), pairStarts), termCount);
+  const tail = bytes.slice(pairStart);
+  if (checksum(tail) !== word(11)) fail("its pairs or posting lists are damaged (checksum)");
+  docs.restorePairs(new LazyItems(tail.subarray(0, pairBytes), pairStarts), termCount);
   const postings = new PackedPostings();
-  postings.restore(runs.offsets, runs.maxTf, n, new LazyItems(bytes.slice(listStart), runs.starts));
+  postings.restore(runs.offsets, runs.maxTf, n, new LazyItems(tail.subarray(pairBytes), runs.starts));
   if (pairBytes + listBytes < LAZY_FROM_BYTES) {
     docs.readAllPairs();
     postings.fillAll();

@@ -1,3 +1,4 @@
+import { checksum } from "../../../src/memory/ranking/index-snapshot.js";
 import { buildRecallIndex, indexSource, traitsOfColumns } from "../../../src/memory/ranking/index-source.js";
 import { rankHybrid } from "../../../src/memory/ranking/hybrid.js";
 import { RecallIndex } from "../../../src/memory/ranking/recall-index.js";
@@ -159,7 +160,9 @@ describe("RecallIndex snapshots", () => {
       () => {
         const bytes = build(rows(5)).toSnapshot();
         const header = new DataView(bytes.buffer, bytes.byteOffset, 48);
-        bytes[bytes.length - header.getUint32(40, true) - header.getUint32(36, true)] = 0x7e; // the first pair's term: 63, past the snapshot's terms
+        const pairStart = bytes.length - header.getUint32(40, true) - header.getUint32(36, true);
+        bytes[pairStart] = 0x7e; // the first pair's term: 63, past the snapshot's terms
+        header.setUint32(44, checksum(bytes.slice(pairStart)), true);
         return bytes;
       },
     ],
@@ -180,14 +183,24 @@ describe("RecallIndex snapshots", () => {
     // 6,000 rows: pairs and lists of more than 64 KiB, which a restore leaves as bytes.
     const original = build(rows(6000));
 
-    /** `original`'s snapshot with the first byte of its pairs (`region` "pairs") or of its posting lists set to `value`. */
-    function damaged(region: "pairs" | "lists", value: number): Uint8Array {
+    /**
+     * `original`'s snapshot with the first byte of its pairs (`region` "pairs") or of its posting
+     * lists set to `value`, and its checksum made again (as an encoder's mistake would leave it)
+     * unless `keepChecksum` (as damage in storage would).
+     */
+    function damaged(region: "pairs" | "lists", value: number, keepChecksum = false): Uint8Array {
       const bytes = original.toSnapshot();
       const header = new DataView(bytes.buffer, bytes.byteOffset, 48);
       const [pairBytes, listBytes] = [header.getUint32(36, true), header.getUint32(40, true)];
-      bytes[bytes.length - listBytes - (region === "pairs" ? pairBytes : 0)] = value;
+      const pairStart = bytes.length - listBytes - pairBytes;
+      bytes[region === "pairs" ? pairStart : pairStart + pairBytes] = value;
+      if (!keepChecksum) header.setUint32(44, checksum(bytes.slice(pairStart)), true);
       return bytes;
     }
+
+    it.each(["pairs", "lists"] as const)("refuses damaged %s on its restore, by their checksum", (region) => {
+      expect(() => RecallIndex.fromSnapshot(damaged(region, 0x7e, true))).toThrow(/recall index snapshot: .*checksum/);
+    });
 
     it("a damaged document fails only what reads its pairs, with a clear error", () => {
       // The first document's first pair: term 63, past the snapshot's terms.
