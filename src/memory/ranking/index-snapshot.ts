@@ -99,13 +99,13 @@ export function encodeIndexState(state: IndexState): Uint8Array {
 }
 
 /**
- * A sum of `bytes` (a buffer of its own, so its start is aligned) as 32-bit words, and of those
+ * A sum of `bytes` (at an offset that is a multiple of 4) as 32-bit words, and of those
  * sums (Fletcher's, modulo 2^32): a restore leaves the pairs and lists unread, so it checks them
  * whole this way instead (about 1 ms for 100,000 messages), and a damaged snapshot is refused there
  * and rebuilt rather than failing the queries that would read the damage.
  */
 export function checksum(bytes: Uint8Array): number {
-  const words = new Int32Array(bytes.buffer, 0, bytes.length >> 2);
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   let [a, b] = [0, 0];
   for (let i = 0; i < words.length; i++) {
     a = (a + (words[i] as number)) | 0;
@@ -170,13 +170,14 @@ export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "t
   const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, termStart))) as Partial<IndexState>;
   const { names } = strings;
   if (!Array.isArray(names)) return fail("strings missing");
-  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(bytes.slice(rawStart, rawStart + n * 8).buffer) : undefined);
+  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(new Uint8Array(bytes.subarray(rawStart, rawStart + n * 8)).buffer) : undefined);
   const stream = new VarintReader(bytes, streamStart);
   const terms = readTerms(stream, bytes.slice(termStart, termStart + termBytes), termCount);
   const runs = readRuns(stream, termCount, pairs, listBytes);
   const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairBytes);
   if (stream.at !== pairStart) fail("its stream does not end where its header says");
-  const tail = bytes.slice(pairStart);
+  // Copied (a Buffer's `slice` would be a view): the restored index keeps these bytes, not the whole buffer they came in.
+  const tail = new Uint8Array(bytes.subarray(pairStart));
   if (checksum(tail) !== word(11)) fail("its pairs or posting lists are damaged (checksum)");
   docs.restorePairs(new LazyItems(tail.subarray(0, pairBytes), pairStarts), termCount);
   const postings = new PackedPostings();

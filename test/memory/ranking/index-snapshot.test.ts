@@ -109,7 +109,8 @@ describe("RecallIndex snapshots", () => {
     const list = rows(120);
     const index = buildRecallIndex(list, (row) => ({ id: `m-${row.id}`, group: row.ns, order: Number(row.id) + 0.5 }));
     const bytes = index.toSnapshot();
-    const pool = new Uint8Array(bytes.length + 8);
+    // A Buffer, as pg and better-sqlite3 give: its `slice` is a view, not a copy.
+    const pool = Buffer.alloc(bytes.length + 8);
     pool.set(bytes, 3);
     const restored = RecallIndex.fromSnapshot(pool.subarray(3, 3 + bytes.length));
     expect(restored.newest(3)).toEqual(["m-120", "m-119", "m-118"]);
