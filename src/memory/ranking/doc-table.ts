@@ -86,9 +86,15 @@ export function countedPairs(terms: readonly string[], names: Names): { pairs: I
   for (const term of terms) {
     const id = names.intern(term);
     if (id >= build.seenAt.length) {
+      // Grown keeping what this document has counted so far: a term seen before the growth and
+      // again after it stays one pair (else its count depended on when this process's buffer grew).
       const size = Math.max(id + 1, build.seenAt.length * 2);
-      build.seenAt = new Int32Array(size).fill(-1);
-      build.stamp = new Int32Array(size);
+      const seenAt = new Int32Array(size).fill(-1);
+      const stamps = new Int32Array(size);
+      seenAt.set(build.seenAt);
+      stamps.set(build.stamp);
+      build.seenAt = seenAt;
+      build.stamp = stamps;
     }
     if (build.stamp[id] === stamp) {
       const at = build.seenAt[id] as number;
