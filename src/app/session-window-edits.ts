@@ -61,14 +61,13 @@ export function sessionWindowEdits(app: MemoryGraphApp, dropHistory?: (threadId:
     const config = { configurable: { thread_id: threadId } };
     const snapshot = await app.getState(config);
     if (!snapshot.createdAt) return false;
-    const changed = await write(threadId, snapshot.values as MemoryState, planOf);
+    const changed = await write(config, snapshot.values as MemoryState, planOf);
     await dropHistory?.(threadId);
     return changed;
   }
 
   /** Writes the plan's changes to the thread's state as a new checkpoint; false when it changes nothing. */
-  async function write(threadId: string, state: MemoryState, planOf: (state: MemoryState) => Plan): Promise<boolean> {
-    const config = { configurable: { thread_id: threadId } };
+  async function write(config: { configurable: { thread_id: string } }, state: MemoryState, planOf: (state: MemoryState) => Plan): Promise<boolean> {
     const { edit, session, channels = {} } = planOf(state);
     const changes = (messages: readonly BaseMessage[]) => messages.map(edit).filter((m): m is BaseMessage => m !== null);
     const messages = changes(state.messages);

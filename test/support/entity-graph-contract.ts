@@ -169,6 +169,7 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
         const added: EntityRecord = { key: "acme labs", name: "Acme Labs", kind: "organization", aliases: [], mentions: [["s2", "n2"]], relations: [], updatedAt: "2024-06-01T10:00:01.000Z" };
         await store.put(namespaces.entities(user), added.key, { ...added }, false);
         const before = await nodesOf(store);
+        await new Promise((resolve) => setTimeout(resolve, 2)); // a later millisecond than the writes before
         const exported = await memory.exportUser(user);
         const priya = exported.entities?.find((node) => node.key === "priya");
         expect(priya?.relations.filter((r) => r.type === "lives_in").map((r) => [r.to, r.validTo, r.sources])).toEqual([
@@ -257,9 +258,13 @@ export function describeEntityGraphContract(name: string, make: () => BaseStore)
       const store = make();
       const memory = await opened(store);
       try {
+        const before = await nodesOf(store);
         // Named from the place's side, by its inverse: the same relation, and Priya's earlier home is current again.
         expect(await memory.deleteRelation(user, "Bangalore", { type: "~lives_in", to: "Priya" })).toEqual({ relations: 1, restoredRelations: 1 });
         const nodes = await nodesOf(store);
+        // The three nodes it changed move up the entity list; one it did not touch keeps its time.
+        for (const key of ["priya", "bangalore", "pune"]) expect((nodes.get(key)?.updatedAt ?? "") > (before.get(key)?.updatedAt ?? "~")).toBe(true);
+        expect(nodes.get("infosys")?.updatedAt).toBe(before.get("infosys")?.updatedAt);
         const edges = (key: string, type: string) => nodes.get(key)?.relations.filter((r) => r.type === type).map((r) => [r.to, r.validTo ?? null]);
         expect(edges("priya", "lives_in")).toEqual([["pune", null]]);
         expect(edges("pune", "~lives_in")).toEqual([["priya", null]]);

@@ -28,7 +28,8 @@ export async function deleteRelation(store: BaseStore, user: UserScope, entity: 
   // Read from its forward side ("~lives_in" on Pune is Priya's lives_in): a one-valued type is one value of its subject.
   const [from, kind, to] = type.startsWith("~") ? [entityKey(relation.to), type.slice(1), entityKey(entity)] : [entityKey(entity), type, entityKey(relation.to)];
   const stored = from === "" || to === "" ? new Map<string, StoredNode>() : await readNodes(store, user, [from, to]);
-  const read = (key: string) => (stored.has(key) ? assembled(stored.get(key) as StoredNode).relations : []);
+  const nodes = new Map<string, EntityRecord>([...stored].map(([at, found]) => [at, structuredClone(assembled(found))]));
+  const read = (key: string) => nodes.get(key)?.relations ?? [];
   const gone = read(from).filter((r) => r.type === kind && r.to === to);
   const goneInverse = read(to).filter((r) => r.type === `~${kind}` && r.to === from);
   if (gone.length === 0 && goneInverse.length === 0) return { relations: 0, restoredRelations: 0 };
@@ -37,12 +38,17 @@ export async function deleteRelation(store: BaseStore, user: UserScope, entity: 
   const superseded = current
     ? read(from).filter((r) => r.type === kind && r.to !== to && r.validTo === current.validFrom).sort((a, b) => b.validFrom.localeCompare(a.validFrom))[0]
     : undefined;
-  const others = superseded && !stored.has(superseded.to) ? await readNodes(store, user, [superseded.to]) : new Map<string, StoredNode>();
-  const nodes = new Map<string, EntityRecord>();
-  for (const [at, found] of [...stored, ...others]) nodes.set(at, structuredClone(assembled(found)));
+  if (superseded && !stored.has(superseded.to)) {
+    for (const [at, found] of await readNodes(store, user, [superseded.to])) {
+      stored.set(at, found);
+      nodes.set(at, structuredClone(assembled(found)));
+    }
+  }
+  // A node the delete changes moves up the entity list, as any change of it does.
+  const now = new Date().toISOString();
   const edit = (at: string, change: (relations: RelationRecord[]) => RelationRecord[]) => {
     const target = nodes.get(at);
-    if (target) nodes.set(at, { ...target, relations: change(target.relations) });
+    if (target) nodes.set(at, { ...target, relations: change(target.relations), updatedAt: now });
   };
   edit(from, (relations) => relations.filter((r) => !(r.type === kind && r.to === to)));
   edit(to, (relations) => relations.filter((r) => !(r.type === `~${kind}` && r.to === from)));
@@ -53,7 +59,7 @@ export async function deleteRelation(store: BaseStore, user: UserScope, entity: 
     reopen(superseded.to, `~${kind}`, from);
   }
   const next = [...nodes].map(([at, found]): [string, EntityRecord | null] => [at, found.mentions.length === 0 && found.relations.length === 0 ? null : found]);
-  await store.batch(graphWrites(user, new Map([...stored, ...others]), next));
+  await store.batch(graphWrites(user, stored, next));
   return { relations: Math.max(gone.length, goneInverse.length), restoredRelations: superseded ? 1 : 0 };
 }
 
