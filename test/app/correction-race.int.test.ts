@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
-import { openPersistence, type Persistence } from "../../src/app/backends.js";
-import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
+import { describe, expect, it } from "vitest";
+import type { MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { setLogLevel } from "../../src/logger.js";
-import { HeldModel, SHARED_ENGINES, type SharedEngine } from "../support/race-engines.js";
+import { HeldModel, raceRig, SHARED_ENGINES } from "../support/race-engines.js";
 
 setLogLevel("silent");
 
@@ -13,35 +12,7 @@ setLogLevel("silent");
  * its upkeep, then takes the name out of everything, so no row written by that turn keeps it.
  */
 describe.each(SHARED_ENGINES)("a delete while a turn of the same user runs on another graph: %s", (_name, make) => {
-  let engine: SharedEngine;
-  let graphs: MemoryGraph[] = [];
-  let raw: Persistence | undefined;
-
-  afterEach(async () => {
-    for (const graph of graphs) await graph.close();
-    await raw?.close();
-    await engine.cleanup();
-    graphs = [];
-    raw = undefined;
-  });
-
-  /** A graph on the engine whose user lock says when a delete asks for it alone. */
-  async function deletingGraph(): Promise<{ graph: MemoryGraph; lockAsked: Promise<void> }> {
-    raw = await openPersistence(engine.options);
-    let asked!: () => void;
-    const lockAsked = new Promise<void>((resolve) => (asked = resolve));
-    const base = raw.userLock;
-    const userLock = {
-      shared: base.shared.bind(base),
-      exclusive: <T>(key: string, work: () => Promise<T>) => {
-        asked();
-        return base.exclusive(key, work);
-      },
-    };
-    const graph = await createMemoryGraph({ persistence: { ...raw, gc: raw.gc ?? undefined, userLock }, chatModel: null, classifierModel: null });
-    graphs.push(graph);
-    return { graph, lockAsked };
-  }
+  const rig = raceRig();
 
   const deletes: [string, (graph: MemoryGraph, user: { tenantId: string; userId: string }) => Promise<unknown>][] = [
     ["an entity", (graph, user) => graph.deleteEntity(user, "Priya")],
@@ -56,13 +27,12 @@ describe.each(SHARED_ENGINES)("a delete while a turn of the same user runs on an
   ];
 
   it.each(deletes)("%s: the delete waits for the turn and its upkeep, then no row names it", async (_what, remove) => {
-    engine = await make();
+    const engine = await rig.open(make);
     const user = { tenantId: `t-${randomUUID().slice(0, 8)}`, userId: `u-${randomUUID().slice(0, 8)}` };
     // Reply, summary and title alike name her: whichever the turn asks for, it writes the name.
     const model = new HeldModel(["Good news for Priya!", "The user's sister Priya now works at Infosys.", "Priya at Infosys"]);
-    const turning = await createMemoryGraph({ ...engine.options, chatModel: model, classifierModel: null, limits: { summaryInterval: 1 }, sessionTitles: true });
-    graphs.push(turning);
-    const { graph: deleting, lockAsked } = await deletingGraph();
+    const turning = await rig.graph(engine, { chatModel: model, classifierModel: null, limits: { summaryInterval: 1 }, sessionTitles: true });
+    const { graph: deleting, lockAsked } = await rig.lockWatchingGraph(engine, { chatModel: null, classifierModel: null });
     await deleting.runTurn({ ...user, sessionId: "s0", message: "My sister's name is Priya" });
     await deleting.settled();
     expect((await engine.rowsWith(["Priya"])).length).toBeGreaterThan(0);

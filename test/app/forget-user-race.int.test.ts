@@ -1,49 +1,25 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
-import { openPersistence, type Persistence } from "../../src/app/backends.js";
-import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
+import { describe, expect, it } from "vitest";
 import { setLogLevel } from "../../src/logger.js";
 import { encodeLabel } from "../../src/memory/scope.js";
-import { HeldModel, SHARED_ENGINES, type SharedEngine } from "../support/race-engines.js";
+import { HeldModel, raceRig, SHARED_ENGINES } from "../support/race-engines.js";
 
 setLogLevel("silent");
 
 describe.each(SHARED_ENGINES)("forgetting a user while a turn of theirs runs on another graph: %s", (_name, make) => {
-  let engine: SharedEngine;
-  let graphs: MemoryGraph[] = [];
-  let raw: Persistence | undefined;
-
-  afterEach(async () => {
-    for (const graph of graphs) await graph.close();
-    await raw?.close();
-    await engine.cleanup();
-    graphs = [];
-    raw = undefined;
-  });
+  const rig = raceRig();
 
   it("waits for the turn, then leaves nothing that names the user in any table or key", async () => {
-    engine = await make();
+    const engine = await rig.open(make);
     const tenantId = `t-${randomUUID().slice(0, 8)}`;
     const userId = `frank-${randomUUID().slice(0, 8)}`;
     const email = `frank.${randomUUID().slice(0, 6)}@example.com`;
     const user = { tenantId, userId };
     const model = new HeldModel(["Noted, I will write to you there."]);
     // A summary and a title after the reply: the turn's upkeep writes too.
-    const turning = await createMemoryGraph({ ...engine.options, chatModel: model, limits: { summaryInterval: 1 }, sessionTitles: true });
-    graphs.push(turning);
+    const turning = await rig.graph(engine, { chatModel: model, limits: { summaryInterval: 1 }, sessionTitles: true });
     // The forgetting graph sees when forgetUser asks for the user's lock (an event, not a time).
-    raw = await openPersistence(engine.options);
-    let askedForLock!: () => void;
-    const lockAsked = new Promise<void>((resolve) => (askedForLock = resolve));
-    const userLock = raw.userLock && {
-      shared: raw.userLock.shared,
-      exclusive: <T>(key: string, work: () => Promise<T>) => {
-        askedForLock();
-        return raw!.userLock.exclusive(key, work);
-      },
-    };
-    const forgetting = await createMemoryGraph({ persistence: { ...raw, gc: raw.gc ?? undefined, userLock }, chatModel: null });
-    graphs.push(forgetting);
+    const { graph: forgetting, lockAsked } = await rig.lockWatchingGraph(engine, { chatModel: null });
     // Another user of the tenant, who must keep everything.
     await forgetting.runTurn({ tenantId, userId: "bystander", sessionId: "s1", message: "My email is bystander@example.com" });
     // What the user had before the race.

@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { BackendOptions } from "../../src/app/backends.js";
+import { afterEach } from "vitest";
+import { openPersistence, type BackendOptions } from "../../src/app/backends.js";
+import { createMemoryGraph, type MemoryGraph } from "../../src/app/create-memory-graph.js";
 import { postgresRows, redisEntriesWith, sqliteRows } from "./every-row.js";
 import { GatedChatModel } from "./models.js";
 import { createTempDatabase } from "./postgres.js";
@@ -71,3 +73,52 @@ export const SHARED_ENGINES: [string, () => Promise<SharedEngine>][] = [
     },
   ],
 ];
+
+type GraphOptions = Parameters<typeof createMemoryGraph>[0];
+
+/** A race test's engine and graphs, every one closed after each test (graphs first, the engine's storage last). */
+export interface RaceRig {
+  /** Opens the engine for this test. */
+  open(make: () => Promise<SharedEngine>): Promise<SharedEngine>;
+  /** A graph on `engine` with `options`. */
+  graph(engine: SharedEngine, options: Omit<GraphOptions, "persistence">): Promise<MemoryGraph>;
+  /** A graph on `engine` whose user lock says (`lockAsked`) when something asks for a user alone: an event to wait for, not a time. */
+  lockWatchingGraph(engine: SharedEngine, options: Omit<GraphOptions, "persistence" | keyof BackendOptions>): Promise<{ graph: MemoryGraph; lockAsked: Promise<void> }>;
+}
+
+/** The rig of one `describe` block (registers its `afterEach`). */
+export function raceRig(): RaceRig {
+  const closing: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (let close = closing.pop(); close; close = closing.pop()) await close();
+  });
+  const graphOn = async (options: GraphOptions) => {
+    const graph = await createMemoryGraph(options);
+    closing.push(() => graph.close());
+    return graph;
+  };
+  return {
+    async open(make) {
+      const engine = await make();
+      closing.push(() => engine.cleanup());
+      return engine;
+    },
+    graph: (engine, options) => graphOn({ ...engine.options, ...options }),
+    async lockWatchingGraph(engine, options) {
+      const raw = await openPersistence(engine.options);
+      closing.push(() => raw.close());
+      let asked!: () => void;
+      const lockAsked = new Promise<void>((resolve) => (asked = resolve));
+      const base = raw.userLock;
+      const userLock = {
+        shared: base.shared.bind(base),
+        exclusive: <T>(key: string, work: () => Promise<T>) => {
+          asked();
+          return base.exclusive(key, work);
+        },
+      };
+      const graph = await graphOn({ ...options, persistence: { ...raw, gc: raw.gc ?? undefined, userLock } });
+      return { graph, lockAsked };
+    },
+  };
+}
