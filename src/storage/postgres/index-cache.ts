@@ -3,7 +3,8 @@ import { log } from "../../logger.js";
 import { buildRecallIndex, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { encodeIndexState, snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { applyItem, loadIndexSnapshot, pruneIndexSnapshots, writeIndexSnapshot, type AlsoRead, type ChangeRow, type SnapshotLoad } from "./index-snapshots.js";
+import { applyItem, loadIndexSnapshot, writeIndexSnapshot, type AlsoRead, type ChangeRow, type SnapshotLoad } from "./index-snapshots.js";
+import { changeFeed, changeRowOfFeed, MAX_DELTA, type FeedRow } from "./change-feed.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
 
 /** Bounds of `PostgresIndexCache`. */
@@ -23,8 +24,6 @@ export interface IndexCacheLimits {
 /** `DEFAULT_RECALL_CACHE_BYTES` of index memory, no RSS check (the service sets one: RECALL_CACHE_MAX_RSS_MB). */
 export const DEFAULT_INDEX_CACHE_LIMITS: Readonly<IndexCacheLimits> = Object.freeze({ maxItems: 250_000, maxCachedBytes: DEFAULT_RECALL_CACHE_BYTES, maxPrefixes: 4096, maxRss: 0, snapshots: true });
 
-/** More changed rows than this since the last search: drop every cached prefix rather than apply them one by one. */
-const MAX_DELTA = 20_000;
 /** A cache not synchronised for this long starts over (`store_deletions` rows are kept a day, see `pruneDeletions`). */
 const MAX_IDLE_MS = 60 * 60 * 1000;
 
@@ -40,29 +39,17 @@ interface Entry {
   touched: boolean;
   /** Whether a write of its snapshot is scheduled or running. */
   writing?: boolean;
+  /** Grows with every change applied to it (see `peek`). */
+  version: number;
 }
 
-/**
- * The change feed, a SELECT of a snapshot load's ten columns (`AlsoRead`) that is also run alone:
- * the xmin of its statement's snapshot (`X`) and, `since` (an escaped literal) given, every
- * deletion (`D`) and item written (`I`) not visible before it, all in one snapshot. The ORDER BY
- * keeps the planner on the written_xid index when statistics lag a bulk write.
- */
-function changeFeed(schema: string, since: string | undefined): string {
-  const xmin = `SELECT 'X' AS kind, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, NULL::text AS id, NULL::text AS ns_path, NULL::text AS to_path,
-    NULL::text AS tokens, NULL::text AS label, NULL::text AS speaker, NULL::text AS asks, NULL::bytea AS data`;
-  if (since === undefined) return xmin;
-  return `${xmin}
-    UNION ALL SELECT 'D', NULL, item_id::text, from_path, to_path, NULL, NULL, NULL, NULL, NULL FROM ${schema}.store_deletions WHERE xid >= ${since}::xid8
-    UNION ALL (SELECT 'I', NULL, id::text, ns_path, NULL, tokens, label, speaker, asks::text, NULL FROM ${schema}.store_items
-               WHERE written_xid >= ${since}::xid8 ORDER BY written_xid LIMIT ${MAX_DELTA + 1})`;
-}
-
-/** A row of `changeFeed` run alone. */
-type FeedRow = Omit<ChangeRow, "kind" | "asks"> & { kind: "X" | "D" | "I"; asks: string | null };
-
-function changeRowOfFeed(row: FeedRow): ChangeRow {
-  return { ...row, kind: row.kind.toLowerCase() as ChangeRow["kind"], asks: row.asks === null ? null : row.asks === "true" };
+/** A cached index as `PostgresIndexCache.peek` found it, before synchronising. */
+export interface Peeked {
+  index: RecallIndex;
+  key: string;
+  /** The cache's entry, compared by identity. */
+  entry: object;
+  version: number;
 }
 
 /**
@@ -84,7 +71,8 @@ function changeRowOfFeed(row: FeedRow): ChangeRow {
  *   since (`loadIndexSnapshot`), built from the rows only when there is none or it cannot be used
  *   (logged); after a build, or once `snapshotRefreshRows` changes or a removal or rewrite of a
  *   document it holds were applied, the entry's snapshot is written (again) on the pool, after the
- *   search that caused it has its answer: never on a search's path.
+ *   search that caused it has its answer: never on a search's path;
+ * - a warm search may rank first and synchronise in its rows' statement (`peek`, `syncAlong`).
  */
 export class PostgresIndexCache {
   private readonly entries: SizedLru<Entry>;
@@ -126,6 +114,40 @@ export class PostgresIndexCache {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The cached index of [from, to) as it stands, not synchronised: a search may rank on it first and
+   * read the change feed in the statement that reads its hits' rows (`syncAlong`), then ask
+   * `afterSync` whether a change reached it. Undefined when not cached or when the next
+   * synchronisation would start over.
+   */
+  peek(from: string, to: string): Peeked | undefined {
+    const key = `${from}\u0000${to}`;
+    const entry = this.feedsChanges ? this.entries.get(key) : undefined;
+    return entry && { index: entry.index, key, entry, version: entry.version };
+  }
+
+  /**
+   * Synchronises in the statement `read` runs, given the change feed's SELECT (its ten columns):
+   * `read` returns the feed's rows and its own result. Runs in the cache's queue, as `indexOf`.
+   */
+  syncAlong<T>(db: pg.ClientBase, read: (feed: string) => Promise<{ feed: FeedRow[]; result: T }>): Promise<T> {
+    const run = this.queue.then(async () => {
+      const { feed, result } = await read(this.feed(db));
+      this.applyFeed(feed.map(changeRowOfFeed));
+      return result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** After `syncAlong`: whether `peeked`'s index is still the prefix's and no change reached it; its snapshot is written when due. */
+  unchangedSince(peeked: Peeked): boolean {
+    const entry = this.entries.get(peeked.key);
+    if (entry !== peeked.entry) return false;
+    this.persistWhenDue(peeked.key, entry);
+    return entry.version === peeked.version;
   }
 
   clear(): void {
@@ -185,6 +207,7 @@ export class PostgresIndexCache {
           if (!entry.index.has(row.id)) continue;
           entry.index.remove(row.id);
           entry.changed += 1;
+          entry.version += 1;
           entry.touched = true;
         }
         continue;
@@ -201,6 +224,7 @@ export class PostgresIndexCache {
       for (const entry of this.entries.values()) {
         if (path < entry.from || path >= entry.to) continue;
         entry.changed += 1;
+        entry.version += 1;
         if (applyItem(entry.index, row as ChangeRow & { id: string })) entry.touched = true;
       }
     }
@@ -218,7 +242,7 @@ export class PostgresIndexCache {
     if (this.snapshotPool) {
       loaded ??= await loadIndexSnapshot(db, this.schema, from, to, MAX_DELTA);
       if (loaded.index && loaded.index.size <= this.limits.maxItems) {
-        const entry: Entry = { from, to, index: loaded.index, stamp: loaded.stamp, changed: loaded.applied, touched: loaded.touched };
+        const entry: Entry = { from, to, index: loaded.index, stamp: loaded.stamp, changed: loaded.applied, touched: loaded.touched, version: 0 };
         this.entries.set(key, entry);
         this.persistWhenDue(key, entry);
         return loaded.index;
@@ -236,7 +260,7 @@ export class PostgresIndexCache {
       return undefined;
     }
     const index = buildRecallIndex(rows, (row) => ({ id: row.id, group: row.ns_path, order: Number(row.id) }));
-    const entry: Entry = { from, to, index, changed: 0, touched: false };
+    const entry: Entry = { from, to, index, changed: 0, touched: false, version: 0 };
     this.entries.set(key, entry);
     this.persistWhenDue(key, entry);
     return index;
@@ -272,19 +296,4 @@ export class PostgresIndexCache {
       });
     this.writes.add(tracked);
   }
-}
-
-/**
- * Deletes `store_deletions` rows older than a day: every cache has synchronised since, or starts over
- * (`MAX_IDLE_MS`); and, in the same statement, the persisted snapshots stamped at or before the
- * newest of them (what they lack is no longer in the log); then the snapshots of ranges left empty
- * (`pruneIndexSnapshots`). Returns the rows deleted.
- */
-export async function pruneDeletions(db: pg.Pool | pg.ClientBase, schema: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(
-    `WITH gone AS (DELETE FROM ${schema}.store_deletions WHERE at < now() - interval '1 day' RETURNING xid),
-     stale AS (DELETE FROM ${schema}.store_index_snapshots WHERE stamp::text::numeric <= (SELECT max(xid::text::numeric) FROM gone))
-     SELECT count(*) AS n FROM gone`,
-  );
-  return Number(rows[0]?.n ?? 0) + (await pruneIndexSnapshots(db, schema));
 }

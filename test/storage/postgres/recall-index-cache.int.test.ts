@@ -1,3 +1,4 @@
+import pg from "pg";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import { createTempDatabase } from "../../support/postgres.js";
 
@@ -62,4 +63,34 @@ it("keeps its indexes' memory within maxCachedBytes, evicting the least recently
   expect(cacheOf(store).size).toBe(40);
   // The evicted user is indexed again on demand, ranked the same.
   expect(await keys(store, "v1", "note 3 tea")).toContain("m3");
+}, 60_000);
+
+it("reads the change feed and a warm search's rows in one round trip, and ranks again when another store changed the user", async () => {
+  const [a, b] = [open(), open()];
+  await a.batch(Array.from({ length: 8 }, (_, i) => ({ namespace: ns("w1"), key: `k${i}`, value: { role: "user", text: `kayak trip number ${i} on the lake` } })));
+  await a.put(ns("w2"), "x", { role: "user", text: "kayak" });
+  const search = async () => (await b.search(prefix("w1"), { query: "kayak river", limit: 3 })).map((hit) => [hit.key, hit.value.text]);
+  const first = await search();
+  expect(first).toHaveLength(3);
+  await b.indexSnapshotsSettled();
+  const queries = vi.spyOn(pg.Client.prototype, "query");
+  try {
+    expect(await search()).toEqual(first);
+    expect(queries).toHaveBeenCalledTimes(1);
+    // Another user's write changes nothing of w1's ranking: still one round trip.
+    await a.put(ns("w2"), "y", { role: "user", text: "kayak river" });
+    await b.indexSnapshotsSettled();
+    queries.mockClear();
+    expect(await search()).toEqual(first);
+    expect(queries).toHaveBeenCalledTimes(1);
+  } finally {
+    queries.mockRestore();
+  }
+  // A new best hit another store wrote, and one of the page it deleted: the next search ranks again and reads the row it lacks.
+  await a.put(ns("w1", "s2"), "new", { role: "user", text: "kayak down the river, kayak all day" });
+  await a.delete(ns("w1"), String(first[1]?.[0]));
+  const after = await search();
+  expect(after[0]).toEqual(["new", "kayak down the river, kayak all day"]);
+  expect(after.map(([key]) => key)).not.toContain(first[1]?.[0]);
+  expect(after).toHaveLength(3);
 }, 60_000);
