@@ -132,7 +132,9 @@ export function rankHybrid(
   final = spreadAcrossGroups(final, source, o.groupDecay);
   final = demoteRepeats(final, source, [...terms, ...kinds], o.repeatWeight);
   final = demoteNonAnswers(final, source, terms, o.listQuery ? kinds : [], o);
-  const lists: RankedList[] = [{ name: "lexical", results: sorted(final, o.lexicalLimit) }];
+  // Alone, the lexical list is the fused order (reciprocal ranks fall with rank): fusion need see only the first `limit`.
+  const lexicalCut = vector && vector.length > 0 ? o.lexicalLimit : Math.min(o.lexicalLimit, o.limit);
+  const lists: RankedList[] = [{ name: "lexical", results: sorted(final, lexicalCut) }];
   if (vector && vector.length > 0) lists.push({ name: "vector", results: vector, weight: o.vectorWeight });
   const fused = fuseRankings(lists, { k: o.rrfK });
   if (fused.length > o.limit) fused.length = Math.floor(o.limit);

@@ -48,12 +48,14 @@ export function bridgeShortTurns(
   const bridged = new Map<string, readonly string[]>();
   for (const [id, own] of neighbours) {
     const label = labels.get(id);
-    const far = own.flatMap((next) => {
+    // Plain loops: this runs for each of a search's best hits, and most have nothing to bridge.
+    let far: string[] | undefined;
+    for (const next of label === undefined ? [] : own) {
       const between = labels.get(next);
-      if (label === undefined || between === undefined || between === label) return [];
-      return (beyond.get(next) ?? []).filter((other) => other !== id && !own.includes(other) && labels.get(other) === label);
-    });
-    bridged.set(id, far.length > 0 ? [...own, ...far] : own);
+      if (between === undefined || between === label) continue;
+      for (const other of beyond.get(next) ?? []) if (other !== id && !own.includes(other) && labels.get(other) === label) (far ??= []).push(other);
+    }
+    bridged.set(id, far ? [...own, ...far] : own);
   }
   return bridged;
 }

@@ -265,3 +265,17 @@ describe("rankHybrid", () => {
     expect(() => rankHybrid(["x"], sourceOf(docs), undefined, { neighbourWeight: -1 })).toThrow(/neighbourWeight/);
   });
 });
+
+describe("rankHybrid with a page bound (limit)", () => {
+  // Ties included: several documents score alike, so the order among equals must survive the bound too.
+  const many = Object.fromEntries(
+    Array.from({ length: 40 }, (_, i) => [`d${i}`, i % 3 === 0 ? `we hiked the ridge trail ${i % 5 === 0 ? "at dawn" : ""}` : `ok ${i}`]),
+  );
+  const source = sourceOf(many, "g", Object.fromEntries(Object.keys(many).map((id, i) => [id, i % 2 === 0 ? "user" : "assistant"])));
+
+  it.each([1, 3, 7, 20])("gives the first %i hits of the unbounded ranking, with the same scores and explanations", (limit) => {
+    const all = rankHybrid(tokenize("ridge trail at dawn"), source, undefined);
+    expect(all.length).toBeGreaterThan(limit);
+    expect(rankHybrid(tokenize("ridge trail at dawn"), source, undefined, { limit })).toEqual(all.slice(0, limit));
+  });
+});
