@@ -52,11 +52,19 @@ function sideCall(model: BaseChatModel): Runnable<BaseMessage[], AIMessage> {
   return runnable;
 }
 
-/** The classification as an OpenAI-format tool, which every tool-calling chat model of LangChain accepts. */
-const CLASSIFIED_EVENT_TOOL = {
-  type: "function" as const,
-  function: { name: "classified_event", description: "The classification of the user's message.", parameters: toJsonSchema(modelEventSchema) },
-};
+/**
+ * The classification as an OpenAI-format tool, which every tool-calling chat model of LangChain
+ * accepts; its JSON schema made on the first model bound to it, not when the service loads (a
+ * start without a model, or one whose first turns do not ask it, never converts the zod schema).
+ */
+let classifiedEventTool: { type: "function"; function: { name: string; description: string; parameters: ReturnType<typeof toJsonSchema> } } | undefined;
+const CLASSIFIED_EVENT = "classified_event";
+function classificationTool() {
+  return (classifiedEventTool ??= {
+    type: "function",
+    function: { name: CLASSIFIED_EVENT, description: "The classification of the user's message.", parameters: toJsonSchema(modelEventSchema) },
+  });
+}
 
 /**
  * The model bound to the classification tool, which it must call; made once per model (null: the
@@ -71,7 +79,7 @@ function toolCaller(model: BaseChatModel): ToolCaller | null {
   if (known !== undefined) return known;
   let caller: ToolCaller | null = null;
   try {
-    if (typeof model.bindTools === "function") caller = model.bindTools([CLASSIFIED_EVENT_TOOL], { tool_choice: CLASSIFIED_EVENT_TOOL.function.name }).withConfig(SIDE_CALL) as ToolCaller;
+    if (typeof model.bindTools === "function") caller = model.bindTools([classificationTool()], { tool_choice: CLASSIFIED_EVENT }).withConfig(SIDE_CALL) as ToolCaller;
   } catch (error) {
     log.debug("tool_calling_unavailable", { error: messageOf(error) });
   }
