@@ -28,6 +28,18 @@ export function asksForList(query: string): boolean {
   return ASKS_FOR_LIST.test(query);
 }
 
+const ASKS_FOR_AGGREGATE = /\b(?:total|combined|altogether)(?!\w)|\bthe\s+order\s+of(?!\w)/i;
+
+/**
+ * Whether `query` asks for something made of several answers without naming a list: a sum ("What
+ * is the total cost of …", "How much did I raise in total?", "… combined?") or an order ("What is
+ * the order of the museums I visited …?"). Its parts lie in several turns, often in several
+ * sessions, as a list's do (`HybridOptions.aggregateQuery`). English phrasing only. Pure.
+ */
+export function asksForAggregate(query: string): boolean {
+  return ASKS_FOR_AGGREGATE.test(query);
+}
+
 // "Where has Melanie camped?", "Where did Caroline move from?": "where" opening a question, before its verb.
 const ASKS_WHERE = /(?:^|[.?!]\s+)where\s+(?:has|have|had|does|do|did|is|was|were|are|will|would|can|could)(?!\w)/i;
 

@@ -11,7 +11,8 @@ import { fuseGraphCandidates } from "./entities/graph-fusion.js";
 import type { GraphWalkOptions } from "./limits.js";
 import type { MemoryScope } from "./scope.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
-import { asksForList, asksWhere, roleWeightsFor } from "./query-subject.js";
+import { asksForAggregate, asksForList, asksWhere, roleWeightsFor } from "./query-subject.js";
+import { relativeTimeTerms } from "./query-time.js";
 import { listAll, supportsOf } from "./store-io.js";
 import { isRecallable } from "./transcript.js";
 
@@ -72,8 +73,10 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
   const labelWeights = roleWeightsFor(search.query);
   const list = asksForList(search.query);
+  const aggregate = !list && asksForAggregate(search.query);
   const where = asksWhere(search.query);
   const kinds = (list || where) && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query, where) : [];
+  const timeTerms = relativeTimeTerms(search.query);
   const options: WeightedSearchOptions = {
     query: search.query,
     limit: wanted,
@@ -81,7 +84,9 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     textChars: search.textChars,
     ...(labelWeights ? { labelWeights } : {}),
     ...(list ? { asksForList: true } : {}),
+    ...(aggregate ? { asksForAggregate: true } : {}),
     ...(kinds.length > 0 ? { categoryTerms: kinds, categoryWeight: search.categoryWeight } : {}),
+    ...(timeTerms.length > 0 ? { timeTerms } : {}),
   };
   const [ranked, reached] = await Promise.all([
     supportsOf(store).rankedSearch

@@ -104,6 +104,8 @@ function longMemEvalShaped(): RecallFixture {
     2: "I just renewed my passport, it expires in 2034 now.",
     5: "My daughter's violin recital is on the twelfth, she is playing a Vivaldi piece.",
     8: "I switched my morning run to the park loop because the river path floods.",
+    // Shares the time of a question ("last week") and nothing it asks about.
+    9: "I moved my desk to the window last week, the light is better there.",
   };
   const sessions: ImportSession[] = [];
   for (let s = 0; s < 10; s++) {
@@ -126,6 +128,9 @@ function longMemEvalShaped(): RecallFixture {
       "Can you recommend a recipe for soup?",
       "What did I say about the river?",
       "How many times did I run in the park?",
+      // Relative time ("last week": `relativeTimeTerms`) and an order of several things (`asksForAggregate`).
+      "Where did I switch my morning run to last week?",
+      "What is the order of the things I renewed and switched, from earliest to latest?",
     ],
   };
 }

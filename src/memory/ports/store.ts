@@ -35,9 +35,13 @@ export interface RecallSearchOptions {
   labelWeights?: LabelWeights;
   /** The query asks for a list (`asksForList`): ranked with `HybridOptions.listQuery`. */
   asksForList?: boolean;
+  /** The query asks for a sum or an order of several things (`asksForAggregate`): ranked with `HybridOptions.aggregateQuery`. */
+  asksForAggregate?: boolean;
   /** Terms of the kinds of thing a list or "Where …?" question asks for (`categoryTermsOf`), ranked at `categoryWeight` (`HybridOptions.categoryTerms`). */
   categoryTerms?: readonly string[];
   categoryWeight?: number;
+  /** Terms of the query's phrases of relative time (`relativeTimeTerms`), ranked apart (`HybridOptions.timeTerms`). */
+  timeTerms?: readonly string[];
   withNeighbours?: boolean;
   textChars?: number;
 }

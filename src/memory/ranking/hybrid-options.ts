@@ -73,6 +73,14 @@ export interface HybridOptions {
    * and `speakerWeight`. Default false.
    */
   listQuery?: boolean;
+  /**
+   * The query asks for a sum or an order of several things (see `asksForAggregate`: "What is the
+   * total cost of …", "What is the order of the museums I visited …"): with `aggregateAsList` it
+   * is ranked as a list query (`listQuery`'s weights). Default false.
+   */
+  aggregateQuery?: boolean;
+  /** Whether an `aggregateQuery` is ranked as a list query; false ranks it as any other. Default true. */
+  aggregateAsList?: boolean;
   /** `neighbourWeight` of a list query; default 0.3 (chosen on LoCoMo and LongMemEval development sets together). */
   listNeighbourWeight?: number;
   /** `speakerWeight` of a list query; default 0.5 (chosen on LoCoMo). */
@@ -84,6 +92,18 @@ export interface HybridOptions {
    * Default none.
    */
   categoryTerms?: readonly string[];
+  /**
+   * Query terms that name a time relative to the moment of asking ("last", "month", "ago" of "in
+   * the last four months": `relativeTimeTerms`), scored apart from the query's other terms at
+   * `timeTermWeight`. Default none.
+   */
+  timeTerms?: readonly string[];
+  /**
+   * Weight of `timeTerms`' BM25 score against the rest of the query's (0..1): they place the answer
+   * in time, and the message that answers says it in words of its own moment ("today"). 1 scores
+   * them as any query term (off); a query of time terms alone is scored as it is. Default 0.
+   */
+  timeTermWeight?: number;
   /** Weight of `categoryTerms`' BM25 score against the query's; 0 turns them off. Default 0.5 (chosen on LoCoMo and LongMemEval development sets together). */
   categoryWeight?: number;
   /** A list query adds this share of its best score to its named speaker's first-person events (`favourEvents`); 0 is off. Default 0.3 (chosen on LoCoMo). */
@@ -147,10 +167,14 @@ export const HYBRID_DEFAULTS: Required<Omit<HybridOptions, "lengthNorm">> & Pick
   speakerWeight: 0.7,
   groupDecay: 1,
   listQuery: false,
+  aggregateQuery: false,
+  aggregateAsList: true,
   listNeighbourWeight: 0.3,
   listSpeakerWeight: 0.5,
   categoryTerms: [],
   categoryWeight: 0.5,
+  timeTerms: [],
+  timeTermWeight: 0,
   eventWeight: 0.3,
   repeatWeight: 1,
   listRepeatWeight: 0.8,
@@ -180,7 +204,7 @@ export function checkHybridOptions(options: typeof HYBRID_DEFAULTS): void {
       throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: the weight of label "${label}" must lie in 0..1`, { kind: "user", field: "labelWeights" });
     }
   }
-  for (const name of ["groupDecay", "repeatWeight", "listRepeatWeight", "askWeight", "listAskWeight", "shortWeight", "kindlessWeight"] as const) {
+  for (const name of ["groupDecay", "timeTermWeight", "repeatWeight", "listRepeatWeight", "askWeight", "listAskWeight", "shortWeight", "kindlessWeight"] as const) {
     if (!(options[name] <= 1)) throw new MemoryGraphError("INVALID_INPUT", `rankHybrid: ${name} must lie in 0..1`, { kind: "user", field: name });
   }
   if (!(options.speakerWeight <= 1) || !(options.listSpeakerWeight <= 1)) {

@@ -43,6 +43,19 @@ export function expansionTerms(
 }
 
 
+/**
+ * The query's distinct terms split in two: those scored as its topic, and those of `timeTerms`
+ * (see `HybridOptions.timeTerms`) scored apart at their weight. Every term stays with the topic
+ * when the weight is 1 or when only time terms would be left. Pure.
+ */
+export function splitTimeTerms(queryTerms: readonly string[], timeTerms: readonly string[], weight: number): { terms: string[]; timed: string[] } {
+  const all = [...new Set(queryTerms)];
+  if (weight === 1 || timeTerms.length === 0) return { terms: all, timed: [] };
+  const isTime = new Set(timeTerms);
+  const terms = all.filter((term) => !isTime.has(term));
+  return terms.length === 0 ? { terms: all, timed: [] } : { terms, timed: all.filter((term) => isTime.has(term)) };
+}
+
 /** Scales the scores of labelled documents by their label's weight, in place; the identity without weights or labels. */
 function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, number>>): (scores: Map<string, number>) => Map<string, number> {
   if (!source.labelsOf || Object.keys(weights).length === 0) return (scores) => scores;
@@ -85,8 +98,8 @@ export function rankHybrid(
   const given = { ...HYBRID_DEFAULTS, ...options };
   checkHybridOptions(given);
   const list = { neighbourWeight: given.listNeighbourWeight, speakerWeight: given.listSpeakerWeight, repeatWeight: given.listRepeatWeight, askWeight: given.listAskWeight };
-  const o = given.listQuery ? { ...given, ...list } : given;
-  const terms = [...new Set(queryTerms)];
+  const o = given.listQuery || (given.aggregateQuery && given.aggregateAsList) ? { ...given, ...list, listQuery: true } : given;
+  const { terms, timed } = splitTimeTerms(queryTerms, o.timeTerms, o.timeTermWeight);
   const weigh = labelWeigher(source, o.labelWeights);
   let lexical = terms.length > 0 ? weigh(source.score(terms, o.lexicalLimit, o.lengthNorm)) : new Map<string, number>();
   // A question about a person is answered by what they tell at length, not by the short replies around it.
@@ -97,14 +110,15 @@ export function rankHybrid(
   const share = source.documentShare?.bind(source);
   const rare = (term: string): boolean => term !== EVENT_MARKER && (!share || share(term) <= o.feedbackMaxShare);
   const expand = (extra: readonly string[], weight: number): void => {
-    if (extra.length > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
+    if (extra.length > 0 && weight > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
   };
+  expand(timed, o.timeTermWeight);
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
     const top = bestIds(lexical, o.feedbackDocs);
     const termsOf = source.termsOf(top);
-    expand(expansionTerms(terms, top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, rare), o.feedbackWeight);
+    expand(expansionTerms([...terms, ...timed], top.map((id) => termsOf.get(id) ?? []), o.feedbackTerms, rare), o.feedbackWeight);
   }
-  const inQuery = new Set(terms);
+  const inQuery = new Set([...terms, ...timed]);
   const kinds = o.categoryWeight > 0 ? o.categoryTerms.filter((term) => !inQuery.has(term) && rare(term)) : [];
   expand(kinds, o.categoryWeight);
   if (o.listQuery) favourEvents(lexical, source, terms, o.eventWeight);

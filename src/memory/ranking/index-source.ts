@@ -65,18 +65,20 @@ export function columnsOfTraits(traits: DocTraits): TraitColumns {
   return { label: traits.label ?? null, speaker: traits.speaker ?? null, asks: traits.asks === true };
 }
 
-/** What a ranked search asks beside the store's own tuning: label weights, a list query, its category's kinds and neighbour-only hits (see `RecallSearchOptions`). */
+/** What a ranked search asks beside the store's own tuning: label weights, a list or aggregate query, its category's kinds, its relative time's terms and neighbour-only hits (see `RecallSearchOptions`). */
 export function hybridOptionsOf(
   tuning: HybridOptions | undefined,
-  op: { labelWeights?: Readonly<Record<string, number>>; asksForList?: boolean; categoryTerms?: readonly string[]; categoryWeight?: number; withNeighbours?: boolean },
+  op: { labelWeights?: Readonly<Record<string, number>>; asksForList?: boolean; asksForAggregate?: boolean; categoryTerms?: readonly string[]; categoryWeight?: number; timeTerms?: readonly string[]; withNeighbours?: boolean },
 ): HybridOptions {
-  const { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours } = op;
+  const { labelWeights, asksForList, asksForAggregate, categoryTerms, categoryWeight, timeTerms, withNeighbours } = op;
   return {
     ...tuning,
     ...(labelWeights ? { labelWeights } : {}),
     ...(asksForList ? { listQuery: true } : {}),
+    ...(asksForAggregate ? { aggregateQuery: true } : {}),
     ...(categoryTerms && categoryTerms.length > 0 ? { categoryTerms } : {}),
     ...(categoryWeight !== undefined ? { categoryWeight } : {}),
+    ...(timeTerms && timeTerms.length > 0 ? { timeTerms } : {}),
     ...(withNeighbours !== undefined ? { includeContextOnly: withNeighbours } : {}),
   };
 }

@@ -49,13 +49,13 @@ export abstract class TenantStore extends BaseStore {
   }
 
   /**
-   * As `BaseStore.search`; recall's options (`labelWeights`, `asksForList`, `categoryTerms`,
-   * `categoryWeight`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`).
+   * As `BaseStore.search`; recall's options (`labelWeights`, `asksForList`, `asksForAggregate`, `categoryTerms`,
+   * `categoryWeight`, `timeTerms`, `withNeighbours`, `textChars`) reach the search operation (see `RecallSearchOptions`).
    */
   override async search(namespacePrefix: string[], options?: WeightedSearchOptions & { refreshTtl?: boolean }): Promise<SearchItem[]> {
     assertTenantNamespace(namespacePrefix, { field: "namespacePrefix" });
-    const { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours, textChars, refreshTtl } = options ?? {};
-    const recall = { labelWeights, asksForList, categoryTerms, categoryWeight, withNeighbours, textChars, refreshTtl };
+    const { labelWeights, asksForList, asksForAggregate, categoryTerms, categoryWeight, timeTerms, withNeighbours, textChars, refreshTtl } = options ?? {};
+    const recall = { labelWeights, asksForList, asksForAggregate, categoryTerms, categoryWeight, timeTerms, withNeighbours, textChars, refreshTtl };
     if (Object.values(recall).every((value) => value === undefined)) return super.search(namespacePrefix, options);
     const { filter, limit = 10, offset = 0, query } = options ?? {};
     return (await this.batch([{ namespacePrefix, filter, limit, offset, query, ...recall }]))[0] ?? [];
