@@ -7,7 +7,7 @@ export const MAX_DELTA = 20_000;
 /**
  * The change feed, a SELECT of a snapshot load's ten columns (`AlsoRead`) that is also run alone:
  * the xmin of its statement's snapshot (`X`) and, `since` (an escaped literal) given, every
- * deletion (`D`) and item written (`I`) not visible before it, all in one snapshot. The ORDER BY
+ * deletion (`D`) and item written (`I`, its `seq` in `xmin`: see `inWriteOrder`) not visible before it, all in one snapshot. The ORDER BY
  * keeps the planner on the written_xid index when statistics lag a bulk write.
  */
 export function changeFeed(schema: string, since: string | undefined): string {
@@ -16,7 +16,7 @@ export function changeFeed(schema: string, since: string | undefined): string {
   if (since === undefined) return xmin;
   return `${xmin}
     UNION ALL SELECT 'D', NULL, item_id::text, from_path, to_path, NULL, NULL, NULL, NULL, NULL FROM ${schema}.store_deletions WHERE xid >= ${since}::xid8
-    UNION ALL (SELECT 'I', NULL, id::text, ns_path, NULL, tokens, label, speaker, asks::text, NULL FROM ${schema}.store_items
+    UNION ALL (SELECT 'I', seq::text, id::text, ns_path, NULL, tokens, label, speaker, asks::text, NULL FROM ${schema}.store_items
                WHERE written_xid >= ${since}::xid8 ORDER BY written_xid LIMIT ${MAX_DELTA + 1})`;
 }
 

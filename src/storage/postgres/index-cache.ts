@@ -3,7 +3,7 @@ import { log } from "../../logger.js";
 import { buildRecallIndex, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { encodeIndexState, snapshotRefreshRows } from "../../memory/ranking/index-snapshot.js";
 import type { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { applyItem, loadIndexSnapshot, writeIndexSnapshot, type AlsoRead, type ChangeRow, type SnapshotLoad } from "./index-snapshots.js";
+import { applyItem, inWriteOrder, loadIndexSnapshot, writeIndexSnapshot, type AlsoRead, type ChangeRow, type SnapshotLoad } from "./index-snapshots.js";
 import { changeFeed, changeRowOfFeed, MAX_DELTA, type FeedRow } from "./change-feed.js";
 import { DEFAULT_RECALL_CACHE_BYTES, SizedLru } from "../shared/sized-lru.js";
 
@@ -195,7 +195,7 @@ export class PostgresIndexCache {
   }
 
   private apply(rows: readonly ChangeRow[]): void {
-    const items = rows.filter((row) => row.kind === "i");
+    const items = inWriteOrder(rows.filter((row) => row.kind === "i"));
     if (items.length > MAX_DELTA) {
       this.clear();
       return;

@@ -26,6 +26,7 @@ export type SnapshotLoad =
 /** A row of the change feed (`x`: the statement's snapshot's xmin; `d`: a deletion; `i`: an item written), or of a load's changes since its stamp. */
 export interface ChangeRow extends TraitColumns {
   kind: "x" | "d" | "i";
+  /** `x`: the xmin; `i`: the item's `seq` (its write's place, see `inWriteOrder`). */
   xmin: string | null;
   id: string | null;
   ns_path: string | null;
@@ -63,7 +64,7 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
      SELECT 's', stamp::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, data FROM snap
      UNION ALL (SELECT 'd', NULL, d.item_id::text, d.from_path, d.to_path, NULL, NULL, NULL, NULL, NULL FROM ${s}.store_deletions d, snap
                 WHERE d.xid >= snap.stamp LIMIT ${limit})
-     UNION ALL (SELECT 'i', NULL, i.id::text, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks::text, NULL FROM ${s}.store_items i, snap
+     UNION ALL (SELECT 'i', i.seq::text, i.id::text, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks::text, NULL FROM ${s}.store_items i, snap
                 WHERE i.ns_path >= ${lower} AND i.ns_path < ${upper} AND i.written_xid >= snap.stamp LIMIT ${limit})
      ${also ? `UNION ALL ${also.select}` : ""}`,
   );
@@ -88,8 +89,18 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
     index.remove(row.id);
     touched = true;
   }
-  for (const row of items) touched = applyItem(index, row as ChangeRow & { id: string }) || touched;
+  for (const row of inWriteOrder(items)) touched = applyItem(index, row as ChangeRow & { id: string }) || touched;
   return { index, stamp, applied: deletions.length + items.length, touched };
+}
+
+/**
+ * Written items in the order they were written (`seq`, carried in `xmin`), as SQLite's cache
+ * applies them: a statement returns one transaction's items in heap order, which pruning and
+ * vacuum can make differ, and the order items are added in decides how tied scores are ordered.
+ */
+export function inWriteOrder<R extends { xmin: string | null }>(items: R[]): R[] {
+  const seq = (row: R): string => row.xmin ?? "";
+  return items.sort((a, b) => seq(a).length - seq(b).length || (seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));
 }
 
 /**
