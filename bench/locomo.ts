@@ -28,6 +28,8 @@ let tuning: HybridOptions | undefined;
 let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
 /** `--categories <weight>`: a list question also ranks the kinds of what it asks for at this weight (`limits.recall.categoryWeight`, default 0.5; 0 is off). */
 let categoryWeight = DEFAULT_LIMITS.recall.categoryWeight;
+/** `--time-window <weight>`: `limits.recall.timeWindowWeight` (0 is off). LoCoMo gives no time of asking: questions are asked now, after every conversation. */
+let timeWindowWeight = DEFAULT_LIMITS.recall.timeWindowWeight;
 
 interface Measured {
   results: QuestionResult[];
@@ -45,7 +47,7 @@ async function runConversation(conv: LocomoConversation, stores: BenchStores, ou
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(conv.sampleId, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight } } });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight, timeWindowWeight } } });
   const user = { tenantId: "bench", userId: conv.sampleId };
   try {
     for (const session of locomoSessions(conv)) {
@@ -88,13 +90,14 @@ async function main(): Promise<void> {
       hybrid: { type: "string" },
       graph: { type: "string" },
       categories: { type: "string" },
+      "time-window": { type: "string" },
       ...BACKEND_OPTIONS,
     },
     strict: true,
   });
   if (!values.data) {
     process.stderr.write(
-      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--backend sqlite|postgres] [--database-url <url>]\n",
+      "usage: bench:locomo -- --data <locomo.json> [--json <out.json>] [--embeddings none|local] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--time-window <weight>] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
@@ -102,6 +105,7 @@ async function main(): Promise<void> {
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
   if (values.categories !== undefined) categoryWeight = Number(values.categories);
+  if (values["time-window"] !== undefined) timeWindowWeight = Number(values["time-window"]);
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { results: [], bm25: [], ids: [], ingestMs: [], queryMs: [], contextTokens: [], inContext: [] };
   try {

@@ -1,6 +1,6 @@
 /**
  * LongMemEval retrieval benchmark:
- * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--warm N] [--embeddings none|local]`.
+ * `npm run bench:longmemeval -- --data <file[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--time-window <weight>] [--every N] [--warm N] [--embeddings none|local]`.
  * For each question, a fresh memory (`--backend sqlite`, the default: a temp file; `postgres`: a
  * fresh schema in the database of `--database-url`, else DATABASE_URL) holds only that question's haystack, filled
  * through the public API only: `memory.importSessions`, one call per session (each turn with its
@@ -33,6 +33,8 @@ let tuning: HybridOptions | undefined;
 let graphWalk: GraphWalkOptions = DEFAULT_LIMITS.recall.graph;
 /** `--categories <weight>`: a list question also ranks the kinds of what it asks for at this weight (`limits.recall.categoryWeight`, default 0.5; 0 is off). */
 let categoryWeight = DEFAULT_LIMITS.recall.categoryWeight;
+/** `--time-window <weight>`: hits written inside the window of time a question names, placed against its `askedAt`, gain this weight (`limits.recall.timeWindowWeight`; 0 is off). */
+let timeWindowWeight = DEFAULT_LIMITS.recall.timeWindowWeight;
 const METRICS = ["turn_ndcg@10", "turn_recall@10", "turn_recall_all@10", "turn_recall_all@5"];
 
 interface Measured {
@@ -53,7 +55,7 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
   const embeddings = vectors ? new HashedNgramEmbeddings() : undefined;
   const opened = await stores.open(q.id, { embeddings, hybrid: tuning });
   const store = opened.store;
-  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight } } });
+  const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: embeddings ?? null, chatModel: null, logger: false, limits: { recall: { graph: graphWalk, categoryWeight, timeWindowWeight } } });
   const user = { tenantId: "bench", userId: q.id };
   const plain = new PlainBm25();
   try {
@@ -62,11 +64,11 @@ async function runQuestion(q: LmeQuestion, stores: BenchStores, out: Measured, v
     out.ingestMs.push(performance.now() - started);
     for (const turn of q.turns) plain.add(turn.id, `${turn.role}: ${turn.text}`);
     const asked = performance.now();
-    const { hits } = await memory.search({ ...user, query: q.question, limit: TOP });
+    const { hits } = await memory.search({ ...user, query: q.question, limit: TOP, asOf: q.askedAt });
     out.queryMs.push(performance.now() - asked);
     for (let i = 0; i < warm; i++) {
       const again = performance.now();
-      await memory.search({ ...user, query: q.question, limit: TOP });
+      await memory.search({ ...user, query: q.question, limit: TOP, asOf: q.askedAt });
       out.warmMs.push(performance.now() - again);
     }
     const evidence = new Set(q.turns.filter((t) => t.evidence).map((t) => t.id));
@@ -126,6 +128,7 @@ async function main(): Promise<void> {
       hybrid: { type: "string" },
       graph: { type: "string" },
       categories: { type: "string" },
+      "time-window": { type: "string" },
       every: { type: "string", default: "1" },
       warm: { type: "string", default: "0" },
       embeddings: { type: "string", default: "none" },
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
   const warm = Number(values.warm);
   if (!values.data || !Number.isInteger(every) || every < 1 || !Number.isInteger(warm) || warm < 0 || !["local", "none"].includes(values.embeddings)) {
     process.stderr.write(
-      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--every N] [--warm N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
+      "usage: bench:longmemeval -- --data <longmemeval.json[.gz]> [--json <out>] [--per-question <out>] [--baseline <per-question>] [--hybrid <json>] [--graph <json>] [--categories <weight>] [--time-window <weight>] [--every N] [--warm N] [--embeddings none|local] [--backend sqlite|postgres] [--database-url <url>]\n",
     );
     process.exit(2);
   }
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
   if (values.hybrid) tuning = JSON.parse(values.hybrid) as HybridOptions;
   if (values.graph) graphWalk = { ...graphWalk, ...(JSON.parse(values.graph) as Partial<GraphWalkOptions>) };
   if (values.categories !== undefined) categoryWeight = Number(values.categories);
+  if (values["time-window"] !== undefined) timeWindowWeight = Number(values["time-window"]);
   const stores = benchStores(values.backend, values["database-url"]);
   const measured: Measured = { ours: {}, bm25: {}, types: new Map(), ingestMs: [], queryMs: [], warmMs: [], contextTokens: [], inContext: [], newestFirst: [] };
   try {

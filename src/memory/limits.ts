@@ -28,6 +28,12 @@ export interface RecallLimits {
    * Default 0.5 (LoCoMo and LongMemEval development sets, docs/recall.md).
    */
   categoryWeight: number;
+  /**
+   * Weight (0..1 of the best score) added to the hits written inside the window of time a
+   * first-person question names ("10 days ago", "in the past three months"), placed against the
+   * moment it is asked (memory/query-window.ts); 0 turns it off.
+   */
+  timeWindowWeight: number;
 }
 
 /** How recall walks the entity graph; each part can be turned off for ablations. */
@@ -101,6 +107,7 @@ export const DEFAULT_LIMITS: MemoryLimits = {
     vectorWaitMs: 25,
     graph: { walk: false, hops: 1, mentions: true, maxNodes: 16, candidates: 50, weight: 0.1, factKeys: false },
     categoryWeight: 0.5,
+    timeWindowWeight: 0.3,
   },
   context: {
     history: { items: 10, chars: 200 },

@@ -14,7 +14,7 @@ import { tokenize } from "./ranking/tokenize.js";
 
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)(?!\w)/i;
 
-const COUNT = String.raw`(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|(?:a\s+)?couple\s+of)`;
+export const COUNT = String.raw`(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|(?:a\s+)?couple\s+of)`;
 const UNIT = String.raw`(?:days?|nights?|weeks?|weekends?|months?|years?|mornings?|evenings?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)`;
 const ENDS = String.raw`(?:earliest|latest|first|last|oldest|newest|most\s+recent)`;
 
@@ -40,8 +40,12 @@ const RELATIVE_TIME = new RegExp(
  * among them (a message is also indexed by its date in words, which they match). Pure.
  */
 export function relativeTimeTerms(query: string): string[] {
+  return [...new Set(relativeTimePhrases(query).flatMap((phrase) => tokenize(phrase)))];
+}
+
+/** The phrases of `query` that name a time relative to the moment of asking (as written), when `query` is in the first person; [] otherwise. Pure. */
+export function relativeTimePhrases(query: string): string[] {
   const text = query.replace(/[\u2019\u02bc]/g, "'");
   if (!FIRST_PERSON.test(text)) return [];
-  const phrases = text.match(RELATIVE_TIME);
-  return phrases ? [...new Set(phrases.flatMap((phrase) => tokenize(phrase)))] : [];
+  return text.match(RELATIVE_TIME) ?? [];
 }

@@ -103,6 +103,8 @@ export async function recallContext(store: BaseStore, request: RecallRequest): P
     embeddings: request.embeddings,
     graph: { user: { tenantId: scope.tenantId, userId: scope.userId }, ...(thin || sessionId === undefined ? {} : { sessionId }), options: limits.graph },
     categoryWeight: limits.categoryWeight,
+    timeWindowWeight: limits.timeWindowWeight,
+    ...(request.now ? { asOf: request.now } : {}),
   };
   const read = <T>(part: RecallPart, work: () => Promise<T[]>): Promise<T[]> => (wants(part) ? work() : Promise.resolve([]));
   // Every version of every fact: the current ones are shown, the earlier ones correct what else is recalled.

@@ -28,6 +28,8 @@ const searchRequestSchema = z
     limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10),
     sessionId: idSchema("sessionId").optional(),
     withContext: z.boolean().default(false),
+    /** The moment the query is asked, against which "10 days ago" is placed (default: now). */
+    asOf: z.union([z.date().refine((date) => !Number.isNaN(date.getTime()), { message: "must be a valid date" }), z.iso.datetime({ offset: true })]).optional(),
   })
   .strict();
 
@@ -72,6 +74,7 @@ export async function searchMemory(
   const session = request.sessionId;
   const prefix = session === undefined ? namespaces.sessions(user) : namespaces.transcript({ ...user, sessionId: session });
   const recall = deps.limits.recall;
+  const asOf = request.asOf === undefined ? undefined : new Date(request.asOf);
   const similar = await searchSimilar(store, prefix, {
     query: request.query,
     limit: request.limit,
@@ -81,6 +84,8 @@ export async function searchMemory(
     embeddings: deps.embeddings,
     graph: { user, ...(session === undefined ? {} : { sessionId: session }), options: recall.graph },
     categoryWeight: recall.categoryWeight,
+    timeWindowWeight: recall.timeWindowWeight,
+    ...(asOf ? { asOf } : {}),
   });
   const hits = similar.map(
     (hit): MemoryHit => ({

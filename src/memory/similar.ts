@@ -13,6 +13,7 @@ import type { MemoryScope } from "./scope.js";
 import type { RankedItem, Ranking, VectorSearchOperation, WeightedSearch, WeightedSearchOptions } from "./ports/store.js";
 import { asksForAggregate, asksForList, asksWhere, roleWeightsFor } from "./query-subject.js";
 import { relativeTimeTerms } from "./query-time.js";
+import { favourTimeWindow, timeWindowOf, type TimeWindow } from "./query-window.js";
 import { listAll, supportsOf } from "./store-io.js";
 import { isRecallable } from "./transcript.js";
 
@@ -57,7 +58,17 @@ export interface SimilarSearch {
    * table is not loaded).
    */
   categoryWeight?: number;
+  /**
+   * The moment the query is asked (default: now) and the weight (0..1 of the best score) added to
+   * the hits written inside the window of time it names ("10 days ago": `timeWindowOf`); 0 or left
+   * out, no window is read. With a window, the store's list is read `TIME_WINDOW_DEPTH` deep.
+   */
+  asOf?: Date;
+  timeWindowWeight?: number;
 }
+
+/** How deep a list the time window reorders. */
+export const TIME_WINDOW_DEPTH = 50;
 
 /**
  * Finds stored messages under `prefix` similar to the query. A store that ranks queries itself
@@ -70,7 +81,8 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   if (!search.query.trim()) return [];
   const graph = search.graph?.options.walk ? search.graph : undefined;
   // The walk reorders the store's list: it needs a list deep enough to reorder.
-  const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0);
+  const window = (search.timeWindowWeight ?? 0) > 0 ? timeWindowOf(search.query, search.asOf ?? new Date()) : undefined;
+  const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0, window ? TIME_WINDOW_DEPTH : 0);
   const labelWeights = roleWeightsFor(search.query);
   const list = asksForList(search.query);
   const aggregate = !list && asksForAggregate(search.query);
@@ -95,7 +107,8 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     graph ? walkEntityGraph(store, graph.user, search.query, graph.options) : Promise.resolve([]),
   ]);
   const inScope = graph?.sessionId === undefined ? reached : reached.filter((c) => c.sessionId === graph.sessionId);
-  const hits = graph && inScope.length > 0 ? await fuseGraphCandidates(store, graph.user, ranked, inScope, graph.options.weight) : ranked;
+  const fused = graph && inScope.length > 0 ? await fuseGraphCandidates(store, graph.user, ranked, inScope, graph.options.weight) : ranked;
+  const hits = window ? inTimeWindowFirst(fused, window, search.timeWindowWeight ?? 0) : fused;
   return hits
     .filter((item) => !search.excludeIds.has(item.key) && isRecallable(item.value))
     .slice(0, search.limit)
@@ -167,6 +180,12 @@ async function rankHere(candidates: Item[], search: SimilarSearch, hybrid: Hybri
     if (!item) return [];
     return [{ ...item, score: hit.score, ranking: rankingOf(hit, lexicalMax) }];
   });
+}
+
+/** `favourTimeWindow` over ranked items (by their record's `createdAt`), each one's `ranking.fused` its new score. */
+function inTimeWindowFirst(items: readonly RankedItem[], window: TimeWindow, weight: number): RankedItem[] {
+  const favoured = favourTimeWindow(items, window, weight, (item) => createdOf(item));
+  return favoured.map((item) => ({ ...item, ranking: { ...(item.ranking ?? {}), fused: item.score ?? 0 } }));
 }
 
 function toSimilar(item: RankedItem): SimilarMessage {
