@@ -1958,6 +1958,8 @@ export interface operations {
                 session_id?: string;
                 /** @description `true`: also return the memory block a turn with this message would give the model. */
                 memory_context?: "true" | "false";
+                /** @description When the question is asked (ISO 8601 with an offset; default now): a relative time in it ("10 days ago", "last Saturday") is placed against this moment. */
+                as_of?: string;
             };
             header?: never;
             path: {

@@ -40,6 +40,7 @@ export const searchMemory = defineRoute({
       query: query.q,
       ...(query.limit === undefined ? {} : { limit: Number(query.limit) }),
       ...(query.session_id === undefined ? {} : { sessionId: query.session_id }),
+      ...(query.as_of === undefined ? {} : { asOf: query.as_of }),
       withContext: query.memory_context === "true",
     });
     return c.json(searchResponseSchema.parse({ user_id: userId, query: query.q, ...(snakeKeys(result) as object) }), 200);

@@ -32,6 +32,10 @@ export const searchQuerySchema = z
       .meta({ description: `How many messages to return, 1–${MAX_SEARCH_LIMIT} (default 10).` }),
     session_id: idSchema("session_id", "Search this session only (default: every session of the user).").optional(),
     memory_context: flag.optional().meta({ description: "`true`: also return the memory block a turn with this message would give the model." }),
+    as_of: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: "When the question is asked (ISO 8601 with an offset; default now): a relative time in it (\"10 days ago\", \"last Saturday\") is placed against this moment." }),
   })
   .strict();
 

@@ -75,6 +75,24 @@ describe("memory search, import and export over HTTP", () => {
     expect(((await (await server.call("GET", "/v1/users/u1/export", { key: KEY_B })).json()) as { sessions: unknown[] }).sessions).toEqual([]);
   });
 
+  it("places a question's relative time against as_of, and refuses an as_of that is not a time", async () => {
+    const orders = [
+      { session_id: "march", started_at: "2023-03-01T10:00:00Z", messages: [{ id: "o1", role: "user", text: "I ordered new running shoes" }] },
+      { session_id: "may", started_at: "2023-05-20T10:00:00Z", messages: [{ id: "o2", role: "user", text: "I ordered a new blender" }] },
+    ];
+    expect((await server.call("POST", "/v1/users/u7/sessions/import", { body: orders })).status).toBe(200);
+    const first = async (asOf: string) => {
+      const res = await server.call("GET", `/v1/users/u7/memory/search?q=${encodeURIComponent("What did I order 10 days ago?")}&as_of=${encodeURIComponent(asOf)}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { hits: { id: string }[] }).hits[0]?.id;
+    };
+    expect(await first("2023-05-30T12:00:00Z")).toBe("o2");
+    expect(await first("2023-03-11T12:00:00+02:00")).toBe("o1");
+    const bad = await server.call("GET", "/v1/users/u7/memory/search?q=order&as_of=yesterday");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toBe("as_of");
+  });
+
   it.each([
     { body: [sessions[0], { ...sessions[1], messages: [{ id: "w2", role: "user", text: "hi", created_at: "yesterday" }] }], code: "INVALID_INPUT", field: "1.messages.0.created_at" },
     { body: [{ ...sessions[1], title: "x" }], code: "UNKNOWN_FIELD", field: "0.title" },
