@@ -41,9 +41,11 @@ const BEFORE: Record<string, { files: number; dependencies: number }> = {
  * deferred-vectors file and what it reads; 16 since recall weighs what seldom answers a question
  * about a person less (issue 33): the ranking's answer-order file, and its options in a file of
  * their own (hybrid.ts would have passed 300 lines); 17 since recall snapshots are read lazily
- * (issue 34): the varint reader and writer the snapshot's bytes are read with when first needed.
+ * (issue 34): the varint reader and writer the snapshot's bytes are read with when first needed; 18
+ * since a warm Postgres search reads the change feed with the page's rows in one statement (issue
+ * 33): the feed in a file of its own (index-cache.ts would have passed 300 lines).
  */
-const OWN_FILES_SLACK = 17;
+const OWN_FILES_SLACK = 18;
 /** Node versions count a package's files a little differently (Node 26 sees two more of pg's than Node 20). */
 const NODE_VERSION_SLACK = 1.01;
 const LANGUAGE_TOOLS = ["compromise", "chrono-node", "libphonenumber-js"];
