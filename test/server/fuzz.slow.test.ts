@@ -56,8 +56,13 @@ describe("[slow] fuzzing the HTTP API", () => {
     }
     return hash.digest("hex");
   };
-  /** Waits until no turn holds a lock, so nothing of an earlier request is still being written. */
+  /** Waits until no turn holds a lock and no worker has work of an earlier request in flight, so nothing of it is still being written. */
   const quiet = async () => {
+    // A turn's upkeep and a recall index's snapshot write run after the answer, off the turn lock.
+    for (const { memory } of workers) {
+      await memory.settled();
+      await (memory.persistence.store as { indexSnapshotsSettled?: () => Promise<void> }).indexSnapshotsSettled?.();
+    }
     const held = probe.prepare("SELECT count(*) AS n FROM turn_locks");
     while ((held.get() as { n: number }).n > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   };
