@@ -119,7 +119,7 @@ export class PostgresIndexCache {
   /**
    * The cached index of [from, to) as it stands, not synchronised: a search may rank on it first and
    * read the change feed in the statement that reads its hits' rows (`syncAlong`), then ask
-   * `afterSync` whether a change reached it. Undefined when not cached or when the next
+   * `unchangedSince` whether a change reached it. Undefined when not cached or when the next
    * synchronisation would start over.
    */
   peek(from: string, to: string): Peeked | undefined {
