@@ -48,11 +48,18 @@ export class Names {
     return id;
   }
 
-  /** The number of `name`, or −1 when it was never interned. */
+  /**
+   * The number of `name`, or −1 when it was never interned. A restored term found by binary search
+   * is kept in `ids` too: a document applied on top of a snapshot repeats its words, and so do the
+   * next ones (applying a LongMemEval user's ~20 rows since its snapshot, ~2,000 words: 0.95 → 0.62
+   * ms in a CPU profile of 11,900 such restores).
+   */
   find(name: string): number {
     const id = this.ids.get(name);
     if (id !== undefined || !this.sorted) return id ?? -1;
-    return this.sorted.find(name);
+    const found = this.sorted.find(name);
+    if (found >= 0) this.ids.set(name, found);
+    return found;
   }
 
   /** Name number `id`. */
