@@ -1,5 +1,5 @@
 import { sorted } from "./best-scores.js";
-import type { LexicalSource } from "./lexical-source.js";
+import { termsHeld, type LexicalSource } from "./lexical-source.js";
 import { namedIn } from "./neighbour-context.js";
 
 /** Documents of the ranking's top that `demoteNonAnswers` reads: below them a document cannot reach a list's first places. */
@@ -53,9 +53,8 @@ export function demoteNonAnswers(
   if (askWeight !== 1 && source.answersOf) for (const id of source.answersOf(ids).keys()) weigh(id, askWeight);
   if (shortWeight !== 1 && source.lengthsOf) for (const [id, length] of source.lengthsOf(ids)) if (length < shortLength) weigh(id, shortWeight);
   if (kindless) {
-    const wanted = new Set(kinds);
-    const termsOf = source.termsOf(ids);
-    for (const id of ids) if (!(termsOf.get(id) ?? []).some((term) => wanted.has(term))) weigh(id, kindlessWeight);
+    const held = termsHeld(source, ids, kinds);
+    for (const id of ids) if (!held.get(id)?.length) weigh(id, kindlessWeight);
   }
   if (factors.size === 0) return scores;
   const out = new Map(scores);

@@ -1,5 +1,5 @@
 import { sorted } from "./best-scores.js";
-import type { LexicalSource } from "./lexical-source.js";
+import { termsHeld, type LexicalSource } from "./lexical-source.js";
 
 /**
  * `scores` with each document weighed by `decay` once for every better-scored document of its own
@@ -43,13 +43,12 @@ export function demoteRepeats(scores: Map<string, number>, source: LexicalSource
   const top = sorted(scores, REPEAT_WINDOW);
   const ids = top.map((hit) => hit.id);
   const groups = source.groupsOf(ids);
-  const termsOf = source.termsOf(ids);
-  const wanted = new Set(asked);
+  const heldBy = termsHeld(source, ids, asked);
   const better = new Map<string, Set<string>[]>();
   let out: Map<string, number> | undefined;
   for (const { id, score } of top) {
     const group = groups.get(id);
-    const held = (termsOf.get(id) ?? []).filter((term) => wanted.has(term));
+    const held = heldBy.get(id) ?? [];
     if (group === undefined || held.length === 0) continue;
     const before = better.get(group) ?? [];
     if (before.some((terms) => held.every((term) => terms.has(term)))) (out ??= new Map(scores)).set(id, score * weight);

@@ -13,6 +13,7 @@ export function indexSource(index: RecallIndex): LexicalSource & { newest(n: num
     documentShare: (term) => index.documentShare(term),
     score: (terms, wanted, lengthNorm) => index.score(terms, wanted, lengthNorm),
     termsOf: (ids) => index.termsOf(ids),
+    heldOf: (ids, terms) => index.heldOf(ids, terms),
     neighboursOf: (ids) => index.neighboursOf(ids),
     lengthsOf: (ids) => index.lengthsOf(ids),
     labelsOf: (ids) => index.labelsOf(ids),

@@ -8,6 +8,8 @@ export interface LexicalSource {
   score(terms: readonly string[], limit: number, lengthNorm?: number): Map<string, number>;
   /** The indexed terms of each id (absent ids may be left out). */
   termsOf(ids: readonly string[]): Map<string, readonly string[]>;
+  /** For each id, which of `terms` it holds (each once; absent ids and ids holding none may be left out), when the source can tell without listing every term of the documents. */
+  heldOf?(ids: readonly string[], terms: readonly string[]): Map<string, readonly string[]>;
   /** For each id, the ids of its neighbours (absent ids may be left out). */
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]>;
   /** The share (0..1) of documents holding `term`, when the source knows it. */
@@ -22,4 +24,13 @@ export interface LexicalSource {
   groupsOf?(ids: Iterable<string>): Map<string, string>;
   /** Who said each id, by name, when the source knows it (ids without a speaker may be left out). */
   speakersOf?(ids: Iterable<string>): Map<string, string>;
+}
+
+/** For each of `ids`, which of `terms` it holds (`LexicalSource.heldOf`, else read from `termsOf`); ids holding none may be left out. */
+export function termsHeld(source: LexicalSource, ids: readonly string[], terms: readonly string[]): Map<string, readonly string[]> {
+  if (source.heldOf) return source.heldOf(ids, terms);
+  const wanted = new Set(terms);
+  const out = new Map<string, readonly string[]>();
+  for (const [id, all] of source.termsOf(ids)) out.set(id, [...new Set(all.filter((term) => wanted.has(term)))]);
+  return out;
 }

@@ -3,6 +3,7 @@ import type { DocTraits } from "./document-text.js";
 import { countedPairs, DocTable, Names, type DocRow } from "./doc-table.js";
 import { canonicalState, type IndexState } from "./index-state.js";
 import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
+import { heldBySlot, termsOfSlot } from "./document-terms.js";
 import { GroupedSlots } from "./ordered-ids.js";
 import { PackedPostings } from "./postings.js";
 import { scanBest, type ScanView } from "./bm25-scan.js";
@@ -176,28 +177,25 @@ export class RecallIndex {
   }
 
   termsOf(ids: readonly string[]): Map<string, readonly string[]> {
-    const out = new Map<string, readonly string[]>();
-    for (const id of ids) {
-      const slot = this.slotOfId(id);
-      if (slot === undefined) continue;
-      const terms: string[] = [];
-      const [from, to, pool] = this.docs.pairsOf(slot);
-      for (let i = from; i < to; i += 2) {
-        const term = this.terms.nameOf(pool[i] as number);
-        for (let n = pool[i + 1] as number; n > 0; n--) terms.push(term);
-      }
-      out.set(id, terms);
+    return this.perDocument(ids, (slot) => termsOfSlot(this.docs, this.terms, slot));
+  }
+
+  /**
+   * For each live id, which of `terms` it holds, each once (`heldBySlot`: found by term number in its
+   * pairs, no other term of it made into a string; `demoteRepeats` asks this of a ranking's best 30
+   * documents, which `termsOf` listed whole).
+   */
+  heldOf(ids: readonly string[], terms: readonly string[]): Map<string, readonly string[]> {
+    const wanted = new Map<number, string>();
+    for (const term of terms) {
+      const id = this.terms.find(term);
+      if (id >= 0) wanted.set(id, term);
     }
-    return out;
+    return this.perDocument(ids, (slot) => heldBySlot(this.docs, wanted, slot));
   }
 
   neighboursOf(ids: readonly string[]): Map<string, readonly string[]> {
-    const out = new Map<string, readonly string[]>();
-    for (const id of ids) {
-      const slot = this.slotOfId(id);
-      if (slot !== undefined) out.set(id, this.groups.around(slot, this.docs.groups[slot] as number).map((at) => this.idOf(at)));
-    }
-    return out;
+    return this.perDocument(ids, (slot) => this.groups.around(slot, this.docs.groups[slot] as number).map((at) => this.idOf(at)));
   }
 
   /** The label of each id that has one (absent and unlabelled ids are left out). */
@@ -211,34 +209,30 @@ export class RecallIndex {
 
   /** For each id that asks a question, the id after it in its group (absent when it is the last). */
   answersOf(ids: Iterable<string>): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const id of ids) {
-      const slot = this.slotOfId(id);
-      if (slot === undefined || this.docs.asks[slot] !== 1) continue;
-      const next = this.groups.next(slot, this.docs.groups[slot] as number);
-      if (next !== undefined) out.set(id, this.idOf(next));
-    }
-    return out;
+    return this.perDocument(ids, (slot) => {
+      const next = this.docs.asks[slot] === 1 ? this.groups.next(slot, this.docs.groups[slot] as number) : undefined;
+      return next === undefined ? undefined : this.idOf(next);
+    });
   }
 
   /** The number of indexed terms of each id (absent ids are left out). */
   lengthsOf(ids: readonly string[]): Map<string, number> {
-    const out = new Map<string, number>();
+    return this.perDocument(ids, (slot) => this.docs.lengths[slot] as number);
+  }
+
+  /** `read` of the slot of each live id of `ids`, by id; ids it gives undefined for are left out. */
+  private perDocument<T>(ids: Iterable<string>, read: (slot: number) => T | undefined): Map<string, T> {
+    const out = new Map<string, T>();
     for (const id of ids) {
       const slot = this.slotOfId(id);
-      if (slot !== undefined) out.set(id, this.docs.lengths[slot] as number);
+      const value = slot === undefined ? undefined : read(slot);
+      if (value !== undefined) out.set(id, value);
     }
     return out;
   }
 
   private namedBy(ids: Iterable<string>, column: Int32Array): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const id of ids) {
-      const slot = this.slotOfId(id);
-      const name = slot === undefined ? -1 : (column[slot] as number);
-      if (name >= 0) out.set(id, this.names.nameOf(name));
-    }
-    return out;
+    return this.perDocument(ids, (slot) => ((column[slot] as number) >= 0 ? this.names.nameOf(column[slot] as number) : undefined));
   }
 
   /** The row of a document: its distinct terms' [termId, tf] pairs in order of first appearance (counted), its place and traits. */

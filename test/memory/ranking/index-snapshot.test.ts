@@ -50,6 +50,7 @@ function expectAnswersAlike(index: RecallIndex, expected: RecallIndex, ids: read
   expect(index.speakersOf(ids)).toEqual(expected.speakersOf(ids));
   expect(index.labelsOf(ids)).toEqual(expected.labelsOf(ids));
   expect(index.termsOf(ids)).toEqual(expected.termsOf(ids));
+  expect(index.heldOf(ids, ["zebra", "tea", "common"])).toEqual(expected.heldOf(ids, ["zebra", "tea", "common"]));
   expect(index.lengthsOf(ids)).toEqual(expected.lengthsOf(ids));
   expect(index.newest(30)).toEqual(expected.newest(30));
 }

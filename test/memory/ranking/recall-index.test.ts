@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { Bm25Index, rankHybrid, RecallIndex } from "../../../src/memory/ranking/index.js";
 import { kthLargest } from "../../../src/memory/ranking/postings.js";
+import { indexSource } from "../../../src/memory/ranking/index-source.js";
+import { termsHeld } from "../../../src/memory/ranking/lexical-source.js";
 
 /** The best `limit` of a full BM25 ranking, as the reference for RecallIndex's pruned scoring. */
 function reference(index: Bm25Index, terms: string[], limit: number): Map<string, number> {
@@ -73,6 +75,17 @@ describe("RecallIndex scoring", () => {
     index.add("x", ["tea", "cup", "tea"], "g", 1);
     index.add("y", ["cup"], "g", 2);
     expect(index.termsOf(["x", "nope"])).toEqual(new Map([["x", ["tea", "tea", "cup"]]]));
+    // Which of some terms a document holds, each once, unknown terms and ids left out.
+    expect(index.heldOf(["x", "y", "nope"], ["cup", "tea", "tea", "pot"])).toEqual(
+      new Map([
+        ["x", ["tea", "cup"]],
+        ["y", ["cup"]],
+      ]),
+    );
+    expect(index.heldOf(["x"], ["pot"])).toEqual(new Map([["x", []]]));
+    // What a source without heldOf says is read from its terms alike.
+    const { heldOf: _, ...plain } = indexSource(index);
+    expect(termsHeld(plain, ["x", "y"], ["cup", "tea"])).toEqual(index.heldOf(["x", "y"], ["cup", "tea"]));
     expect(index.documentShare("cup")).toBe(1);
     index.remove("y");
     expect(index.documentShare("cup")).toBe(1);
