@@ -14,13 +14,18 @@
  * `after_alone`: after the pairs, the same first searches on one more new store with snapshots,
  * every user in turn, without a full build between them, as a fresh instance restores its users
  * (the large user `--repeat` times, each on a new store, before its pairs, with queries of their own).
+ * `fresh_process`: the same first searches in a new process (`lib/fresh-recall-child.ts`), as a
+ * fresh instance makes them: nothing compiled yet, no other heap; `fresh_process_warmed`: alike,
+ * after the service's recall warm-up (`warmRecall`, run once it listens).
  * Prints JSON.
  */
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
@@ -38,6 +43,9 @@ import { SqliteStore } from "../src/storage/sqlite/store.js";
 import { loadLongMemEval, sessionsOf } from "./lib/longmemeval-data.js";
 import { percentile, round } from "./lib/metrics.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
+import type { FreshReply, FreshRequest } from "./lib/fresh-recall-child.js";
+
+const run = promisify(execFile);
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +70,8 @@ type Store = StorePort & { close(): Promise<void> | void; indexSnapshotsSettled?
 
 /** Where one engine's data lives, and stores opened on it (each with its own, empty, recall cache). */
 interface Place {
+  /** The SQLite file, or the Postgres schema. */
+  where: string;
   open(snapshots: boolean): Promise<Store>;
   snapshotBytes(): Promise<number[]>;
   drop(): Promise<void>;
@@ -72,6 +82,7 @@ function placeOf(backend: "sqlite" | "postgres"): Place {
     const dir = mkdtempSync(join(tmpdir(), "bench-fresh-"));
     const file = join(dir, "store.db");
     return {
+      where: file,
       open: async (snapshots) => SqliteStore.open(file, { indexSnapshots: snapshots }),
       snapshotBytes: async () => {
         const db = new Database(file, { readonly: true });
@@ -95,6 +106,7 @@ function placeOf(backend: "sqlite" | "postgres"): Place {
     }
   };
   return {
+    where: schema,
     open: async (snapshots) => {
       const store = PostgresStore.fromConnString(url, { schema, indexCache: { snapshots } });
       await store.setup();
@@ -107,6 +119,21 @@ function placeOf(backend: "sqlite" | "postgres"): Place {
 
 
 const LARGE_USER = "large-user";
+
+/** The first searches of every LongMemEval user in a new process (`lib/fresh-recall-child.ts`), with the recall warm-up first when `warmUp`. */
+async function inFreshProcess(backend: "sqlite" | "postgres", where: string, warmUp: boolean): Promise<FreshReply> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-fresh-child-"));
+  try {
+    const file = join(dir, "request.json");
+    const request: FreshRequest = { backend, where, url, users: questions.map((q) => ({ id: q.id, query: q.question })), warmUp };
+    writeFileSync(file, JSON.stringify(request));
+    const child = fileURLToPath(new URL("./lib/fresh-recall-child.ts", import.meta.url));
+    const { stdout } = await run(process.execPath, [...process.execArgv, child, file], { maxBuffer: 64 * 1024 * 1024 });
+    return JSON.parse(stdout) as FreshReply;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function importAll(store: Store): Promise<void> {
   const memory = await createMemoryGraph({ persistence: { store, checkpointer: new MemorySaver() }, embeddings: null, chatModel: null, logger: false });
@@ -193,6 +220,8 @@ async function measure(backend: "sqlite" | "postgres") {
     const aloneMs: number[] = [];
     for (const q of questions) aloneMs.push((await firstSearch(alone, q.id, q.question)).ms);
     await alone.close();
+    const [fresh, warmed] = [await inFreshProcess(backend, place.where, false), await inFreshProcess(backend, place.where, true)];
+    const freshSame = [fresh, warmed].map((reply) => questions.filter((q, i) => JSON.stringify(reply.ranked[i]) === JSON.stringify(ranked.get(q.id))).length);
     const large = { before: [] as number[], after: [] as number[], alone: [] as number[], identical: 0 };
     const random = seededRandom(7);
     // The large user alone first too (a new store each time), before any full build of it.
@@ -220,9 +249,18 @@ async function measure(backend: "sqlite" | "postgres") {
             questions.map((q) => q.turns.length),
             50,
           ),
-          first_query_ms: { before: stats(lme.before), after: stats(lme.after), after_alone: stats(aloneMs) },
+          first_query_ms: {
+            before: stats(lme.before),
+            after: stats(lme.after),
+            after_alone: stats(aloneMs),
+            fresh_process: stats(fresh.ms),
+            fresh_process_warmed: stats(warmed.ms),
+          },
+          fresh_process_first_five_ms: fresh.ms.slice(0, 5).map((ms) => round(ms, 1)),
+          warm_up_ms: warmed.warmUpMs,
           p95_ratio_after_over_before: round(percentile(lme.after, 95) / percentile(lme.before, 95), 3),
           identical_rankings: `${lme.identical}/${questions.length}`,
+          identical_rankings_fresh_process: `${freshSame[0]}/${questions.length}, warmed ${freshSame[1]}/${questions.length}`,
         },
         large_user:
           largeMessages > 0

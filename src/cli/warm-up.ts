@@ -1,5 +1,6 @@
 import { log } from "../logger.js";
 import { warmLanguageTools } from "../memory/language-tools.js";
+import { warmRecall } from "../memory/recall-warm-up.js";
 import type { OpenStreams } from "../server/open-streams.js";
 
 /** How long after listening the warm-up starts: a request waiting to be accepted goes first. */
@@ -7,9 +8,10 @@ const WARM_AFTER_MS = 50;
 
 /**
  * The service's fetch handler counting the requests being answered (a streamed answer until its
- * stream ends), and a warm-up of the language tools (`warmLanguageTools`) that `start` schedules
- * once the server listens and that runs only while no request is being answered and the service is
- * not draining: a turn that needs a tool first loads it itself, and no turn waits for the others.
+ * stream ends), and a warm-up that `start` schedules once the server listens and that runs only
+ * while no request is being answered and the service is not draining: recall's restore and ranking
+ * compiled on a made-up conversation (`warmRecall`), then the language tools loaded
+ * (`warmLanguageTools`). A turn that needs a tool first loads it itself, and no turn waits for the rest.
  */
 export function warmUpBetweenRequests<A extends unknown[]>(
   fetch: (request: Request, ...rest: A) => Response | Promise<Response>,
@@ -28,7 +30,12 @@ export function warmUpBetweenRequests<A extends unknown[]>(
       }
     },
     start: () => {
-      setTimeout(() => void warmLanguageTools(idle).then((ms) => log.info("server.warmed", { language_tools_ms: ms })), WARM_AFTER_MS).unref();
+      const warm = async () => {
+        // Recall first: every user's first recall runs it, while a language tool is loaded by the first turn that needs it.
+        const recallMs = await warmRecall(idle);
+        log.info("server.warmed", { recall_ms: recallMs, language_tools_ms: await warmLanguageTools(idle) });
+      };
+      setTimeout(() => void warm(), WARM_AFTER_MS).unref();
     },
   };
 }

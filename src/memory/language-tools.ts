@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type * as Chrono from "chrono-node";
 import type Compromise from "compromise";
 import type * as PhoneNumbers from "libphonenumber-js";
+import { runWarmUp, type WarmUpOptions } from "./warm-up-steps.js";
 
 /**
  * The rule-based language tools — compromise (English tagging), chrono-node (dates) and
@@ -60,26 +61,7 @@ const WARM_UP_STEPS: readonly (() => void)[] = [
   () => void phones().parsePhoneNumberFromString("+66 81 234 5678"),
 ];
 
-/**
- * Loads and warms the language tools one step at a time (see `WARM_UP_STEPS`), each step in a
- * macrotask of its own and only while `idle()` says no request is being served: a request that
- * arrives waits for at most the one step already running, never for the rest. Resolves with the ms
- * of CPU the steps took (on the main thread), once all have run; `signal` stops it between steps.
- */
-export async function warmLanguageTools(idle: () => boolean, options: { pollMs?: number; signal?: AbortSignal } = {}): Promise<number> {
-  const pollMs = options.pollMs ?? 50;
-  let spent = 0;
-  for (const step of WARM_UP_STEPS) {
-    while (!idle()) {
-      if (options.signal?.aborted) return spent;
-      // Unref'd: a warm-up never keeps a process alive.
-      await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
-    }
-    if (options.signal?.aborted) return spent;
-    const started = performance.now();
-    step();
-    spent += performance.now() - started;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return Math.round(spent);
+/** Loads and warms the language tools one step at a time (`WARM_UP_STEPS`, see `runWarmUp`). */
+export function warmLanguageTools(idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
+  return runWarmUp(WARM_UP_STEPS, idle, options);
 }

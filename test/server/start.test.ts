@@ -12,12 +12,13 @@ describe("npm start (src/cli/start.ts)", () => {
     try {
       await waitFor(() => server.output().includes("server.listening"), 20_000);
       expect(server.output()).toContain("server.open_mode");
-      // The language tools (the date parser among them) are loaded and set up after the service listens, while it is idle.
+      // Recall's restore and ranking are compiled, and the language tools (the date parser among them) loaded and set up, after the service listens, while it is idle.
       await waitFor(() => server.output().includes("server.warmed"), 20_000);
       const events = server.logs();
       const warmed = events.findIndex((line) => line.event === "server.warmed");
       expect(warmed).toBeGreaterThan(events.findIndex((line) => line.event === "server.listening"));
       expect(typeof events[warmed]?.language_tools_ms).toBe("number");
+      expect(events[warmed]?.recall_ms).toBeGreaterThan(0);
       const res = await fetch(`http://127.0.0.1:${port}/v1/turns`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-request-id": "start-test-1" },

@@ -1,0 +1,104 @@
+import { normalizeScores } from "./ranking/fusion.js";
+import { rankHybrid } from "./ranking/hybrid.js";
+import { hybridOptionsOf, indexSource } from "./ranking/index-source.js";
+import { RecallIndex } from "./ranking/recall-index.js";
+import { tokenize } from "./ranking/tokenize.js";
+import { asksForAggregate, asksForList, roleWeightsFor } from "./query-subject.js";
+import { relativeTimeTerms } from "./query-time.js";
+import { runWarmUp, type WarmUpOptions } from "./warm-up-steps.js";
+
+/** Documents of the made-up conversation: enough that its snapshot's pairs and lists are left as bytes on a restore, as a long-standing user's are. */
+const DOCUMENTS = 600;
+const PER_BUILD_STEP = 100;
+/** Restores, each with a few documents written since and one ranking: V8 had optimised the restore and the ranking after about this many. */
+const RESTORES = 24;
+const WORDS = [
+  "garden", "trip", "meeting", "sister", "recipe", "bike", "concert", "doctor", "painting", "book", "camping", "guitar", "job", "apartment",
+  "birthday", "coffee", "hiking", "train", "museum", "class", "yoga", "dog", "cat", "movie", "friend", "kitchen", "beach", "project",
+  "weekend", "morning", "yesterday", "bought", "visited", "started", "finished", "planned", "loved", "tried", "moved", "learned", "played",
+];
+const QUERIES = [
+  "What did I say about the garden last week?",
+  "What activities has Pat tried with the dog?",
+  "How many trips did we plan in total?",
+  "When did Pat start the guitar class?",
+];
+
+/** A made-up word of `seed` (a few thousand distinct ones, the rarer the larger the seed). */
+function madeUpWord(seed: number): string {
+  const syllables = ["ka", "lo", "mi", "ren", "tu", "sa", "vo", "ix", "pe", "dra"];
+  let word = "";
+  for (let n = seed + 11; n > 0; n = Math.floor(n / 10)) word += syllables[n % 10];
+  return word;
+}
+
+/** Document `i` of the made-up conversation: its terms and traits (deterministic). */
+function documentOf(i: number): { terms: string[]; group: string; speaker: string; asks: boolean } {
+  const words: string[] = [];
+  let state = (i + 1) * 2654435761;
+  for (let n = 12 + (i % 7) * 8; n > 0; n--) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    words.push(state % 10 === 0 ? (WORDS[state % WORDS.length] as string) : madeUpWord(state % (1 + (state % 4000))));
+  }
+  const speaker = i % 2 === 0 ? "Pat" : "Assistant";
+  return { terms: tokenize(words.join(" ")), group: `s${Math.floor(i / 20)}`, speaker, asks: i % 5 === 0 };
+}
+
+function addDocument(index: RecallIndex, i: number): void {
+  const { terms, group, speaker, asks } = documentOf(i);
+  index.add(String(i), terms, group, i, { label: speaker === "Pat" ? "user" : "assistant", speaker, asks });
+}
+
+/** Ranks `query` on `index` as a store's search does, with the query read as `searchSimilar` reads it. */
+function rank(index: RecallIndex, query: string): number {
+  const list = asksForList(query);
+  const labelWeights = roleWeightsFor(query);
+  const options = hybridOptionsOf(undefined, {
+    labelWeights,
+    asksForList: list,
+    asksForAggregate: !list && asksForAggregate(query),
+    timeTerms: relativeTimeTerms(query),
+    withNeighbours: true,
+  });
+  return normalizeScores(rankHybrid(tokenize(query), indexSource(index), undefined, { ...options, limit: 8 })).length;
+}
+
+/** The made-up conversation's index, whole (what the warm-up's first steps build in parts). */
+export function madeUpIndex(): RecallIndex {
+  const index = new RecallIndex();
+  for (let i = 0; i < DOCUMENTS; i++) addDocument(index, i);
+  return index;
+}
+
+/** A restore of `bytes` with the documents written since (8) applied, and query `n`'s ranking on it: how many hits it gave. */
+export function restoreAndRank(bytes: Uint8Array, n: number): number {
+  const index = RecallIndex.fromSnapshot(bytes);
+  for (let i = 0; i < 8; i++) addDocument(index, DOCUMENTS + i);
+  return rank(index, QUERIES[n % QUERIES.length] as string);
+}
+
+/** The warm-up's steps: the made-up conversation built (a few steps), its snapshot taken, then `RESTORES` restores and rankings (`restoreAndRank`). */
+export function* recallSteps(): Generator<() => void> {
+  const built = new RecallIndex();
+  for (let from = 0; from < DOCUMENTS; from += PER_BUILD_STEP) {
+    yield () => {
+      for (let i = from; i < from + PER_BUILD_STEP; i++) addDocument(built, i);
+    };
+  }
+  let bytes: Uint8Array | undefined;
+  yield () => {
+    bytes = built.toSnapshot();
+  };
+  for (let n = 0; n < RESTORES; n++) yield () => void restoreAndRank(bytes as Uint8Array, n);
+}
+
+/**
+ * Runs a fresh process's first restores and rankings on a made-up conversation, one step at a time
+ * while `idle()` (`runWarmUp`), so that V8 has compiled them before the first users' recalls: in a
+ * new process, a user's first recall ran 3–8 times slower for about the first ten users (`bench/
+ * recall-fresh.ts`, `fresh_process`). About 100 ms of CPU in all, no step over a few ms; reads and
+ * writes nothing but memory, and keeps nothing once done. Resolves with the ms of CPU taken.
+ */
+export function warmRecall(idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
+  return runWarmUp(recallSteps(), idle, options);
+}
