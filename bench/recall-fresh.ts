@@ -192,6 +192,32 @@ async function pair(before: Store, after: Store, userId: string, query: string, 
 
 const stats = (ms: number[]) => ({ n: ms.length, p50: round(percentile(ms, 50), 2), p95: round(percentile(ms, 95), 2), max: round(Math.max(...ms), 2) });
 
+/** The large user's first searches: `--repeat` times alone on a new store, then `--repeat` pairs (see the top). */
+async function measureLarge(place: Place) {
+  if (largeMessages <= 0) return undefined;
+  const large = { before: [] as number[], after: [] as number[], alone: [] as number[], identical: 0 };
+  const random = seededRandom(7);
+  // The large user alone first too (a new store each time), before any full build of it.
+  for (let r = 0; r < repeat; r++) {
+    const single = await place.open(true);
+    large.alone.push((await firstSearch(single, LARGE_USER, syntheticSentence(random, 8))).ms);
+    await single.close();
+  }
+  for (let r = 0; r < repeat; r++) {
+    const [b, a] = [await place.open(false), await place.open(true)];
+    const { before: off, after: on } = await pair(b, a, LARGE_USER, syntheticSentence(random, 8), r);
+    large.before.push(off.ms);
+    large.after.push(on.ms);
+    if (JSON.stringify(off.ranked) === JSON.stringify(on.ranked)) large.identical += 1;
+    await Promise.all([b.close(), a.close()]);
+  }
+  return {
+    messages: largeMessages,
+    first_query_ms: { before: stats(large.before), after: stats(large.after), after_alone: stats(large.alone) },
+    identical_rankings: `${large.identical}/${repeat}`,
+  };
+}
+
 async function measure(backend: "sqlite" | "postgres") {
   const place = placeOf(backend);
   try {
@@ -222,22 +248,7 @@ async function measure(backend: "sqlite" | "postgres") {
     await alone.close();
     const [fresh, warmed] = [await inFreshProcess(backend, place.where, false), await inFreshProcess(backend, place.where, true)];
     const freshSame = [fresh, warmed].map((reply) => questions.filter((q, i) => JSON.stringify(reply.ranked[i]) === JSON.stringify(ranked.get(q.id))).length);
-    const large = { before: [] as number[], after: [] as number[], alone: [] as number[], identical: 0 };
-    const random = seededRandom(7);
-    // The large user alone first too (a new store each time), before any full build of it.
-    for (let r = 0; r < (largeMessages > 0 ? repeat : 0); r++) {
-      const single = await place.open(true);
-      large.alone.push((await firstSearch(single, LARGE_USER, syntheticSentence(random, 8))).ms);
-      await single.close();
-    }
-    for (let r = 0; r < (largeMessages > 0 ? repeat : 0); r++) {
-      const [b, a] = [await place.open(false), await place.open(true)];
-      const { before: off, after: on } = await pair(b, a, LARGE_USER, syntheticSentence(random, 8), r);
-      large.before.push(off.ms);
-      large.after.push(on.ms);
-      if (JSON.stringify(off.ranked) === JSON.stringify(on.ranked)) large.identical += 1;
-      await Promise.all([b.close(), a.close()]);
-    }
+    const large = await measureLarge(place);
     sizes.sort((x, y) => x - y);
     return {
       report: {
@@ -262,14 +273,7 @@ async function measure(backend: "sqlite" | "postgres") {
           identical_rankings: `${lme.identical}/${questions.length}`,
           identical_rankings_fresh_process: `${freshSame[0]}/${questions.length}, warmed ${freshSame[1]}/${questions.length}`,
         },
-        large_user:
-          largeMessages > 0
-            ? {
-                messages: largeMessages,
-                first_query_ms: { before: stats(large.before), after: stats(large.after), after_alone: stats(large.alone) },
-                identical_rankings: `${large.identical}/${repeat}`,
-              }
-            : undefined,
+        large_user: large,
       },
       ranked,
     };

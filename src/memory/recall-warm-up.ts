@@ -10,8 +10,8 @@ import { runWarmUp, type WarmUpOptions } from "./warm-up-steps.js";
 /** Documents of the made-up conversation: enough that its snapshot's pairs and lists are left as bytes on a restore, as a long-standing user's are. */
 const DOCUMENTS = 600;
 const PER_BUILD_STEP = 100;
-/** Restores, each with a few documents written since and one ranking: V8 had optimised the restore and the ranking after about this many. */
-const RESTORES = 24;
+/** Restores, each with a few documents written since and one ranking (more took the first user's recall no lower). */
+const RESTORES = 8;
 const WORDS = [
   "garden", "trip", "meeting", "sister", "recipe", "bike", "concert", "doctor", "painting", "book", "camping", "guitar", "job", "apartment",
   "birthday", "coffee", "hiking", "train", "museum", "class", "yoga", "dog", "cat", "movie", "friend", "kitchen", "beach", "project",
@@ -94,10 +94,12 @@ export function* recallSteps(): Generator<() => void> {
 
 /**
  * Runs a fresh process's first restores and rankings on a made-up conversation, one step at a time
- * while `idle()` (`runWarmUp`), so that V8 has compiled them before the first users' recalls: in a
- * new process, a user's first recall ran 3–8 times slower for about the first ten users (`bench/
- * recall-fresh.ts`, `fresh_process`). About 100 ms of CPU in all, no step over a few ms; reads and
- * writes nothing but memory, and keeps nothing once done. Resolves with the ms of CPU taken.
+ * while `idle()` (`runWarmUp`), so that V8 has compiled them before the first users' recalls. In a
+ * new process on Postgres the first user's first recall took 47–61 ms against a p50 of 7–10 ms,
+ * and 30–43 ms after this warm-up (`bench/recall-fresh.ts`, `fresh_process` and
+ * `fresh_process_warmed`; the next users alike within the machine's noise). 140–250 ms of CPU in
+ * all, most of it building the conversation (steps of a few to 40 ms); reads and writes nothing
+ * but memory, and keeps nothing once done. Resolves with the ms of CPU taken.
  */
 export function warmRecall(idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
   return runWarmUp(recallSteps(), idle, options);
