@@ -35,9 +35,9 @@ function madeUpWord(seed: number): string {
 /** Document `i` of the made-up conversation: its terms and traits (deterministic). */
 function documentOf(i: number): { terms: string[]; group: string; speaker: string; asks: boolean } {
   const words: string[] = [];
-  let state = (i + 1) * 2654435761;
+  let state = Math.imul(i + 1, 2654435761) >>> 0;
   for (let n = 12 + (i % 7) * 8; n > 0; n--) {
-    state = (state * 1103515245 + 12345) % 2147483648;
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     words.push(state % 10 === 0 ? (WORDS[state % WORDS.length] as string) : madeUpWord(state % (1 + (state % 4000))));
   }
   const speaker = i % 2 === 0 ? "Pat" : "Assistant";
