@@ -43,9 +43,11 @@ const BEFORE: Record<string, { files: number; dependencies: number }> = {
  * their own (hybrid.ts would have passed 300 lines); 17 since recall snapshots are read lazily
  * (issue 34): the varint reader and writer the snapshot's bytes are read with when first needed; 18
  * since a warm Postgres search reads the change feed with the page's rows in one statement (issue
- * 33): the feed in a file of its own (index-cache.ts would have passed 300 lines).
+ * 33): the feed in a file of its own (index-cache.ts would have passed 300 lines); 19 since the
+ * ranking asks which of a question's terms a document holds by term number (issue 34): a
+ * document's term readers in a file of their own (recall-index.ts would have passed 300 lines).
  */
-const OWN_FILES_SLACK = 18;
+const OWN_FILES_SLACK = 19;
 /** Node versions count a package's files a little differently (Node 26 sees two more of pg's than Node 20). */
 const NODE_VERSION_SLACK = 1.01;
 const LANGUAGE_TOOLS = ["compromise", "chrono-node", "libphonenumber-js"];
