@@ -1,5 +1,6 @@
 import { sorted } from "./best-scores.js";
-import { termsHeld, type LexicalSource } from "./lexical-source.js";
+import { termsHeld } from "./document-terms.js";
+import type { LexicalSource } from "./lexical-source.js";
 import { namedIn } from "./neighbour-context.js";
 
 /** Documents of the ranking's top that `demoteNonAnswers` reads: below them a document cannot reach a list's first places. */

@@ -1,5 +1,6 @@
 import { sorted } from "./best-scores.js";
-import { termsHeld, type LexicalSource } from "./lexical-source.js";
+import { termsHeld } from "./document-terms.js";
+import type { LexicalSource } from "./lexical-source.js";
 
 /**
  * `scores` with each document weighed by `decay` once for every better-scored document of its own

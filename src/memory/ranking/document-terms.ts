@@ -1,4 +1,5 @@
 import type { DocTable, Names } from "./doc-table.js";
+import type { LexicalSource } from "./lexical-source.js";
 
 /** The terms of document `slot` of `docs`, each as often as it occurs (numbered by `terms`). */
 export function termsOfSlot(docs: DocTable, terms: Names, slot: number): string[] {
@@ -21,4 +22,13 @@ export function heldBySlot(docs: DocTable, wanted: ReadonlyMap<number, string>, 
     if (term !== undefined && !held.includes(term)) held.push(term);
   }
   return held;
+}
+
+/** For each of `ids`, which of `terms` it holds (`LexicalSource.heldOf`, else read from `termsOf`); ids holding none may be left out. */
+export function termsHeld(source: LexicalSource, ids: readonly string[], terms: readonly string[]): Map<string, readonly string[]> {
+  if (source.heldOf) return source.heldOf(ids, terms);
+  const wanted = new Set(terms);
+  const out = new Map<string, readonly string[]>();
+  for (const [id, all] of source.termsOf(ids)) out.set(id, [...new Set(all.filter((term) => wanted.has(term)))]);
+  return out;
 }

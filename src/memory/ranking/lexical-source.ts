@@ -25,12 +25,3 @@ export interface LexicalSource {
   /** Who said each id, by name, when the source knows it (ids without a speaker may be left out). */
   speakersOf?(ids: Iterable<string>): Map<string, string>;
 }
-
-/** For each of `ids`, which of `terms` it holds (`LexicalSource.heldOf`, else read from `termsOf`); ids holding none may be left out. */
-export function termsHeld(source: LexicalSource, ids: readonly string[], terms: readonly string[]): Map<string, readonly string[]> {
-  if (source.heldOf) return source.heldOf(ids, terms);
-  const wanted = new Set(terms);
-  const out = new Map<string, readonly string[]>();
-  for (const [id, all] of source.termsOf(ids)) out.set(id, [...new Set(all.filter((term) => wanted.has(term)))]);
-  return out;
-}

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { Bm25Index, rankHybrid, RecallIndex } from "../../../src/memory/ranking/index.js";
 import { kthLargest } from "../../../src/memory/ranking/postings.js";
 import { indexSource } from "../../../src/memory/ranking/index-source.js";
-import { termsHeld } from "../../../src/memory/ranking/lexical-source.js";
+import { termsHeld } from "../../../src/memory/ranking/document-terms.js";
 
 /** The best `limit` of a full BM25 ranking, as the reference for RecallIndex's pruned scoring. */
 function reference(index: Bm25Index, terms: string[], limit: number): Map<string, number> {
