@@ -33,16 +33,15 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { createMemoryGraph } from "../src/index.js";
 import { setLogLevel } from "../src/logger.js";
-import { DEFAULT_LIMITS } from "../src/memory/limits.js";
 import { namespaces } from "../src/memory/namespaces.js";
 import type { StorePort } from "../src/memory/ports/store.js";
 import type { TranscriptRecord } from "../src/memory/records.js";
-import { searchSimilar } from "../src/memory/similar.js";
 import { PostgresStore } from "../src/storage/postgres/store.js";
 import { SqliteStore } from "../src/storage/sqlite/store.js";
 import { loadLongMemEval, sessionsOf } from "./lib/longmemeval-data.js";
 import { percentile, round } from "./lib/metrics.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
+import { firstSearch } from "./lib/first-search.js";
 import type { FreshReply, FreshRequest } from "./lib/fresh-recall-child.js";
 
 const run = promisify(execFile);
@@ -63,7 +62,6 @@ const url = values["database-url"] ?? process.env.DATABASE_URL ?? "postgres://po
 const questions = loadLongMemEval(values.data).slice(0, Number(values.users));
 const largeMessages = Number(values.large);
 const repeat = Number(values.repeat);
-const limits = DEFAULT_LIMITS.recall;
 setLogLevel("warn");
 
 type Store = StorePort & { close(): Promise<void> | void; indexSnapshotsSettled?(): Promise<void> };
@@ -165,19 +163,6 @@ async function importAll(store: Store): Promise<void> {
   if (largeMessages > 0) await store.warmSearch?.(namespaces.sessions({ tenantId: "bench", userId: LARGE_USER }));
   await store.indexSnapshotsSettled?.();
   await memory.close();
-}
-
-/** The first search of `userId` on `store`: its time and its ranked ids with scores. */
-async function firstSearch(store: Store, userId: string, query: string): Promise<{ ms: number; ranked: string[] }> {
-  const started = performance.now();
-  const hits = await searchSimilar(store, namespaces.sessions({ tenantId: "bench", userId }), {
-    query,
-    limit: limits.similarTopK,
-    maxCandidates: limits.maxCandidates,
-    minVectorScore: limits.minVectorScore,
-    excludeIds: new Set(),
-  });
-  return { ms: performance.now() - started, ranked: hits.map((hit) => `${hit.id}@${hit.score}`) };
 }
 
 /** Times the first search of `userId` on a `before` and an `after` store, the one going first alternating with `turn`. */

@@ -2,18 +2,15 @@
  * One side of `bench/recall-fresh.ts` run as a new process, as a fresh instance: reads its request
  * (a JSON file named by the first argument: the engine and where its data lies, the users with one
  * query each), opens a store with snapshots and an empty recall cache, and times the first
- * `searchSimilar` of each user in turn, the first in this process included (V8 has compiled
+ * `searchSimilar` of each user in turn (`firstSearch`), the first in this process included (V8 has compiled
  * nothing of the restore and the ranking yet). With `warmUp`, first runs the service's recall
  * warm-up to its end (`warmRecall`, as `npm start` does once it listens and no request is being
  * answered). Prints JSON: each user's ms and ranked ids, the warm-up's ms.
  */
 import { readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
 import { setLogLevel } from "../../src/logger.js";
-import { DEFAULT_LIMITS } from "../../src/memory/limits.js";
-import { namespaces } from "../../src/memory/namespaces.js";
 import type { StorePort } from "../../src/memory/ports/store.js";
-import { searchSimilar } from "../../src/memory/similar.js";
+import { firstSearch } from "./first-search.js";
 
 /** What the parent asks of the child. */
 export interface FreshRequest {
@@ -34,7 +31,6 @@ export interface FreshReply {
 
 setLogLevel("warn");
 const request = JSON.parse(readFileSync(process.argv[2] as string, "utf8")) as FreshRequest;
-const limits = DEFAULT_LIMITS.recall;
 let store: StorePort & { close(): Promise<void> | void };
 if (request.backend === "sqlite") {
   const { SqliteStore } = await import("../../src/storage/sqlite/store.js");
@@ -52,16 +48,9 @@ if (request.warmUp) {
 }
 const reply: FreshReply = { ms: [], ranked: [], warmUpMs };
 for (const user of request.users) {
-  const started = performance.now();
-  const hits = await searchSimilar(store, namespaces.sessions({ tenantId: "bench", userId: user.id }), {
-    query: user.query,
-    limit: limits.similarTopK,
-    maxCandidates: limits.maxCandidates,
-    minVectorScore: limits.minVectorScore,
-    excludeIds: new Set(),
-  });
-  reply.ms.push(performance.now() - started);
-  reply.ranked.push(hits.map((hit) => hit.id));
+  const { ms, ranked } = await firstSearch(store, user.id, user.query);
+  reply.ms.push(ms);
+  reply.ranked.push(ranked.map((hit) => hit.slice(0, hit.indexOf("@"))));
 }
 await store.close();
 process.stdout.write(JSON.stringify(reply));

@@ -3,8 +3,7 @@ import { rankHybrid } from "./ranking/hybrid.js";
 import { hybridOptionsOf, indexSource } from "./ranking/index-source.js";
 import { RecallIndex } from "./ranking/recall-index.js";
 import { tokenize } from "./ranking/tokenize.js";
-import { asksForAggregate, asksForList, roleWeightsFor } from "./query-subject.js";
-import { relativeTimeTerms } from "./query-time.js";
+import { readQuery } from "./similar.js";
 import { runWarmUp, type WarmUpOptions } from "./warm-up-steps.js";
 
 /** Documents of the made-up conversation: enough that its snapshot's pairs and lists are left as bytes on a restore, as a long-standing user's are. */
@@ -49,17 +48,9 @@ function addDocument(index: RecallIndex, i: number): void {
   index.add(String(i), terms, group, i, { label: speaker === "Pat" ? "user" : "assistant", speaker, asks });
 }
 
-/** Ranks `query` on `index` as a store's search does, with the query read as `searchSimilar` reads it. */
+/** Ranks `query` on `index` as a store's search does, with the query read as `searchSimilar` reads it (`readQuery`). */
 function rank(index: RecallIndex, query: string): number {
-  const list = asksForList(query);
-  const labelWeights = roleWeightsFor(query);
-  const options = hybridOptionsOf(undefined, {
-    labelWeights,
-    asksForList: list,
-    asksForAggregate: !list && asksForAggregate(query),
-    timeTerms: relativeTimeTerms(query),
-    withNeighbours: true,
-  });
+  const options = hybridOptionsOf(undefined, { ...readQuery(query).read, withNeighbours: true });
   return normalizeScores(rankHybrid(tokenize(query), indexSource(index), undefined, { ...options, limit: 8 })).length;
 }
 

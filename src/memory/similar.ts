@@ -83,22 +83,15 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
   // The walk reorders the store's list: it needs a list deep enough to reorder.
   const window = (search.timeWindowWeight ?? 0) > 0 ? timeWindowOf(search.query, search.asOf ?? new Date()) : undefined;
   const wanted = Math.max(search.limit + search.excludeIds.size, graph ? graph.options.candidates : 0, window ? TIME_WINDOW_DEPTH : 0);
-  const labelWeights = roleWeightsFor(search.query);
-  const list = asksForList(search.query);
-  const aggregate = !list && asksForAggregate(search.query);
-  const where = asksWhere(search.query);
-  const kinds = (list || where) && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query, where) : [];
-  const timeTerms = relativeTimeTerms(search.query);
+  const { read, where } = readQuery(search.query);
+  const kinds = (read.asksForList || where) && (search.categoryWeight ?? 0) > 0 ? await categoryTermsFor(search.query, where) : [];
   const options: WeightedSearchOptions = {
     query: search.query,
     limit: wanted,
     withNeighbours: true,
     textChars: search.textChars,
-    ...(labelWeights ? { labelWeights } : {}),
-    ...(list ? { asksForList: true } : {}),
-    ...(aggregate ? { asksForAggregate: true } : {}),
+    ...read,
     ...(kinds.length > 0 ? { categoryTerms: kinds, categoryWeight: search.categoryWeight } : {}),
-    ...(timeTerms.length > 0 ? { timeTerms } : {}),
   };
   const [ranked, reached] = await Promise.all([
     supportsOf(store).rankedSearch
@@ -113,6 +106,25 @@ export async function searchSimilar(store: BaseStore, prefix: string[], search: 
     .filter((item) => !search.excludeIds.has(item.key) && isRecallable(item.value))
     .slice(0, search.limit)
     .map((item) => toSimilar(item));
+}
+
+/**
+ * What `searchSimilar` reads from the query alone (`read`: the store's options it sets): whose
+ * words it weighs down (`roleWeightsFor`), whether it asks for a list or for a sum or order, the
+ * terms of its relative time; and whether it asks where something is (for the kinds of place).
+ */
+export function readQuery(query: string): { read: Pick<WeightedSearchOptions, "labelWeights" | "asksForList" | "asksForAggregate" | "timeTerms">; where: boolean } {
+  const labelWeights = roleWeightsFor(query);
+  const list = asksForList(query);
+  const aggregate = !list && asksForAggregate(query);
+  const timeTerms = relativeTimeTerms(query);
+  const read = {
+    ...(labelWeights ? { labelWeights } : {}),
+    ...(list ? { asksForList: true } : {}),
+    ...(aggregate ? { asksForAggregate: true } : {}),
+    ...(timeTerms.length > 0 ? { timeTerms } : {}),
+  };
+  return { read, where: asksWhere(query) };
 }
 
 /**
