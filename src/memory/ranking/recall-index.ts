@@ -243,17 +243,27 @@ export class RecallIndex {
     return { pairs, n, length: terms.length, group, order, label, speaker, asks: traits?.asks === true };
   }
 
-  /** The slot of the live document `id`, or undefined. */
+  /**
+   * The slot of the live document `id`, or undefined. One of a restored index's ordered slots,
+   * found by binary search, is remembered in `slotOf` (a ranking asks for the same few hundred ids
+   * several times; `remove` forgets it as any other).
+   */
   private slotOfId(id: string): number | undefined {
     const slot = this.slotOf.get(id);
     if (slot !== undefined || this.orderedBase === 0) return slot;
     const at = this.docs.slotOfOrder(Number(id), this.orderedBase);
-    return at >= 0 && this.slotIds[at] !== undefined && this.idOf(at) === id ? at : undefined;
+    if (at < 0 || this.slotIds[at] === undefined || this.idOf(at) !== id) return undefined;
+    this.slotOf.set(id, at);
+    return at;
   }
 
-  /** The id of the live `slot`. */
+  /** The id of the live `slot` (an order written out is kept, so a ranking makes each id once). */
   private idOf(slot: number): string {
-    return this.slotIds[slot] ?? `${this.docs.orders[slot] as number}`;
+    const id = this.slotIds[slot];
+    if (typeof id === "string") return id;
+    const made = `${this.docs.orders[slot] as number}`;
+    if (id === null) this.slotIds[slot] = made;
+    return made;
   }
 
   /** Places `row` as `id` in a new slot; returns the slot. */

@@ -203,9 +203,10 @@ export class PostgresIndexCache {
     for (const row of rows) {
       if (row.kind !== "d") continue;
       if (row.id !== null) {
-        for (const entry of this.entries.values()) {
+        for (const [key, entry] of this.entries.entries()) {
           if (!entry.index.has(row.id)) continue;
           entry.index.remove(row.id);
+          this.entries.remeasure(key);
           entry.changed += 1;
           entry.version += 1;
           entry.touched = true;
@@ -221,11 +222,12 @@ export class PostgresIndexCache {
     }
     for (const row of items) {
       const path = row.ns_path ?? "";
-      for (const entry of this.entries.values()) {
+      for (const [key, entry] of this.entries.entries()) {
         if (path < entry.from || path >= entry.to) continue;
         entry.changed += 1;
         entry.version += 1;
         if (applyItem(entry.index, row as ChangeRow & { id: string })) entry.touched = true;
+        this.entries.remeasure(key);
       }
     }
   }

@@ -198,7 +198,8 @@ export class IndexCache {
       }
     }
     if (this.entries.size === 0) return;
-    for (const entry of this.entries.values()) {
+    for (const [key, entry] of this.entries.entries()) {
+      const changedBefore = entry.changed;
       for (const write of writes) {
         if (write.path < entry.from || write.path >= entry.to) continue;
         entry.changed += 1;
@@ -207,6 +208,7 @@ export class IndexCache {
         if (write.terms && write.terms.length > 0) entry.index.add(String(write.id), write.terms, write.path, write.id, write.traits);
         else entry.index.remove(String(write.id));
       }
+      if (entry.changed !== changedBefore) this.entries.remeasure(key);
     }
   }
 

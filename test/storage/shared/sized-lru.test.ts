@@ -72,6 +72,36 @@ describe("SizedLru", () => {
     expect(lru.byteBudget).toBe(100 * MB);
   });
 
+  it("measures only the value it sets: the sum is kept, not made again over every value", () => {
+    const measured: string[] = [];
+    const lru = new SizedLru<{ name: string; size: number }>({ maxEntries: 1000, maxBytes: 100 * MB }, (value) => (measured.push(value.name), value.size), fakeProbe(0));
+    for (let i = 0; i < 50; i++) lru.set(`k${i}`, { name: `v${i}`, size: MB });
+    expect(measured).toEqual(Array.from({ length: 50 }, (_, i) => `v${i}`));
+    expect(lru.bytes).toBe(50 * MB);
+    lru.delete("k3");
+    lru.set("k4", { name: "w4", size: 2 * MB });
+    expect(lru.bytes).toBe(50 * MB);
+  });
+
+  it("counts a value changed in place at its new size once got or remeasured, and evicts by it", () => {
+    const sizes = { a: { size: 1 }, b: { size: 1 }, c: { size: 1 } };
+    const lru = new SizedLru<{ size: number }>({ maxEntries: 10, maxBytes: 6 }, (value) => value.size, fakeProbe(0));
+    lru.set("a", sizes.a);
+    lru.set("b", sizes.b);
+    lru.set("c", sizes.c);
+    sizes.a.size = 3;
+    expect(lru.bytes).toBe(3);
+    lru.remeasure("a");
+    expect(lru.bytes).toBe(5);
+    sizes.b.size = 2;
+    lru.get("b");
+    expect(lru.bytes).toBe(6);
+    // a (3) is the least recently used: adding d (1) passes 6 and evicts it, not b or c.
+    lru.set("d", { size: 1 });
+    expect([...lru.entries()].map(([key]) => key)).toEqual(["c", "b", "d"]);
+    expect(lru.bytes).toBe(4);
+  });
+
   it.each([{ maxCachedBytes: -1 }, { maxRss: 1.5 }, { maxCachedBytes: Number.NaN }])("refuses bounds %o", (bounds) => {
     expect(() => validateCacheBounds("SqliteStore", bounds)).toThrow(/SqliteStore: indexCache\.\w+ must be an integer ≥ 0/);
   });
