@@ -243,11 +243,7 @@ export class RecallIndex {
     return { pairs, n, length: terms.length, group, order, label, speaker, asks: traits?.asks === true };
   }
 
-  /**
-   * The slot of the live document `id`, or undefined. One of a restored index's ordered slots,
-   * found by binary search, is remembered in `slotOf` (a ranking asks for the same few hundred ids
-   * several times; `remove` forgets it as any other).
-   */
+  /** The slot of the live document `id`, or undefined; one found by binary search is kept in `slotOf` (a ranking asks for its ids several times). */
   private slotOfId(id: string): number | undefined {
     const slot = this.slotOf.get(id);
     if (slot !== undefined || this.orderedBase === 0) return slot;
@@ -259,11 +255,9 @@ export class RecallIndex {
 
   /** The id of the live `slot` (an order written out is kept, so a ranking makes each id once). */
   private idOf(slot: number): string {
-    const id = this.slotIds[slot];
-    if (typeof id === "string") return id;
-    const made = `${this.docs.orders[slot] as number}`;
-    if (id === null) this.slotIds[slot] = made;
-    return made;
+    const id = this.slotIds[slot] ?? `${this.docs.orders[slot] as number}`;
+    if (this.slotIds[slot] === null) this.slotIds[slot] = id;
+    return id;
   }
 
   /** Places `row` as `id` in a new slot; returns the slot. */

@@ -165,10 +165,7 @@ export class PostgresIndexCache {
     return this.seen !== undefined && !this.entries.isEmpty && Date.now() - this.syncedAt <= MAX_IDLE_MS;
   }
 
-  /**
-   * The change feed (`changeFeed`): the new xmin and, when `feedsChanges`, every change not visible
-   * before the last one; an empty cache starts over (cleared), taking only the xmin.
-   */
+  /** The change feed (`changeFeed`): the new xmin and, when `feedsChanges`, every change not visible before the last one; else the cache starts over (cleared), taking only the xmin. */
   private feed(db: pg.ClientBase): string {
     if (this.feedsChanges) return changeFeed(this.schema, db.escapeLiteral(this.seen as string));
     this.clear();
