@@ -4,23 +4,27 @@ import type { ScoredId } from "./bm25.js";
 export function sorted(scores: ReadonlyMap<string, number>, limit = Infinity): ScoredId[] {
   let threshold = -Infinity;
   if (scores.size > limit) {
-    const values = Float64Array.from(scores.values()).sort();
+    const values = new Float64Array(scores.size);
+    let at = 0;
+    scores.forEach((score) => void (values[at++] = score));
+    values.sort();
     threshold = values[values.length - limit] ?? -Infinity;
   }
   const list: ScoredId[] = [];
-  for (const [id, score] of scores) if (score >= threshold) list.push({ id, score });
-  return list.sort((a, b) => b.score - a.score).slice(0, limit);
+  scores.forEach((score, id) => void (score >= threshold && list.push({ id, score })));
+  list.sort((a, b) => b.score - a.score);
+  return list.length > limit ? list.slice(0, limit) : list;
 }
 
 /** The ids of the `n` best scores (n small), best first, without sorting everything. */
 export function bestIds(scores: ReadonlyMap<string, number>, n: number): string[] {
   const best: ScoredId[] = [];
-  for (const [id, score] of scores) {
-    if (best.length === n && score <= (best[n - 1]?.score ?? -Infinity)) continue;
+  scores.forEach((score, id) => {
+    if (best.length === n && score <= (best[n - 1]?.score ?? -Infinity)) return;
     let i = best.length;
     while (i > 0 && (best[i - 1]?.score ?? 0) < score) i--;
     best.splice(i, 0, { id, score });
     if (best.length > n) best.pop();
-  }
+  });
   return best.map((hit) => hit.id);
 }

@@ -79,8 +79,8 @@ function listsOf(view: ScanView, termIds: readonly number[], shortest: number): 
   for (const term of termIds) {
     if (!((df[term] ?? 0) > 0)) continue;
     const weight = view.idf(view.live, df[term] as number) * (view.k1 + 1);
-    const [from, to] = view.postings.runOf(term);
-    lists.push({ term, weight, bound: (weight * (maxTf[term] as number)) / ((maxTf[term] as number) + shortest), from, to, extra: [] });
+    const run = view.postings.runOf(term);
+    lists.push({ term, weight, bound: (weight * (maxTf[term] as number)) / ((maxTf[term] as number) + shortest), from: run[0], to: run[1], extra: [] });
   }
   lists.sort((x, y) => y.bound - x.bound);
   const { docs, postings, slotIds } = view;

@@ -4,8 +4,9 @@ import type { LexicalSource } from "./lexical-source.js";
 /** The terms of document `slot` of `docs`, each as often as it occurs (numbered by `terms`). */
 export function termsOfSlot(docs: DocTable, terms: Names, slot: number): string[] {
   const out: string[] = [];
-  const [from, to, pool] = docs.pairsOf(slot);
-  for (let i = from; i < to; i += 2) {
+  const range = docs.pairsOf(slot);
+  const pool = range[2];
+  for (let i = range[0]; i < range[1]; i += 2) {
     const term = terms.nameOf(pool[i] as number);
     for (let n = pool[i + 1] as number; n > 0; n--) out.push(term);
   }
@@ -16,8 +17,9 @@ export function termsOfSlot(docs: DocTable, terms: Names, slot: number): string[
 export function heldBySlot(docs: DocTable, wanted: ReadonlyMap<number, string>, slot: number): string[] {
   const held: string[] = [];
   if (wanted.size === 0) return held;
-  const [from, to, pool] = docs.pairsOf(slot);
-  for (let i = from; i < to; i += 2) {
+  const range = docs.pairsOf(slot);
+  const pool = range[2];
+  for (let i = range[0]; i < range[1]; i += 2) {
     const term = wanted.get(pool[i] as number);
     if (term !== undefined && !held.includes(term)) held.push(term);
   }

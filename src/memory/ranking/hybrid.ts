@@ -61,10 +61,10 @@ function labelWeigher(source: LexicalSource, weights: Readonly<Record<string, nu
   if (!source.labelsOf || Object.keys(weights).length === 0) return (scores) => scores;
   const labelsOf = source.labelsOf.bind(source);
   return (scores) => {
-    for (const [id, label] of labelsOf(scores.keys())) {
+    labelsOf(scores.keys()).forEach((label, id) => {
       const weight = weights[label];
       if (weight !== undefined) scores.set(id, (scores.get(id) ?? 0) * weight);
-    }
+    });
     return scores;
   };
 }
@@ -110,7 +110,7 @@ export function rankHybrid(
   const share = source.documentShare?.bind(source);
   const rare = (term: string): boolean => term !== EVENT_MARKER && (!share || share(term) <= o.feedbackMaxShare);
   const expand = (extra: readonly string[], weight: number): void => {
-    if (extra.length > 0 && weight > 0) for (const [id, score] of weigh(source.score(extra, o.lexicalLimit, lengthNorm))) lexical.set(id, (lexical.get(id) ?? 0) + weight * score);
+    if (extra.length > 0 && weight > 0) weigh(source.score(extra, o.lexicalLimit, lengthNorm)).forEach((score, id) => lexical.set(id, (lexical.get(id) ?? 0) + weight * score));
   };
   expand(timed, o.timeTermWeight);
   if (o.feedbackDocs > 0 && o.feedbackTerms > 0 && o.feedbackWeight > 0 && lexical.size > 0) {
@@ -128,11 +128,19 @@ export function rankHybrid(
     const bestScores =
       lexical.size <= o.neighbourCandidates ? lexical : new Map(sorted(lexical, o.neighbourCandidates).map((hit) => [hit.id, hit.score]));
     const neighbours = bridgeShortTurns(source, source.neighboursOf([...bestScores.keys()]), o.bridgeLength);
-    const receivers = new Set([...neighbours.values()].flat());
-    if (!o.includeContextOnly) for (const id of receivers) if (!lexical.has(id)) receivers.delete(id);
-    const lengths = o.contextHalfLength > 0 ? source.lengthsOf?.([...receivers]) : undefined;
+    const receivers: string[] = [];
+    const demoted = new Map<string, number>();
+    for (const own of neighbours.values()) {
+      for (let i = 0; i < own.length; i++) {
+        const id = own[i] as string;
+        if (demoted.has(id) || (!o.includeContextOnly && !lexical.has(id))) continue;
+        receivers.push(id);
+        demoted.set(id, 1);
+      }
+    }
+    const lengths = o.contextHalfLength > 0 ? source.lengthsOf?.(receivers) : undefined;
     // A demoted document is demoted in what its neighbours lend it too.
-    const demoted = weigh(new Map([...receivers].map((id) => [id, 1])));
+    weigh(demoted);
     const receives = (id: string): number =>
       (demoted.get(id) ?? 1) * (lengths ? o.contextHalfLength / (o.contextHalfLength + (lengths.get(id) ?? 0)) : 1);
     const answers = o.questionLend !== 1 && source.answersOf ? source.answersOf(bestScores.keys()) : undefined;

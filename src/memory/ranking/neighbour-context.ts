@@ -15,15 +15,22 @@ export function addNeighbourContext(
   receives: (id: string) => number = () => 1,
   lends: (from: string, to: string) => number = () => 1,
 ): { scores: Map<string, number>; context: Map<string, number> } {
+  // forEach and indexed loops: no entry arrays or iterator results made (a first search on a fresh
+  // instance runs this before it is optimised, and each object it makes is collected).
   const context = new Map<string, number>();
   if (weight > 0) {
-    for (const [id, score] of scores) {
-      for (const other of neighbours.get(id) ?? []) context.set(other, (context.get(other) ?? 0) + weight * score * lends(id, other));
-    }
-    for (const [id, added] of context) context.set(id, added * receives(id));
+    scores.forEach((score, id) => {
+      const others = neighbours.get(id);
+      if (!others) return;
+      for (let i = 0; i < others.length; i++) {
+        const other = others[i] as string;
+        context.set(other, (context.get(other) ?? 0) + weight * score * lends(id, other));
+      }
+    });
+    context.forEach((added, id) => context.set(id, added * receives(id)));
   }
   const smoothed = new Map(scores);
-  for (const [id, extra] of context) smoothed.set(id, (smoothed.get(id) ?? 0) + extra);
+  context.forEach((extra, id) => smoothed.set(id, (smoothed.get(id) ?? 0) + extra));
   return { scores: smoothed, context };
 }
 
@@ -40,24 +47,38 @@ export function bridgeShortTurns(
   maxLength: number,
 ): ReadonlyMap<string, readonly string[]> {
   if (maxLength <= 0 || !source.lengthsOf || !source.labelsOf) return neighbours;
-  const adjacent = [...new Set([...neighbours.values()].flat())];
+  // Plain loops and forEach (see addNeighbourContext): this runs for each of a search's best hits,
+  // and most have nothing to bridge.
+  const adjacentSet = new Set<string>();
+  neighbours.forEach((own) => addAll(adjacentSet, own));
+  const adjacent = [...adjacentSet];
   const lengths = source.lengthsOf(adjacent);
   const beyond = source.neighboursOf(adjacent.filter((id) => (lengths.get(id) ?? Infinity) <= maxLength));
   if (beyond.size === 0) return neighbours;
-  const labels = source.labelsOf(new Set([...neighbours.keys(), ...beyond.keys(), ...[...beyond.values()].flat()]));
+  const named = new Set<string>(neighbours.keys());
+  beyond.forEach((_, id) => named.add(id));
+  beyond.forEach((far) => addAll(named, far));
+  const labels = source.labelsOf(named);
   const bridged = new Map<string, readonly string[]>();
-  for (const [id, own] of neighbours) {
+  neighbours.forEach((own, id) => {
     const label = labels.get(id);
-    // Plain loops: this runs for each of a search's best hits, and most have nothing to bridge.
     let far: string[] | undefined;
-    for (const next of label === undefined ? [] : own) {
+    for (let i = 0; label !== undefined && i < own.length; i++) {
+      const next = own[i] as string;
       const between = labels.get(next);
-      if (between === undefined || between === label) continue;
-      for (const other of beyond.get(next) ?? []) if (other !== id && !own.includes(other) && labels.get(other) === label) (far ??= []).push(other);
+      const others = between === undefined || between === label ? undefined : beyond.get(next);
+      for (let j = 0; others && j < others.length; j++) {
+        const other = others[j] as string;
+        if (other !== id && !own.includes(other) && labels.get(other) === label) (far ??= []).push(other);
+      }
     }
     bridged.set(id, far ? [...own, ...far] : own);
-  }
+  });
   return bridged;
+}
+
+function addAll(set: Set<string>, ids: readonly string[]): void {
+  for (let i = 0; i < ids.length; i++) set.add(ids[i] as string);
 }
 
 /** Whether a speaker is named by a query of `queryTerms`: every term of the name is one of them (remembered per name). */

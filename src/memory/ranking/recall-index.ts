@@ -274,8 +274,8 @@ export class RecallIndex {
 
   /** Marks `slot` dead: its terms leave the statistics; its packed entries wait for compaction. */
   private release(slot: number): void {
-    const [from, to, pool] = this.docs.pairsOf(slot);
-    for (let i = from; i < to; i += 2) this.postings.uncount(pool[i] as number);
+    const range = this.docs.pairsOf(slot);
+    for (let i = range[0]; i < range[1]; i += 2) this.postings.uncount(range[2][i] as number);
     this.slotIds[slot] = undefined;
     this.live -= 1;
     this.totalLength -= this.docs.lengths[slot] as number;

@@ -22,7 +22,9 @@ export class SortedTerms {
     const terms = new SortedTerms(bytes, starts);
     if (starts[0] !== 0 || starts[starts.length - 1] !== bytes.length) throw new Error("term bytes out of range");
     for (let i = 0; i < terms.count; i++) {
-      const [from, to] = [starts[i] as number, starts[i + 1] as number];
+      // Plain locals, not a destructured pair: a fresh process restores before this is optimised.
+      const from = starts[i] as number;
+      const to = starts[i + 1] as number;
       if (to < from || (i > 0 && terms.compare(i - 1, bytes, from, to) >= 0)) throw new Error("terms not distinct and ascending");
     }
     return terms;
@@ -113,13 +115,18 @@ const decoder = new TextDecoder();
 /** The UTF-8 bytes of the term being looked up (`utf8`). */
 let scratch = new Uint8Array(256);
 
-/** Writes `term` as UTF-8 into `scratch`; returns its length. */
+/** Writes `term` as UTF-8 into `scratch`; returns its length. An ASCII term (most) is copied as it is, without the encoder's call and result. */
 function utf8(term: string): number {
   if (term.length * 3 > scratch.length) scratch = new Uint8Array(term.length * 3);
-  return encoder.encodeInto(term, scratch).written;
+  for (let i = 0; i < term.length; i++) {
+    const code = term.charCodeAt(i);
+    if (code >= 0x80) return encoder.encodeInto(term, scratch).written;
+    scratch[i] = code;
+  }
+  return term.length;
 }
 
 function text(bytes: Uint8Array): string {
-  for (const byte of bytes) if (byte >= 0x80) return decoder.decode(bytes);
-  return String.fromCharCode(...bytes);
+  for (let i = 0; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return decoder.decode(bytes);
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
 }
