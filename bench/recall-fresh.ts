@@ -16,7 +16,7 @@
  * (the large user `--repeat` times, each on a new store, before its pairs, with queries of their own).
  * `fresh_process`: the same first searches in a new process (`lib/fresh-recall-child.ts`), as a
  * fresh instance makes them: nothing compiled yet, no other heap; `fresh_process_warmed`: alike,
- * after the service's recall warm-up (`warmRecall`, run once it listens).
+ * after the service's recall warm-ups (`warmRecall` and `warmStoreReads`, run once it listens).
  * Prints JSON.
  */
 import { execFile } from "node:child_process";

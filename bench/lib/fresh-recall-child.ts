@@ -4,8 +4,8 @@
  * query each), opens a store with snapshots and an empty recall cache, and times the first
  * `searchSimilar` of each user in turn (`firstSearch`), the first in this process included (V8 has compiled
  * nothing of the restore and the ranking yet). With `warmUp`, first runs the service's recall
- * warm-up to its end (`warmRecall`, as `npm start` does once it listens and no request is being
- * answered). Prints JSON: each user's ms and ranked ids, the warm-up's ms.
+ * warm-ups to their end (`warmRecall`, then `warmStoreReads`, as `npm start` does once it listens
+ * and no request is being answered). Prints JSON: each user's ms and ranked ids, the warm-up's ms.
  */
 import { readFileSync } from "node:fs";
 import { setLogLevel } from "../../src/logger.js";
@@ -43,8 +43,8 @@ if (request.backend === "sqlite") {
 }
 let warmUpMs: number | undefined;
 if (request.warmUp) {
-  const { warmRecall } = await import("../../src/memory/recall-warm-up.js");
-  warmUpMs = await warmRecall(() => true);
+  const { warmRecall, warmStoreReads } = await import("../../src/memory/recall-warm-up.js");
+  warmUpMs = (await warmRecall(() => true)) + (await warmStoreReads(store, () => true));
 }
 const reply: FreshReply = { ms: [], ranked: [], warmUpMs };
 for (const user of request.users) {

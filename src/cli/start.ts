@@ -131,7 +131,7 @@ async function serveHere(): Promise<void> {
     rateLimitCounter: counter?.limiter,
     isDraining: () => draining,
   });
-  const warmUp = warmUpBetweenRequests(app.fetch, streams, () => draining);
+  const warmUp = warmUpBetweenRequests(app.fetch, streams, () => draining, memory.persistence.store);
   const server = serve({ fetch: warmUp.fetch, hostname: host, port: env.PORT }, (info) => {
     log.info("server.listening", { host: info.address, port: info.port, tenants: keys.length === 0 ? [OPEN_TENANT] : undefined, keys: keys.length });
     warmUp.start();

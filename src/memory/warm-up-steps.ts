@@ -8,10 +8,10 @@ export interface WarmUpOptions {
 /**
  * Runs `steps` one at a time, each in a macrotask of its own and only while `idle()` says no
  * request is being served: a request that arrives waits for at most the one step already running,
- * never for the rest. Resolves with the ms of CPU the steps took (on the main thread), once all
- * have run or `signal` stopped it.
+ * never for the rest. Resolves with the ms the steps took (CPU on the main thread; an asynchronous
+ * step's ms include what it waited for), once all have run or `signal` stopped it.
  */
-export async function runWarmUp(steps: Iterable<() => void>, idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
+export async function runWarmUp(steps: Iterable<() => void | Promise<void>>, idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
   const pollMs = options.pollMs ?? 50;
   let spent = 0;
   for (const step of steps) {
@@ -22,7 +22,7 @@ export async function runWarmUp(steps: Iterable<() => void>, idle: () => boolean
     }
     if (options.signal?.aborted) return Math.round(spent);
     const started = performance.now();
-    step();
+    await step();
     spent += performance.now() - started;
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -19,6 +19,9 @@ describe("npm start (src/cli/start.ts)", () => {
       expect(warmed).toBeGreaterThan(events.findIndex((line) => line.event === "server.listening"));
       expect(typeof events[warmed]?.language_tools_ms).toBe("number");
       expect(events[warmed]?.recall_ms).toBeGreaterThan(0);
+      // The store's reads of a user's index, made once for a user no request can name.
+      expect(events[warmed]?.store_ms).toBeGreaterThanOrEqual(0);
+      expect(events.some((line) => line.event === "server.warm_up_failed")).toBe(false);
       const res = await fetch(`http://127.0.0.1:${port}/v1/turns`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-request-id": "start-test-1" },

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { warmStoreReads, WARM_UP_USER } from "../../../src/memory/recall-warm-up.js";
 import { PostgresStore } from "../../../src/storage/postgres/store.js";
 import { createTempDatabase } from "../../support/postgres.js";
 
@@ -183,4 +184,34 @@ it("pruning the deletion log deletes the snapshots stamped before what it prunes
   expect(await snapshotsOf("u8")).toHaveLength(1);
   await writer.removeOrphanedIndexRows();
   expect(await snapshotsOf("u8")).toEqual([]);
+});
+
+it("the service's store warm-up reads a user's index as a first recall does, for a user nothing is stored under, and writes nothing", async () => {
+  const writer = open();
+  await write(writer, "u10", 0, 6);
+  const counts = async () => (await sql.query(`SELECT (SELECT count(*) FROM ${SCHEMA}.store_items) AS items, (SELECT count(*) FROM ${SCHEMA}.store_index_snapshots) AS snapshots, (SELECT count(*) FROM ${SCHEMA}.store_deletions) AS deletions`)).rows[0];
+  const before = await counts();
+  const store = open();
+  const reads: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = args[0] as { text?: string } | string;
+    reads.push(typeof text === "string" ? text : (text.text ?? ""));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    expect(await warmStoreReads(store, () => true)).toBeGreaterThanOrEqual(0);
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  await store.indexSnapshotsSettled();
+  // The snapshot's statement (a COPY, with the change feed) and the rows' query.
+  expect(reads.some((text) => text.startsWith("COPY (") && text.includes("store_index_snapshots"))).toBe(true);
+  expect(reads.some((text) => text.includes("store_items") && text.includes("tokens IS NOT NULL"))).toBe(true);
+  expect(WARM_UP_USER.tenantId.trim()).not.toBe(WARM_UP_USER.tenantId);
+  expect(await counts()).toEqual(before);
+  // Its user's rankings are untouched: the warmed store answers u10 as a store that builds from every row.
+  expect((await store.search(prefix("u10"), { query: QUERIES[0] as string, limit: 8 })).map((hit) => hit.key)).toEqual(
+    (await open({ indexCache: { snapshots: false } }).search(prefix("u10"), { query: QUERIES[0] as string, limit: 8 })).map((hit) => hit.key),
+  );
 });
