@@ -7,7 +7,6 @@ import type { LexicalSource } from "./lexical-source.js";
 import { checkHybridOptions, HYBRID_DEFAULTS, type HybridOptions } from "./hybrid-options.js";
 import { demoteNonAnswers, namedSpeakerWindow } from "./answer-order.js";
 import { addNeighbourContext, bridgeShortTurns, favourNamedSpeaker } from "./neighbour-context.js";
-import { termFrequencies } from "./tokenize.js";
 
 export type { LexicalSource } from "./lexical-source.js";
 export type { HybridOptions } from "./hybrid-options.js";
@@ -34,12 +33,17 @@ export function expansionTerms(
   allowed: (term: string) => boolean = () => true,
 ): string[] {
   const inQuery = new Set(queryTerms);
-  const counts = termFrequencies(feedback.flat().filter((term) => !inQuery.has(term) && allowed(term)));
-  return [...counts]
-    .map(([term, n], i) => ({ term, n, i }))
-    .sort((a, b) => b.n - a.n || a.i - b.i)
-    .slice(0, Math.max(0, count))
-    .map((x) => x.term);
+  const counts = new Map<string, number>();
+  for (const terms of feedback) for (const term of terms) if (!inQuery.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const ranked: { term: string; n: number; i: number }[] = [];
+  counts.forEach((n, term) => void ranked.push({ term, n, i: ranked.length }));
+  ranked.sort((a, b) => b.n - a.n || a.i - b.i);
+  // `allowed` asked best first, only until `count` pass (it looks each term up): the same terms as
+  // filtering first, since a term's count and first appearance do not depend on the others.
+  const out: string[] = [];
+  const want = Math.trunc(Math.max(0, count));
+  for (let k = 0; k < ranked.length && out.length < want; k++) if (allowed((ranked[k] as { term: string }).term)) out.push((ranked[k] as { term: string }).term);
+  return out;
 }
 
 
