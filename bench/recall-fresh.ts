@@ -1,6 +1,6 @@
 /**
  * First recall of a user on a fresh instance: `npm run bench:recall-fresh [-- --backend sqlite|postgres|both]
- * [--data <longmemeval .json(.gz)>] [--users N] [--large 100000] [--repeat 5]`.
+ * [--data <longmemeval .json(.gz)>] [--users N] [--large 100000] [--repeat 5] [--fresh-runs 3]`.
  *
  * Imports every LongMemEval user (one question's haystack, ~500 long turns, through `importSessions`,
  * as a service imports a history) and one synthetic user of `--large` messages (batches of 500 puts,
@@ -16,7 +16,8 @@
  * (the large user `--repeat` times, each on a new store, before its pairs, with queries of their own).
  * `fresh_process`: the same first searches in a new process (`lib/fresh-recall-child.ts`), as a
  * fresh instance makes them: nothing compiled yet, no other heap; `fresh_process_warmed`: alike,
- * after the service's recall warm-ups (`warmRecall` and `warmStoreReads`, run once it listens).
+ * after the service's recall warm-ups (`warmRecall` and `warmStoreReads`, run once it listens);
+ * `--fresh-runs` processes of each kind, alternated, their first searches pooled.
  * Prints JSON.
  */
 import { execFile } from "node:child_process";
@@ -53,6 +54,7 @@ const { values } = parseArgs({
     users: { type: "string", default: "1000" },
     large: { type: "string", default: "100000" },
     repeat: { type: "string", default: "5" },
+    "fresh-runs": { type: "string", default: "3" },
     "database-url": { type: "string" },
   },
 });
@@ -62,6 +64,7 @@ const url = values["database-url"] ?? process.env.DATABASE_URL ?? "postgres://po
 const questions = loadLongMemEval(values.data).slice(0, Number(values.users));
 const largeMessages = Number(values.large);
 const repeat = Number(values.repeat);
+const freshRuns = Number(values["fresh-runs"]);
 setLogLevel("warn");
 
 type Store = StorePort & { close(): Promise<void> | void; indexSnapshotsSettled?(): Promise<void> };
@@ -231,8 +234,16 @@ async function measure(backend: "sqlite" | "postgres") {
     const aloneMs: number[] = [];
     for (const q of questions) aloneMs.push((await firstSearch(alone, q.id, q.question)).ms);
     await alone.close();
-    const [fresh, warmed] = [await inFreshProcess(backend, place.where, false), await inFreshProcess(backend, place.where, true)];
-    const freshSame = [fresh, warmed].map((reply) => questions.filter((q, i) => JSON.stringify(reply.ranked[i]) === JSON.stringify(ranked.get(q.id))).length);
+    // `--fresh-runs` new processes of each kind, alternated: a p95 over one process's 119 first
+    // searches is its sixth slowest, and moved by 5–15 ms between runs on this machine.
+    const runs: { fresh: FreshReply[]; warmed: FreshReply[] } = { fresh: [], warmed: [] };
+    for (let run = 0; run < freshRuns; run++) {
+      runs.fresh.push(await inFreshProcess(backend, place.where, false));
+      runs.warmed.push(await inFreshProcess(backend, place.where, true));
+    }
+    const same = (replies: FreshReply[]) =>
+      replies.reduce((n, reply) => n + questions.filter((q, i) => JSON.stringify(reply.ranked[i]) === JSON.stringify(ranked.get(q.id))).length, 0);
+    const pooled = (replies: FreshReply[]) => replies.flatMap((reply) => reply.ms);
     const large = await measureLarge(place);
     sizes.sort((x, y) => x - y);
     return {
@@ -249,14 +260,15 @@ async function measure(backend: "sqlite" | "postgres") {
             before: stats(lme.before),
             after: stats(lme.after),
             after_alone: stats(aloneMs),
-            fresh_process: stats(fresh.ms),
-            fresh_process_warmed: stats(warmed.ms),
+            fresh_process: stats(pooled(runs.fresh)),
+            fresh_process_warmed: stats(pooled(runs.warmed)),
           },
-          fresh_process_first_five_ms: fresh.ms.slice(0, 5).map((ms) => round(ms, 1)),
-          warm_up_ms: warmed.warmUpMs,
+          fresh_process_first_five_ms: runs.fresh.map((reply) => reply.ms.slice(0, 5).map((ms) => round(ms, 1))),
+          fresh_process_warmed_first_five_ms: runs.warmed.map((reply) => reply.ms.slice(0, 5).map((ms) => round(ms, 1))),
+          warm_up_ms: runs.warmed.map((reply) => reply.warmUpMs),
           p95_ratio_after_over_before: round(percentile(lme.after, 95) / percentile(lme.before, 95), 3),
           identical_rankings: `${lme.identical}/${questions.length}`,
-          identical_rankings_fresh_process: `${freshSame[0]}/${questions.length}, warmed ${freshSame[1]}/${questions.length}`,
+          identical_rankings_fresh_process: `${same(runs.fresh)}/${questions.length * freshRuns}, warmed ${same(runs.warmed)}/${questions.length * freshRuns}`,
         },
         large_user: large,
       },
