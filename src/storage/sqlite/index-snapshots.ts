@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { reserveRows, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { statement } from "./statements.js";
 
@@ -69,6 +69,7 @@ export function catchUp(db: Database.Database, index: RecallIndex, from: string,
      FROM store_items i ${bySeq ? "INDEXED BY store_items_seq" : ""} JOIN store_fts f ON f.rowid = i.id
      WHERE i.ns_path >= ? AND i.ns_path < ? AND i.seq > ?`,
   ).all(from, to, seq) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
+  reserveRows(index, rows);
   for (const row of rows) index.add(String(row.id), row.tokens.split(" "), row.path, row.id, traitsOfColumns(row));
   return rows.length;
 }
