@@ -42,7 +42,10 @@ export function expansionTerms(
   // filtering first, since a term's count and first appearance do not depend on the others.
   const out: string[] = [];
   const want = Math.trunc(Math.max(0, count));
-  for (let k = 0; k < ranked.length && out.length < want; k++) if (allowed((ranked[k] as { term: string }).term)) out.push((ranked[k] as { term: string }).term);
+  for (const { term } of ranked) {
+    if (out.length >= want) break;
+    if (allowed(term)) out.push(term);
+  }
   return out;
 }
 
