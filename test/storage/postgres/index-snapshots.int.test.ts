@@ -205,7 +205,7 @@ it("the service's store warm-up reads a user's index as a first recall does, for
     pg.Client.prototype.query = query;
   }
   await store.indexSnapshotsSettled();
-  // The snapshot's statement (a COPY, with the change feed) and the rows' query.
+  // The snapshot's statement (a COPY, with the change feed) and the query that builds an index from the user's rows.
   expect(reads.some((text) => text.startsWith("COPY (") && text.includes("store_index_snapshots"))).toBe(true);
   expect(reads.some((text) => text.includes("store_items") && text.includes("tokens IS NOT NULL"))).toBe(true);
   expect(WARM_UP_USER.tenantId.trim()).not.toBe(WARM_UP_USER.tenantId);
