@@ -1,7 +1,7 @@
-import { log } from "../logger.js";
-import { warmLanguageTools } from "../memory/language-tools.js";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { messageOf } from "../errors.js";
+import { log } from "../logger.js";
+import { warmLanguageTools } from "../memory/language-tools.js";
 import { warmRecall, warmStoreReads } from "../memory/recall-warm-up.js";
 import type { OpenStreams } from "../server/open-streams.js";
 

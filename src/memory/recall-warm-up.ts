@@ -1,10 +1,10 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { normalizeScores } from "./ranking/fusion.js";
 import { rankHybrid } from "./ranking/hybrid.js";
 import { hybridOptionsOf, indexSource } from "./ranking/index-source.js";
 import { RecallIndex } from "./ranking/recall-index.js";
 import { tokenize } from "./ranking/tokenize.js";
 import { readQuery } from "./similar.js";
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { namespaces } from "./namespaces.js";
 import { warmSearch } from "./store-io.js";
 import { runWarmUp, type WarmUpOptions } from "./warm-up-steps.js";
@@ -106,10 +106,11 @@ export const WARM_UP_USER = Object.freeze({ tenantId: " warm-up", userId: " warm
  * Has `store` read a user's recall index once, as a user's first recall on a fresh instance does,
  * for `WARM_UP_USER`, who has nothing stored: on Postgres the statement reading the snapshot and
  * the change feed (a COPY, pg-copy-streams loaded), then the query that builds an index from its
- * rows (none); nothing is written, and the cache keeps an empty index. With `warmRecall` before it, a new process's first user's first
- * recall on Postgres took 15–23 ms instead of 32–39 (3 runs each, 119 LongMemEval users, a scratch
- * copy of `bench/lib/fresh-recall-child.ts`), and the p95 over the 119 users fell with it. One step,
- * run while `idle()` (`runWarmUp`); resolves with its ms, waiting for the database included.
+ * rows (none); nothing is written, and the cache keeps an empty index. With `warmRecall` before
+ * it, a new process's first user's first recall on Postgres took 15–23 ms instead of 32–39 (3 runs
+ * each, 119 LongMemEval users, a scratch copy of `bench/lib/fresh-recall-child.ts`), and the p95
+ * over the 119 users fell with it. One step, run while `idle()` (`runWarmUp`); resolves with its
+ * ms, waiting for the database included.
  */
 export function warmStoreReads(store: BaseStore, idle: () => boolean, options: WarmUpOptions = {}): Promise<number> {
   return runWarmUp([() => warmSearch(store, namespaces.sessions(WARM_UP_USER))], idle, options);
