@@ -57,7 +57,7 @@ export function buildRecallIndex<R extends TraitColumns & { tokens: string }>(ro
 }
 
 /**
- * Makes room in `index` for `rows` (space-joined `tokens`; none: a removal) at once, so adding them
+ * Makes room in `index` for `rows` (space-joined `tokens`; null: a removal) at once, so adding them
  * grows its arrays once and to size. A restored index's are exactly full: the first row applied on
  * top of a snapshot doubled every column and the pool (a LongMemEval user's ~50,000 pair slots,
  * 200 KB copied into 400 KB), which the cache then counted in the index's bytes.
@@ -66,7 +66,7 @@ export function reserveRows(index: RecallIndex, rows: readonly { tokens: string 
   let documents = 0;
   let terms = 0;
   for (const { tokens } of rows) {
-    if (!tokens) continue;
+    if (tokens === null) continue;
     documents += 1;
     terms += 1;
     for (let i = tokens.indexOf(" "); i >= 0; i = tokens.indexOf(" ", i + 1)) terms += 1;

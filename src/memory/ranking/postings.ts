@@ -132,9 +132,9 @@ export class PackedPostings {
 
   /** The position of `slot` in `term`'s run, or −1. */
   find(term: number, slot: number): number {
-    if (term + 1 >= this.offsets.length) return -1;
-    let lo = this.offsets[term] as number;
-    let hi = (this.offsets[term + 1] as number) - 1;
+    const run = this.runOf(term);
+    let lo = run[0];
+    let hi = run[1] - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const at = this.slots[mid] as number;

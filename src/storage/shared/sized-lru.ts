@@ -74,10 +74,11 @@ const REGROW_BELOW = 0.85;
  * 85% of `maxRss`, the budget grows back by a tenth every 5 s up to `maxBytes`.
  */
 export class SizedLru<V> {
-  /** Each value with its size when last measured. */
-  private readonly map = new Map<string, { value: V; size: number }>();
+  private readonly map = new Map<string, V>();
+  /** Each value's size when last measured, by key (the order is `map`'s alone). */
+  private readonly sizes = new Map<string, number>();
   private readonly refused = new Set<string>();
-  /** The sum of the sizes in `map`. */
+  /** The sum of `sizes`. */
   private total = 0;
   /** The byte bound in force: `maxBytes`, or less after RSS passed `maxRss`. */
   private budget: number;
@@ -98,24 +99,24 @@ export class SizedLru<V> {
 
   /** The value at `key`, now the most recently used; undefined when absent. */
   get(key: string): V | undefined {
-    const held = this.map.get(key);
-    if (held === undefined) return undefined;
+    const value = this.map.get(key);
+    if (value === undefined) return undefined;
     this.map.delete(key);
-    this.map.set(key, held);
-    this.measure(held);
-    return held.value;
+    this.map.set(key, value);
+    this.measure(key, value);
+    return value;
   }
 
   /** Measures the value at `key` again, after its owner changed it in place. */
   remeasure(key: string): void {
-    const held = this.map.get(key);
-    if (held) this.measure(held);
+    const value = this.map.get(key);
+    if (value !== undefined) this.measure(key, value);
   }
 
-  private measure(held: { value: V; size: number }): void {
-    const size = this.sizeOf(held.value);
-    this.total += size - held.size;
-    held.size = size;
+  private measure(key: string, value: V): void {
+    const size = this.sizeOf(value);
+    this.total += size - (this.sizes.get(key) ?? 0);
+    this.sizes.set(key, size);
   }
 
   has(key: string): boolean {
@@ -134,9 +135,8 @@ export class SizedLru<V> {
   /** Adds `value` as the most recently used, then evicts the least recently used others until within bounds. */
   set(key: string, value: V): void {
     this.delete(key);
-    const size = this.sizeOf(value);
-    this.map.set(key, { value, size });
-    this.total += size;
+    this.map.set(key, value);
+    this.measure(key, value);
     const bytes = this.evictPast(key);
     if (this.bounds.maxRss) this.answerToRss(key, bytes, this.bounds.maxRss);
   }
@@ -167,19 +167,18 @@ export class SizedLru<V> {
   }
 
   delete(key: string): void {
-    const held = this.map.get(key);
-    if (held === undefined) return;
-    this.total -= held.size;
+    this.total -= this.sizes.get(key) ?? 0;
+    this.sizes.delete(key);
     this.map.delete(key);
   }
 
   /** Keys and values, least recently used first. */
-  *entries(): IterableIterator<[string, V]> {
-    for (const [key, held] of this.map) yield [key, held.value];
+  entries(): IterableIterator<[string, V]> {
+    return this.map.entries();
   }
 
-  *values(): IterableIterator<V> {
-    for (const held of this.map.values()) yield held.value;
+  values(): IterableIterator<V> {
+    return this.map.values();
   }
 
   get size(): number {
@@ -198,6 +197,7 @@ export class SizedLru<V> {
 
   clear(): void {
     this.map.clear();
+    this.sizes.clear();
     this.total = 0;
     this.refused.clear();
   }
