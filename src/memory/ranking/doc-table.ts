@@ -1,82 +1,14 @@
-import type { SortedTerms } from "./sorted-terms.js";
+import type { Names } from "./names.js";
+import { unfilledInt32 } from "./unfilled.js";
 import type { LazyItems } from "./varints.js";
 
-/**
- * Strings seen by any index (terms mostly), so that indexes of many users share one copy of a common
- * word: 1,000 indexes of 200 synthetic messages hold 58 MB of heap with it, 85 MB without.
- */
-const sharedStrings = new Map<string, string>();
-const SHARED_STRINGS_MAX = 100_000;
-
-function sharedCopy(name: string): string {
-  const known = sharedStrings.get(name);
-  if (known !== undefined) return known;
-  // Full: start over (the indexes keep the strings they hold); ~7 MB at most.
-  if (sharedStrings.size >= SHARED_STRINGS_MAX) sharedStrings.clear();
-  sharedStrings.set(name, name);
-  return name;
+/** Room for documents to be added, and the [termId, tf] pairs they hold at most (their terms counted with repeats). */
+export interface Room {
+  documents: number;
+  pairs: number;
 }
 
-/**
- * Strings numbered in order of first sight (terms, labels, speakers, groups of one index), so a
- * document stores small integers instead of its own copies of them. A restored index's terms come
- * first, as its snapshot holds them (`ofSorted`): found by binary search over their bytes, made
- * into strings when asked, not shared with other indexes (sharing them meant hashing every term of
- * the user on the first query).
- */
-export class Names {
-  private readonly ids = new Map<string, number>();
-  /** The names numbered from `sorted.count` on. */
-  private readonly list: string[] = [];
-
-  constructor(private readonly sorted?: SortedTerms) {}
-
-  /** Names numbered in the order of `sorted`; names interned later are numbered after them as usual. */
-  static ofSorted(sorted: SortedTerms): Names {
-    return new Names(sorted);
-  }
-
-  /** The number of `name`, assigned when new. */
-  intern(name: string): number {
-    let id = this.find(name);
-    if (id < 0) {
-      const copy = sharedCopy(name);
-      id = this.size;
-      this.ids.set(copy, id);
-      this.list.push(copy);
-    }
-    return id;
-  }
-
-  /**
-   * The number of `name`, or −1 when it was never interned. A restored term found by binary search
-   * is kept in `ids` too: a document applied on top of a snapshot repeats its words, and so do the
-   * next ones (applying a LongMemEval user's ~20 rows since its snapshot, ~2,000 words: 0.95 → 0.62
-   * ms in a CPU profile of 11,900 such restores).
-   */
-  find(name: string): number {
-    const id = this.ids.get(name);
-    if (id !== undefined || !this.sorted) return id ?? -1;
-    const found = this.sorted.find(name);
-    if (found >= 0) this.ids.set(name, found);
-    return found;
-  }
-
-  /** Name number `id`. */
-  nameOf(id: number): string {
-    const base = this.sorted?.count ?? 0;
-    return id < base ? (this.sorted as SortedTerms).at(id) : (this.list[id - base] as string);
-  }
-
-  /** Every name, by number. */
-  all(): string[] {
-    return Array.from({ length: this.size }, (_, id) => this.nameOf(id));
-  }
-
-  get size(): number {
-    return (this.sorted?.count ?? 0) + this.list.length;
-  }
-}
+const NO_ROOM: Room = { documents: 0, pairs: 0 };
 
 /** Per-document [termId, tf] pairs in order of first appearance, built in reused buffers. */
 const build = { pairs: new Int32Array(64), seenAt: new Int32Array(64).fill(-1), stamp: new Int32Array(64) };
@@ -158,7 +90,7 @@ export class DocTable {
    * Leaves the pairs of the first slots in `items` (one item per slot: per pair its term × 2, plus
    * 1 when a frequency above 1 follows) until something reads them (`readPairs`): a query reads
    * the pairs of a few documents only, and a restore that read all of them spent most of its time
-   * there. The pool is allocated zeroed, so its pages cost memory only once written.
+   * there. The pool is allocated unzeroed (`ofSize`), so its pages cost memory only once written.
    */
   restorePairs(items: LazyItems, terms: number): void {
     this.restored = items.done ? null : { items, terms };
@@ -192,24 +124,31 @@ export class DocTable {
     for (let slot = 0; this.restored && slot < this.count; slot++) this.readPairs(slot);
   }
 
-  /** A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed (`orders` given or zeroed). */
-  static ofSize(count: number, pairs: number, orders = new Float64Array(count)): DocTable {
+  /**
+   * A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed,
+   * with room for `spare` more (`reserve`) allocated with it: growing later copies every column and
+   * the pool into new memory.
+   */
+  static ofSize(count: number, pairs: number, spare: Room = NO_ROOM): DocTable {
     const docs = new DocTable();
+    const capacity = count + spare.documents;
     docs.count = count;
-    docs.lengths = new Int32Array(count);
-    docs.groups = new Int32Array(count);
-    docs.orders = orders;
-    docs.labels = new Int32Array(count);
-    docs.speakers = new Int32Array(count);
-    docs.asks = new Uint8Array(count);
-    docs.starts = new Int32Array(count + 1);
-    docs.pool = new Int32Array(2 * pairs);
+    docs.lengths = new Int32Array(capacity);
+    docs.groups = new Int32Array(capacity);
+    docs.orders = new Float64Array(capacity);
+    docs.labels = new Int32Array(capacity);
+    docs.speakers = new Int32Array(capacity);
+    docs.asks = new Uint8Array(capacity);
+    docs.starts = new Int32Array(capacity + 1);
+    // Unzeroed: a pair is written (read from its bytes on first use, see `restorePairs`, or
+    // appended) before anything reads it, and most of a restored pool is never read.
+    docs.pool = unfilledInt32(2 * (pairs + spare.pairs));
     return docs;
   }
 
-  /** Makes room for `docs` more documents with `pairs` more pairs in all, without growing again. */
-  reserve(docs: number, pairs: number): void {
-    this.resize(this.count + docs, (this.starts[this.count] as number) + 2 * pairs);
+  /** Makes room for `room`'s documents and pairs more, without growing again. */
+  reserve(room: Room): void {
+    this.resize(this.count + room.documents, (this.starts[this.count] as number) + 2 * room.pairs);
   }
 
   append(row: DocRow): number {

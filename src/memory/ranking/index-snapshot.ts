@@ -1,7 +1,8 @@
-import { DocTable } from "./doc-table.js";
+import { DocTable, type Room } from "./doc-table.js";
 import type { IndexState } from "./index-state.js";
 import { PackedPostings } from "./postings.js";
 import { encodeSortedTerms, SortedTerms } from "./sorted-terms.js";
+import { unfilledInt32, unfilledUint16 } from "./unfilled.js";
 import { LazyItems, VarintReader, VarintWriter } from "./varints.js";
 
 /**
@@ -94,25 +95,26 @@ export function encodeIndexState(state: IndexState): Uint8Array {
     out.set(part, at);
     at += part.length;
   }
-  header.setUint32(44, checksum(out.slice(streamStart + stream.length)), true);
+  header.setUint32(44, checksum(out.subarray(streamStart + stream.length)), true);
   return out;
 }
 
 /**
- * A sum of `bytes` (at an offset that is a multiple of 4) as 32-bit words, and of those
- * sums (Fletcher's, modulo 2^32): a restore leaves the pairs and lists unread, so it checks them
- * whole this way instead (about 1 ms for 100,000 messages), and a damaged snapshot is refused there
- * and rebuilt rather than failing the queries that would read the damage.
+ * A sum of `bytes` as little-endian 32-bit words, and of those sums (Fletcher's, modulo 2^32): a
+ * restore leaves the pairs and lists unread, so it checks them whole this way instead (about 1 ms
+ * for 100,000 messages), and a damaged snapshot is refused there and rebuilt rather than failing
+ * the queries that would read the damage. Read through a DataView, so at any offset (a restore
+ * reads the bytes in place), as fast as an aligned Int32Array once optimised.
  */
 export function checksum(bytes: Uint8Array): number {
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Plain locals and the length read once: V8 kept the destructured pair and `words.length` out of
   // registers, three times the time (0.31 against 0.12 ms for a LongMemEval user's 120 KB).
-  const count = words.length;
+  const count = bytes.length >> 2;
   let a = 0;
   let b = 0;
   for (let i = 0; i < count; i++) {
-    a = (a + (words[i] as number)) | 0;
+    a = (a + words.getInt32(4 * i, true)) | 0;
     b = (b + a) | 0;
   }
   for (let i = count * 4; i < bytes.length; i++) {
@@ -155,9 +157,10 @@ function postingLists(docs: DocTable, terms: number, directory: VarintWriter): V
  * The state `bytes` hold, checked as it is read (every reference and length in range; a
  * document's pairs and a term's list are checked when first read, see the layout above); throws,
  * naming what is wrong, on anything else. `ids` null: every id is its document's order written
- * out (not made here); `postings`: the documents' posting lists, laid out and counted.
+ * out (not made here); `postings`: the documents' posting lists, laid out and counted. `spare`:
+ * room for the documents about to be added on top, made with the arrays (see `DocTable.ofSize`).
  */
-export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
+export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
   if (bytes.byteLength < HEADER_BYTES) fail("too short");
   // Read in place (a pg Buffer may start anywhere in its pool): the header through a view, the raw orders copied out aligned.
   const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
@@ -174,14 +177,20 @@ export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "t
   const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, termStart))) as Partial<IndexState>;
   const { names } = strings;
   if (!Array.isArray(names)) return fail("strings missing");
-  const docs = DocTable.ofSize(n, pairs, rawOrders ? new Float64Array(new Uint8Array(bytes.subarray(rawStart, rawStart + n * 8)).buffer) : undefined);
+  const docs = DocTable.ofSize(n, pairs, spare);
+  // Raw orders are copied as bytes into the aligned column.
+  if (rawOrders) new Uint8Array(docs.orders.buffer, 0, n * 8).set(bytes.subarray(rawStart, rawStart + n * 8));
   const stream = new VarintReader(bytes, streamStart);
-  const terms = readTerms(stream, bytes.slice(termStart, termStart + termBytes), termCount);
-  const runs = readRuns(stream, termCount, pairs, listBytes);
-  const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairBytes);
+  // Bytes that are a whole buffer of their own (as the stores read them) are kept and read in
+  // place: copying the terms and the tail out of them wrote ~140 KB of fresh pages per LongMemEval
+  // user. Bytes within a larger buffer are copied, so the index does not keep the rest of it.
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const part = (from: number, to?: number): Uint8Array => (own ? bytes.subarray(from, to) : new Uint8Array(bytes.subarray(from, to)));
+  const terms = readTerms(stream, part(termStart, termStart + termBytes), termCount);
+  const runs = readRuns(stream, termCount, pairs, listBytes, spare?.pairs ?? 0);
+  const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairs, pairBytes);
   if (stream.at !== pairStart) fail("its stream does not end where its header says");
-  // Copied (a Buffer's `slice` would be a view): the restored index keeps these bytes, not the whole buffer they came in.
-  const tail = new Uint8Array(bytes.subarray(pairStart));
+  const tail = part(pairStart);
   if (checksum(tail) !== word(11)) fail("its pairs or posting lists are damaged (checksum)");
   docs.restorePairs(new LazyItems(tail.subarray(0, pairBytes), pairStarts), termCount);
   const postings = new PackedPostings();
@@ -198,7 +207,8 @@ export function decodeIndexState(bytes: Uint8Array): Omit<IndexState, "ids" | "t
 
 /** The `count` terms of `bytes`, their lengths read from `stream`; checked (`SortedTerms.of`). */
 function readTerms(stream: VarintReader, bytes: Uint8Array, count: number): SortedTerms {
-  const starts = new Int32Array(count + 1);
+  const starts = unfilledInt32(count + 1);
+  starts[0] = 0;
   for (let term = 0; term < count; term++) starts[term + 1] = (starts[term] as number) + stream.read();
   try {
     return SortedTerms.of(bytes, starts);
@@ -212,13 +222,17 @@ function fail(what: string): never {
 }
 
 /**
- * The posting lists' layout, each term's largest frequency and where each term's list starts in
- * the lists' bytes (`listBytes` in all); checked to add up to `pairs` and `listBytes`.
+ * The posting lists' layout, each term's largest frequency (with room for `newTerms` more terms)
+ * and where each term's list starts in the lists' bytes (`listBytes` in all); checked to add up to
+ * `pairs` and `listBytes`.
  */
-function readRuns(stream: VarintReader, terms: number, pairs: number, listBytes: number): { offsets: Int32Array<ArrayBuffer>; maxTf: Uint16Array<ArrayBuffer>; starts: Int32Array } {
-  const offsets = new Int32Array(terms + 1);
-  const starts = new Int32Array(terms + 1);
-  const maxTf = new Uint16Array(Math.max(terms, 64));
+function readRuns(stream: VarintReader, terms: number, pairs: number, listBytes: number, newTerms: number): { offsets: Int32Array<ArrayBuffer>; maxTf: Uint16Array<ArrayBuffer>; starts: Int32Array } {
+  // Unzeroed and written in full (`maxTf` beyond `terms` zeroed, for the terms to come).
+  const offsets = unfilledInt32(terms + 1);
+  const starts = unfilledInt32(terms + 1);
+  const maxTf = unfilledUint16(Math.max(terms + newTerms, 64)).fill(0, terms);
+  offsets[0] = 0;
+  starts[0] = 0;
   for (let term = 0; term < terms; term++) {
     offsets[term + 1] = (offsets[term] as number) + stream.read();
     maxTf[term] = Math.min(stream.read() + 1, 0xffff);
@@ -234,8 +248,8 @@ function readRuns(stream: VarintReader, terms: number, pairs: number, listBytes:
  * where each one's pairs lie: in the pool (`starts`) and in the pairs' bytes (returned, `pairBytes`
  * in all); checks every reference. One plain loop, called once per snapshot, so it is optimised as one.
  */
-function readDocuments(stream: VarintReader, docs: DocTable, orderSteps: boolean, nameCount: number, pairBytes: number): Int32Array {
-  const { pool, orders, lengths, groups, labels, speakers, asks, starts } = docs;
+function readDocuments(stream: VarintReader, docs: DocTable, orderSteps: boolean, nameCount: number, pairs: number, pairBytes: number): Int32Array {
+  const { orders, lengths, groups, labels, speakers, asks, starts } = docs;
   const pairStarts = new Int32Array(docs.count + 1);
   let order = 0;
   let end = 0;
@@ -254,11 +268,11 @@ function readDocuments(stream: VarintReader, docs: DocTable, orderSteps: boolean
     speakers[slot] = speaker;
     starts[slot] = end;
     end += 2 * count;
-    if (end > pool.length) fail("more pairs than its header says");
+    if (end > 2 * pairs) fail("more pairs than its header says");
     pairStarts[slot + 1] = byteEnd += stream.read();
   }
   starts[docs.count] = end;
-  if (end !== pool.length) fail("fewer pairs than its header says");
+  if (end !== 2 * pairs) fail("fewer pairs than its header says");
   if (byteEnd !== pairBytes) fail("pairs do not add up to their bytes");
   return pairStarts;
 }

@@ -1,3 +1,4 @@
+import type { Room } from "./doc-table.js";
 import type { DocTraits } from "./document-text.js";
 import type { HybridOptions, HybridResult, LexicalSource } from "./hybrid.js";
 import { RecallIndex } from "./recall-index.js";
@@ -57,21 +58,29 @@ export function buildRecallIndex<R extends TraitColumns & { tokens: string }>(ro
 }
 
 /**
- * Makes room in `index` for `rows` (space-joined `tokens`; null: a removal) at once, so adding them
- * grows its arrays once and to size. A restored index's are exactly full: the first row applied on
- * top of a snapshot doubled every column and the pool (a LongMemEval user's ~50,000 pair slots,
- * 200 KB copied into 400 KB), which the cache then counted in the index's bytes.
+ * The room `rows` (space-joined `tokens`; null: a removal) take in an index: documents, and their
+ * terms counted with repeats (at least their pairs). Made before they are added, so an index grows
+ * its arrays once and to size (`reserveRows`), or a restored one is allocated with it
+ * (`RecallIndex.fromSnapshot`): a restored index's arrays are exactly full, and growing them copies
+ * every column and the pool into new memory (a LongMemEval user's ~240 KB pool), page by page the
+ * largest cost of a first search on a fresh instance.
  */
-export function reserveRows(index: RecallIndex, rows: readonly { tokens: string | null }[]): void {
+export function roomFor(rows: readonly { tokens: string | null }[]): Room {
   let documents = 0;
-  let terms = 0;
+  let pairs = 0;
   for (const { tokens } of rows) {
     if (tokens === null) continue;
     documents += 1;
-    terms += 1;
-    for (let i = tokens.indexOf(" "); i >= 0; i = tokens.indexOf(" ", i + 1)) terms += 1;
+    pairs += 1;
+    for (let i = tokens.indexOf(" "); i >= 0; i = tokens.indexOf(" ", i + 1)) pairs += 1;
   }
-  if (documents > 0) index.reserve(documents, terms);
+  return { documents, pairs };
+}
+
+/** Makes room in `index` for `rows` at once (`roomFor`). */
+export function reserveRows(index: RecallIndex, rows: readonly { tokens: string | null }[]): void {
+  const room = roomFor(rows);
+  if (room.documents > 0) index.reserve(room);
 }
 
 /** The trait columns of `traits`, as a store writes them. Pure. */

@@ -1,4 +1,5 @@
 import type { DocTable } from "./doc-table.js";
+import { unfilledInt32, unfilledUint16 } from "./unfilled.js";
 import type { LazyItems, VarintReader } from "./varints.js";
 
 /**
@@ -80,15 +81,17 @@ export class PackedPostings {
    * `offsets` per term (each term's count is its run's length), with `maxTf` per term, each run
    * kept as bytes in `items` (one item per term: per slot the step from the previous one, from 0,
    * times 2, plus 1 when a frequency above 1 follows) until a query reads it (`fill`). The runs'
-   * arrays are allocated zeroed, so their pages cost memory only once written.
+   * arrays are allocated unzeroed (`unfilledInt32`), so their pages cost memory only once written.
    */
   restore(offsets: Int32Array<ArrayBuffer>, maxTf: Uint16Array<ArrayBuffer>, documents: number, items: LazyItems): void {
     const terms = offsets.length - 1;
-    const df = new Int32Array(maxTf.length);
+    const df = unfilledInt32(maxTf.length);
     for (let term = 0; term < terms; term++) df[term] = (offsets[term + 1] as number) - (offsets[term] as number);
+    df.fill(0, terms);
     this.offsets = offsets;
-    this.slots = new Int32Array(offsets[terms] as number);
-    this.tfs = new Uint16Array(offsets[terms] as number);
+    // Unzeroed: a run is filled from its bytes before anything reads it.
+    this.slots = unfilledInt32(offsets[terms] as number);
+    this.tfs = unfilledUint16(offsets[terms] as number);
     this.df = df;
     this.maxTf = maxTf;
     this.packedSlots = documents;

@@ -1,6 +1,7 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import type { DocTraits } from "./document-text.js";
-import { countedPairs, DocTable, Names, type DocRow } from "./doc-table.js";
+import { countedPairs, DocTable, type DocRow, type Room } from "./doc-table.js";
+import { Names } from "./names.js";
 import { canonicalState, type IndexState } from "./index-state.js";
 import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
 import { heldBySlot, termsOfSlot } from "./document-terms.js";
@@ -68,9 +69,9 @@ export class RecallIndex {
 
   has = (id: string): boolean => this.slotOfId(id) !== undefined;
 
-  /** Makes room for `documents` more documents of `terms` terms in all, so a build of known size allocates once. */
-  reserve(documents: number, terms: number): void {
-    this.docs.reserve(documents, terms);
+  /** Makes room for `room`'s documents and terms more, so a build of known size allocates once. */
+  reserve(room: Room): void {
+    this.docs.reserve(room);
   }
 
   /** Indexes `terms` as `id` in `group` at position `order` (ids of one group ordered by it), with its `traits`. */
@@ -119,9 +120,9 @@ export class RecallIndex {
     return canonicalState(this.docs, this.terms.all(), this.names.all(), this.slotIds.map((id, slot) => (id === null ? this.idOf(slot) : id)));
   }
 
-  /** The index `bytes` (from `toSnapshot`) hold, packed; throws on bytes that are not a well-formed snapshot. */
-  static fromSnapshot(bytes: Uint8Array, options: Bm25Options = {}): RecallIndex {
-    const state = decodeIndexState(bytes);
+  /** The index `bytes` (from `toSnapshot`) hold, packed, with `spare` room for rows to be added (`roomFor`); throws on bytes that are not a snapshot. */
+  static fromSnapshot(bytes: Uint8Array, options: Bm25Options = {}, spare?: Room): RecallIndex {
+    const state = decodeIndexState(bytes, spare);
     const index = new RecallIndex(options);
     index.terms = Names.ofSorted(state.terms);
     for (const name of state.names) index.names.intern(name);

@@ -7,15 +7,14 @@
  * 20 KB of starts, where parsing them took most of a restore's time).
  */
 export class SortedTerms {
-  private readonly strings: (string | undefined)[];
+  /** The terms made into strings so far, by number: a few hundred of thousands (an array of them all was 40 KB of heap per index). */
+  private readonly strings = new Map<number, string>();
 
   /** `starts`: per term where its bytes start, and the end of the last; checked by `of`. */
   private constructor(
     private readonly bytes: Uint8Array,
     private readonly starts: Int32Array,
-  ) {
-    this.strings = new Array<string | undefined>(starts.length - 1);
-  }
+  ) {}
 
   /** The terms `bytes` hold, term `i` being `bytes[starts[i], starts[i + 1])`; throws unless they are distinct, ascending and in range. */
   static of(bytes: Uint8Array, starts: Int32Array): SortedTerms {
@@ -51,10 +50,10 @@ export class SortedTerms {
 
   /** Term `id` as a string (made on first use). */
   at(id: number): string {
-    const known = this.strings[id];
+    const known = this.strings.get(id);
     if (known !== undefined) return known;
     const term = text(this.bytes.subarray(this.starts[id], this.starts[id + 1]));
-    this.strings[id] = term;
+    this.strings.set(id, term);
     return term;
   }
 

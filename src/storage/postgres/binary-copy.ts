@@ -19,31 +19,86 @@ export async function selectBinary(db: pg.ClientBase, select: string): Promise<(
   const { to: copyTo } = await (copyStreams ??= import("pg-copy-streams"));
   const chunks: Buffer[] = [];
   for await (const chunk of db.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`))) chunks.push(chunk as Buffer);
-  return binaryCopyRows(Buffer.concat(chunks));
+  return binaryCopyRows(chunks);
 }
 
-/** The rows of a binary COPY's output; throws on output that is not one. Pure. */
-export function binaryCopyRows(out: Buffer): (Buffer | null)[][] {
-  if (out.length < 19 || !out.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error("binary COPY output: no signature");
+/**
+ * Fields of at least this many bytes are copied into a buffer of their own, whether or not they
+ * lie in one chunk: a snapshot's bytes are kept by the index restored from them, which can then
+ * read them in place (`decodeIndexState`), and keep nothing else of the output.
+ */
+const OWN_BUFFER_FROM = 16 * 1024;
+
+/**
+ * The rows of a binary COPY's output, as the chunks it came in; throws on output that is not one.
+ * Not joined into one buffer first: each field is a view of its chunk when it lies in one and is
+ * small, else copied once into a buffer of its own (`OWN_BUFFER_FROM`), so the output's bytes are
+ * copied at most once (a fresh instance's first recall, where every page written for the first
+ * time costs a fault). Pure.
+ */
+export function binaryCopyRows(out: Buffer | readonly Buffer[]): (Buffer | null)[][] {
+  const read = new ChunkReader(Buffer.isBuffer(out) ? [out] : out);
+  if (!read.bytes(SIGNATURE.length, "no signature").equals(SIGNATURE)) throw new Error("binary COPY output: no signature");
   // The flags, then the header extension's length and the extension itself.
-  let at = SIGNATURE.length + 8 + out.readInt32BE(SIGNATURE.length + 4);
+  read.bytes(4, "no signature");
+  read.bytes(read.int32(), "no signature");
   const rows: (Buffer | null)[][] = [];
   for (;;) {
-    const fields = out.readInt16BE(at);
-    at += 2;
+    const fields = read.int16();
     if (fields === -1) return rows;
     const row: (Buffer | null)[] = [];
     for (let field = 0; field < fields; field++) {
-      const length = out.readInt32BE(at);
-      at += 4;
-      if (length === -1) {
-        row.push(null);
-        continue;
-      }
-      if (at + length > out.length) throw new Error("binary COPY output: truncated");
-      row.push(out.subarray(at, at + length));
-      at += length;
+      const length = read.int32();
+      row.push(length === -1 ? null : read.bytes(length));
     }
     rows.push(row);
+  }
+}
+
+/** Reads a sequence of chunks as one run of bytes, in order. */
+class ChunkReader {
+  private chunk = 0;
+  private at = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {
+    if ((chunks[0]?.length ?? 1) === 0) this.next();
+  }
+
+  int16(): number {
+    return this.bytes(2).readInt16BE(0);
+  }
+
+  int32(): number {
+    return this.bytes(4).readInt32BE(0);
+  }
+
+  /** The next `n` bytes: a view of the chunk holding them all when fewer than `OWN_BUFFER_FROM`, else a copy; throws `short` when the chunks end first. */
+  bytes(n: number, short = "truncated"): Buffer {
+    if (n < 0) throw new Error(`binary COPY output: a length of ${n}`);
+    const current = this.chunks[this.chunk];
+    if (current && this.at + n <= current.length && n < OWN_BUFFER_FROM) {
+      const view = current.subarray(this.at, this.at + n);
+      this.at += n;
+      if (this.at === current.length) this.next();
+      return view;
+    }
+    const copy = n < OWN_BUFFER_FROM ? Buffer.allocUnsafe(n) : Buffer.allocUnsafeSlow(n);
+    for (let filled = 0; filled < n; ) {
+      const from = this.chunks[this.chunk];
+      if (!from) throw new Error(`binary COPY output: ${short}`);
+      const taken = from.copy(copy, filled, this.at, Math.min(from.length, this.at + n - filled));
+      filled += taken;
+      this.at += taken;
+      if (this.at === from.length) this.next();
+    }
+    return copy;
+  }
+
+  /** On to the next chunk (skipping empty ones). */
+  private next(): void {
+    do {
+      this.chunk += 1;
+      this.at = 0;
+    } while (this.chunk < this.chunks.length && (this.chunks[this.chunk] as Buffer).length === 0);
   }
 }

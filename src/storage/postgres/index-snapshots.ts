@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { log } from "../../logger.js";
-import { reserveRows, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { roomFor, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import type { IndexState } from "../../memory/ranking/index-state.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { selectBinary } from "./binary-copy.js";
@@ -79,7 +79,7 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
   if (deletions.some((row) => row.id === null && (row.ns_path ?? "") < to && from < (row.to_path ?? ""))) return { reason: "stale", detail: "a range deletion since the stamp" };
   let index: RecallIndex;
   try {
-    index = RecallIndex.fromSnapshot(data);
+    index = RecallIndex.fromSnapshot(data, {}, roomFor(items));
   } catch (error) {
     return { reason: "unreadable", detail: (error as Error).message };
   }
@@ -89,7 +89,6 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
     index.remove(row.id);
     touched = true;
   }
-  reserveRows(index, items);
   for (const row of inWriteOrder(items)) touched = applyItem(index, row as ChangeRow & { id: string }) || touched;
   return { index, stamp, applied: deletions.length + items.length, touched };
 }

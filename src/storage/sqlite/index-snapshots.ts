@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { reserveRows, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
+import { reserveRows, roomFor, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
 import { statement } from "./statements.js";
 
@@ -44,34 +44,49 @@ export function loadIndexSnapshot(
   from: string,
   to: string,
 ): { index: RecallIndex; seq: number; applied: number } | { index?: undefined; reason: "missing" | "unreadable"; detail?: string } {
-  const head = statement(db, "SELECT seq, data FROM store_index_snapshots WHERE from_path = ? AND to_path = ?").get(from, to) as { seq: number; data: Buffer } | undefined;
+  const head = statement(db, "SELECT seq, items, data FROM store_index_snapshots WHERE from_path = ? AND to_path = ?").get(from, to) as
+    | { seq: number; items: number; data: Buffer }
+    | undefined;
   if (!head) return { reason: "missing" };
+  // The rows first, so the index is restored with room for them (`roomFor`).
+  const rows = rowsSince(db, from, to, head.seq, head.items);
   let index: RecallIndex;
   try {
-    index = RecallIndex.fromSnapshot(head.data);
+    index = RecallIndex.fromSnapshot(head.data, {}, roomFor(rows));
   } catch (error) {
     return { reason: "unreadable", detail: (error as Error).message };
   }
-  const applied = catchUp(db, index, from, to, head.seq);
-  return { index, seq: head.seq, applied };
+  addRows(index, rows);
+  return { index, seq: head.seq, applied: rows.length };
 }
 
 /**
  * Adds to `index` the items of [from, to) written after `seq` (re-adding one it holds is
- * idempotent); returns how many. Few rows written anywhere since: read by `seq`; else by path.
+ * idempotent); returns how many.
  */
 export function catchUp(db: Database.Database, index: RecallIndex, from: string, to: string, seq: number): number {
+  const rows = rowsSince(db, from, to, seq, index.size);
+  reserveRows(index, rows);
+  addRows(index, rows);
+  return rows.length;
+}
+
+type ItemRow = { id: number; path: string; tokens: string } & TraitColumns;
+
+/** The items of [from, to) written after `seq`, for an index of `size` documents. Few rows written anywhere since: read by `seq`; else by path. */
+function rowsSince(db: Database.Database, from: string, to: string, seq: number, size: number): ItemRow[] {
   const { newest } = statement(db, "SELECT IFNULL(MAX(seq), 0) AS newest FROM store_items").get() as { newest: number };
-  const bySeq = newest - seq <= index.size;
-  const rows = statement(
+  const bySeq = newest - seq <= size;
+  return statement(
     db,
     `SELECT i.id AS id, i.ns_path AS path, f.terms AS tokens, i.label AS label, i.asks AS asks, i.speaker AS speaker
      FROM store_items i ${bySeq ? "INDEXED BY store_items_seq" : ""} JOIN store_fts f ON f.rowid = i.id
      WHERE i.ns_path >= ? AND i.ns_path < ? AND i.seq > ?`,
-  ).all(from, to, seq) as ({ id: number; path: string; tokens: string } & TraitColumns)[];
-  reserveRows(index, rows);
+  ).all(from, to, seq) as ItemRow[];
+}
+
+function addRows(index: RecallIndex, rows: readonly ItemRow[]): void {
   for (const row of rows) index.add(String(row.id), row.tokens.split(" "), row.path, row.id, traitsOfColumns(row));
-  return rows.length;
 }
 
 /** Stores the snapshot of [from, to) current to `seq`, replacing the one before; inside a write transaction holding the cache still. */

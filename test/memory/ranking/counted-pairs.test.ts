@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { countedPairs, Names } from "../../../src/memory/ranking/doc-table.js";
+import { countedPairs, DocTable } from "../../../src/memory/ranking/doc-table.js";
+import { Names } from "../../../src/memory/ranking/names.js";
 
 /** The [term, tf] pairs of one document, by term. */
 function counts(terms: readonly string[], names: Names): Map<string, number> {
@@ -21,5 +22,22 @@ describe("countedPairs", () => {
     expect(got.size).toBe(fresh.length + 2);
     // The same document again reads alike.
     expect(counts(["river", ...fresh, "river", "bank", "bank"], names)).toEqual(got);
+  });
+});
+
+describe("DocTable.ofSize", () => {
+  it("allocates the room it is given with its columns, so appending within it keeps every array", () => {
+    const docs = DocTable.ofSize(2, 3, { documents: 2, pairs: 5 });
+    expect(docs.count).toBe(2);
+    const arrays = [docs.pool, docs.starts, docs.lengths, docs.orders];
+    const row = (n: number, order: number) => ({ pairs: Int32Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? i : 1)), n, length: n, group: 0, order, label: -1, speaker: -1, asks: false });
+    docs.append(row(3, 10));
+    docs.append(row(2, 11));
+    expect([docs.pool, docs.starts, docs.lengths, docs.orders].every((array, i) => array === arrays[i])).toBe(true);
+    // The two sized documents hold no pairs here: the appended ones' 3 + 2 pairs start at 0.
+    expect([docs.count, docs.starts[4], docs.orders[3]]).toEqual([4, 10, 11]);
+    // One more document than the room: the columns grow.
+    docs.append(row(1, 12));
+    expect(docs.lengths).not.toBe(arrays[2]);
   });
 });

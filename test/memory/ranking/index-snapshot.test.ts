@@ -1,5 +1,5 @@
 import { checksum } from "../../../src/memory/ranking/index-snapshot.js";
-import { buildRecallIndex, indexSource, traitsOfColumns } from "../../../src/memory/ranking/index-source.js";
+import { buildRecallIndex, indexSource, roomFor, traitsOfColumns } from "../../../src/memory/ranking/index-source.js";
 import { rankHybrid } from "../../../src/memory/ranking/hybrid.js";
 import { RecallIndex } from "../../../src/memory/ranking/recall-index.js";
 import { tokenize } from "../../../src/memory/ranking/tokenize.js";
@@ -104,6 +104,23 @@ describe("RecallIndex snapshots", () => {
     for (const index of [original, restored]) for (const row of list.slice(100, 220)) index.remove(idOf(row));
     expectAnswersAlike(restored, original, ids);
     expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(original.toSnapshot()))).toBe(true);
+  });
+
+  it.each([
+    ["orders that are their ids", (row: Row) => Number(row.id)],
+    ["orders that are not whole numbers", (row: Row) => Number(row.id) + 0.5],
+  ])("restored with room for the rows about to be added (%s), adds them without growing and answers as a build", (_what, orderOf) => {
+    const list = rows(260);
+    const make = (part: readonly Row[]) => buildRecallIndex(part, (row) => ({ id: row.id, group: row.ns, order: orderOf(row) }));
+    const later = [...list.slice(200), { ...(list[5] as Row), tokens: tokenize("a brand new zeppelin over utrecht").join(" ") }];
+    const bytes = make(list.slice(0, 200)).toSnapshot();
+    const [roomy, tight, expected] = [RecallIndex.fromSnapshot(bytes, {}, roomFor(later)), RecallIndex.fromSnapshot(bytes), make(list.slice(0, 200))];
+    expect(roomy.bytes).toBeGreaterThan(tight.bytes);
+    for (const index of [roomy, tight, expected]) for (const row of later) index.add(row.id, row.tokens.split(" "), row.ns, orderOf(row), traitsOfColumns(row));
+    // The one restored without room doubled its arrays on the first add: more than the room made.
+    expect(roomy.bytes).toBeLessThan(tight.bytes);
+    expectAnswersAlike(roomy, expected, list.map((row) => row.id));
+    expectAnswersAlike(tight, expected, list.map((row) => row.id));
   });
 
   it("reads a snapshot where it lies in a larger buffer, at an odd offset, orders that are not whole numbers included", () => {

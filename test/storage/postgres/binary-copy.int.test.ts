@@ -43,6 +43,27 @@ describe("selectBinary (a query's rows through a binary COPY)", () => {
     expect((await client.query<{ n: number }>("SELECT count(*)::int AS n FROM blobs")).rows[0]?.n).toBe(3);
   });
 
+  it("reads output split into chunks anywhere, a large field into a buffer of its own and nothing joined", () => {
+    const field = (bytes: Buffer | null) => {
+      const length = Buffer.alloc(4);
+      length.writeInt32BE(bytes ? bytes.length : -1);
+      return bytes ? [length, bytes] : [length];
+    };
+    const large = Buffer.alloc(40_000, Buffer.from("snapshot"));
+    const row = (...fields: (Buffer | null)[]) => [Buffer.from([0, fields.length]), ...fields.flatMap(field)];
+    const whole = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8), ...row(Buffer.from("s"), large), ...row(Buffer.from("d"), null), Buffer.from([0xff, 0xff])]);
+    const expected = [[Buffer.from("s"), large], [Buffer.from("d"), null]];
+    for (const cut of [1, 7, 19, 24, 25, 20_000, whole.length - 3, whole.length - 1]) {
+      const rows = binaryCopyRows([whole.subarray(0, cut), Buffer.alloc(0), whole.subarray(cut)]);
+      expect(rows).toEqual(expected);
+      const kept = rows[0]?.[1] as Buffer;
+      expect([kept.byteOffset, kept.buffer.byteLength]).toEqual([0, large.length]);
+    }
+    // A small field within one chunk is a view of it, not a copy.
+    const kind = binaryCopyRows([whole])[0]?.[0];
+    expect(kind?.buffer).toBe(whole.buffer);
+  });
+
   it("refuses output that is not a binary COPY's, or is cut short", () => {
     expect(() => binaryCopyRows(Buffer.from("name,data\na,1\n"))).toThrow(/no signature/);
     const header = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
