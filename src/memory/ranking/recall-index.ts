@@ -221,13 +221,14 @@ export class RecallIndex {
     return this.perDocument(ids, (slot) => this.docs.lengths[slot] as number);
   }
 
-  /** `read` of the slot of each live id of `ids`, by id; ids it gives undefined for are left out. */
+  /** `read` of the slot of each live id of `ids`, by id; ids it gives undefined for are left out. Read by index (for…of over a map's keys made a result object per step: 49 KB a first search). */
   private perDocument<T>(ids: Iterable<string>, read: (slot: number) => T | undefined): Map<string, T> {
     const out = new Map<string, T>();
-    for (const id of ids) {
-      const slot = this.slotOfId(id);
+    const list = Array.isArray(ids) ? (ids as readonly string[]) : Array.from(ids);
+    for (let i = 0; i < list.length; i++) {
+      const slot = this.slotOfId(list[i] as string);
       const value = slot === undefined ? undefined : read(slot);
-      if (value !== undefined) out.set(id, value);
+      if (value !== undefined) out.set(list[i] as string, value);
     }
     return out;
   }
