@@ -159,6 +159,7 @@ function postingLists(docs: DocTable, terms: number, directory: VarintWriter): V
  * naming what is wrong, on anything else. `ids` null: every id is its document's order written
  * out (not made here); `postings`: the documents' posting lists, laid out and counted. `spare`:
  * room for the documents about to be added on top, made with the arrays (see `DocTable.ofSize`).
+ * `bytes` that are a whole buffer of their own are kept and read in place: not to be changed after.
  */
 export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
   if (bytes.byteLength < HEADER_BYTES) fail("too short");
