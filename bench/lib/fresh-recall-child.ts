@@ -5,7 +5,7 @@
  * `searchSimilar` of each user in turn (`firstSearch`), the first in this process included (V8 has compiled
  * nothing of the restore and the ranking yet). With `warmUp`, first runs the service's recall
  * warm-ups to their end (`warmRecall`, then `warmStoreReads`, as `npm start` does once it listens
- * and no request is being answered). Prints JSON: each user's ms and ranked ids, the warm-up's ms.
+ * and no request is being answered). Prints JSON: each user's ms, page faults and ranked ids, the warm-up's ms.
  */
 import { readFileSync } from "node:fs";
 import { setLogLevel } from "../../src/logger.js";
@@ -25,6 +25,8 @@ export interface FreshRequest {
 /** What the child prints. */
 export interface FreshReply {
   ms: number[];
+  /** The process's minor page faults during each first search: pages written for the first time (see docs/recall.md, session 12). */
+  faults: number[];
   ranked: string[][];
   warmUpMs?: number;
 }
@@ -46,9 +48,11 @@ if (request.warmUp) {
   const { warmRecall, warmStoreReads } = await import("../../src/memory/recall-warm-up.js");
   warmUpMs = (await warmRecall(() => true)) + (await warmStoreReads(store, () => true));
 }
-const reply: FreshReply = { ms: [], ranked: [], warmUpMs };
+const reply: FreshReply = { ms: [], faults: [], ranked: [], warmUpMs };
 for (const user of request.users) {
+  const faults = process.resourceUsage().minorPageFault;
   const { ms, ranked } = await firstSearch(store, user.id, user.query);
+  reply.faults.push(process.resourceUsage().minorPageFault - faults);
   reply.ms.push(ms);
   reply.ranked.push(ranked.map((hit) => hit.slice(0, hit.indexOf("@"))));
 }
