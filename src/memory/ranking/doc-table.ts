@@ -125,9 +125,9 @@ export class DocTable {
   }
 
   /**
-   * A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed,
-   * with room for `spare` more (`reserve`) allocated with it: growing later copies every column and
-   * the pool into new memory.
+   * A table of `count` documents holding `pairs` [termId, tf] pairs in all, every column zeroed (the
+   * pool not: see below), with room for `spare` more (`reserve`) allocated with it: growing later
+   * copies every column and the pool into new memory.
    */
   static ofSize(count: number, pairs: number, spare: Room = NO_ROOM): DocTable {
     const docs = new DocTable();
