@@ -1,4 +1,4 @@
-import { madeUpIndex, recallSteps, restoreAndRank, warmRecall } from "../../src/memory/recall-warm-up.js";
+import { madeUpIndex, recallSteps, restoreAndRank, snapshotAsStored, warmRecall } from "../../src/memory/recall-warm-up.js";
 
 describe("warmRecall", () => {
   it("runs its steps only while idle, and stops when asked", async () => {
@@ -18,6 +18,10 @@ describe("warmRecall", () => {
     // Pairs and posting lists of 64 KB or more stay bytes on a restore (index-snapshot.ts, LAZY_FROM_BYTES).
     expect(header.getUint32(36, true) + header.getUint32(40, true)).toBeGreaterThanOrEqual(64 * 1024);
     for (let n = 0; n < 4; n++) expect(restoreAndRank(bytes, n)).toBe(8);
+    // Restored as a store hands a snapshot over: a Buffer of its own, ranking alike.
+    const stored = snapshotAsStored(madeUpIndex());
+    expect([Buffer.isBuffer(stored), stored.byteOffset, stored.buffer.byteLength]).toEqual([true, 0, bytes.length]);
+    expect(restoreAndRank(stored, 0)).toBe(8);
     // The build in steps of 100 documents, the snapshot, then the restores.
     expect([...recallSteps()].length).toBe(6 + 1 + 8);
   });
