@@ -95,7 +95,7 @@ export function encodeIndexState(state: IndexState): Uint8Array {
     out.set(part, at);
     at += part.length;
   }
-  header.setUint32(44, checksum(out.subarray(streamStart + stream.length)), true);
+  header.setInt32(44, checksum(out.subarray(streamStart + stream.length)), true);
   return out;
 }
 
@@ -107,21 +107,31 @@ export function encodeIndexState(state: IndexState): Uint8Array {
  * reads the bytes in place), as fast as an aligned Int32Array once optimised.
  */
 export function checksum(bytes: Uint8Array): number {
-  const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return checksumOf(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+/**
+ * `checksum` over a DataView, so the loop meets one kind of object: given a Buffer when restoring
+ * and a Uint8Array when writing, it was deoptimised ("wrong map") on a fresh instance's first
+ * restores, and ran unoptimised over a user's whole snapshot each time.
+ */
+function checksumOf(words: DataView): number {
   // Plain locals and the length read once: V8 kept the destructured pair and `words.length` out of
   // registers, three times the time (0.31 against 0.12 ms for a LongMemEval user's 120 KB).
-  const count = bytes.length >> 2;
+  const length = words.byteLength;
+  const count = length >> 2;
   let a = 0;
   let b = 0;
   for (let i = 0; i < count; i++) {
     a = (a + words.getInt32(4 * i, true)) | 0;
     b = (b + a) | 0;
   }
-  for (let i = count * 4; i < bytes.length; i++) {
-    a = (a + (bytes[i] as number)) | 0;
+  for (let i = count * 4; i < length; i++) {
+    a = (a + words.getUint8(i)) | 0;
     b = (b + a) | 0;
   }
-  return (a ^ Math.imul(b, 0x9e3779b1)) >>> 0;
+  // Signed (the header's word read as one): an unsigned result above 2^31 deoptimised the loop ("lost precision").
+  return (a ^ Math.imul(b, 0x9e3779b1)) | 0;
 }
 
 /** A pair or a posting: `value` × 2, plus 1 when a frequency above 1 (`tf`) follows. */
@@ -192,7 +202,7 @@ export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexSta
   const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairs, pairBytes);
   if (stream.at !== pairStart) fail("its stream does not end where its header says");
   const tail = part(pairStart);
-  if (checksum(tail) !== word(11)) fail("its pairs or posting lists are damaged (checksum)");
+  if (checksum(tail) !== (word(11) | 0)) fail("its pairs or posting lists are damaged (checksum)");
   docs.restorePairs(new LazyItems(tail.subarray(0, pairBytes), pairStarts), termCount);
   const postings = new PackedPostings();
   postings.restore(runs.offsets, runs.maxTf, n, new LazyItems(tail.subarray(pairBytes), runs.starts));
