@@ -85,9 +85,7 @@ export class PackedPostings {
    */
   restore(offsets: Int32Array<ArrayBuffer>, maxTf: Uint16Array<ArrayBuffer>, documents: number, items: LazyItems): void {
     const terms = offsets.length - 1;
-    const df = unfilledInt32(maxTf.length);
-    for (let term = 0; term < terms; term++) df[term] = (offsets[term + 1] as number) - (offsets[term] as number);
-    df.fill(0, terms);
+    const df = runLengths(offsets, maxTf.length);
     this.offsets = offsets;
     // Unzeroed: a run is filled from its bytes before anything reads it.
     this.slots = unfilledInt32(offsets[terms] as number);
@@ -182,4 +180,16 @@ export function kthLargest(values: Float64Array, n: number, k: number): number {
     else break;
   }
   return values[target] as number;
+}
+
+/**
+ * Each run's length by `offsets` (its term's document frequency), zero for the terms after them up
+ * to `size`. A function of its own: V8 compiles a long loop while it runs (on-stack replacement),
+ * and code after the loop that had not run yet deoptimised the caller on most restores.
+ */
+function runLengths(offsets: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const terms = offsets.length - 1;
+  const df = unfilledInt32(size);
+  for (let term = 0; term < terms; term++) df[term] = (offsets[term + 1] as number) - (offsets[term] as number);
+  return df.fill(0, terms);
 }
