@@ -1,6 +1,5 @@
-import type { Names } from "./names.js";
-import { unfilledInt32 } from "./unfilled.js";
-import type { LazyItems } from "./varints.js";
+import type { Names } from "./sorted-terms.js";
+import { unfilledInt32, type LazyItems } from "./varints.js";
 
 /** Room for documents to be added, and the [termId, tf] pairs they hold at most (their terms counted with repeats). */
 export interface Room {

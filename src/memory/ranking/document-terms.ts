@@ -1,5 +1,5 @@
 import type { DocTable } from "./doc-table.js";
-import type { Names } from "./names.js";
+import type { Names } from "./sorted-terms.js";
 import type { LexicalSource } from "./lexical-source.js";
 
 /** The terms of document `slot` of `docs`, each as often as it occurs (numbered by `terms`). */

@@ -2,8 +2,7 @@ import { DocTable, type Room } from "./doc-table.js";
 import type { IndexState } from "./index-state.js";
 import { PackedPostings } from "./postings.js";
 import { encodeSortedTerms, SortedTerms } from "./sorted-terms.js";
-import { unfilledInt32, unfilledUint16 } from "./unfilled.js";
-import { LazyItems, VarintReader, VarintWriter } from "./varints.js";
+import { LazyItems, unfilledInt32, unfilledUint16, VarintReader, VarintWriter } from "./varints.js";
 
 /**
  * A recall index's canonical state (`IndexState`) as bytes, so a store can keep it beside the rows it

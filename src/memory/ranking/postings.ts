@@ -1,6 +1,5 @@
 import type { DocTable } from "./doc-table.js";
-import { unfilledInt32, unfilledUint16 } from "./unfilled.js";
-import type { LazyItems, VarintReader } from "./varints.js";
+import { unfilledInt32, unfilledUint16, type LazyItems, type VarintReader } from "./varints.js";
 
 /**
  * The posting lists of an index's terms, packed: for every term the slots holding it (ascending)

@@ -1,7 +1,7 @@
 import { bm25Parameters, type Bm25Options } from "./bm25.js";
 import type { DocTraits } from "./document-text.js";
 import { countedPairs, DocTable, type DocRow, type Room } from "./doc-table.js";
-import { Names } from "./names.js";
+import { Names } from "./sorted-terms.js";
 import { canonicalState, type IndexState } from "./index-state.js";
 import { decodeIndexState, encodeIndexState } from "./index-snapshot.js";
 import { heldBySlot, termsOfSlot } from "./document-terms.js";

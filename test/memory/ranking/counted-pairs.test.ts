@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countedPairs, DocTable } from "../../../src/memory/ranking/doc-table.js";
-import { Names } from "../../../src/memory/ranking/names.js";
+import { Names } from "../../../src/memory/ranking/sorted-terms.js";
 
 /** The [term, tf] pairs of one document, by term. */
 function counts(terms: readonly string[], names: Names): Map<string, number> {
