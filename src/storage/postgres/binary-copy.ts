@@ -64,12 +64,21 @@ class ChunkReader {
     if ((chunks[0]?.length ?? 1) === 0) this.next();
   }
 
+  /** A length read in place when its chunk holds it (no view made per field), else from its bytes across chunks. */
   int16(): number {
-    return this.bytes(2).readInt16BE(0);
+    const current = this.chunks[this.chunk];
+    if (!current || this.at + 2 > current.length) return this.bytes(2).readInt16BE(0);
+    const value = current.readInt16BE(this.at);
+    this.skip(2, current);
+    return value;
   }
 
   int32(): number {
-    return this.bytes(4).readInt32BE(0);
+    const current = this.chunks[this.chunk];
+    if (!current || this.at + 4 > current.length) return this.bytes(4).readInt32BE(0);
+    const value = current.readInt32BE(this.at);
+    this.skip(4, current);
+    return value;
   }
 
   /** The next `n` bytes: a view of the chunk holding them all when fewer than `OWN_BUFFER_FROM`, else a copy; throws `short` when the chunks end first. */
@@ -78,8 +87,7 @@ class ChunkReader {
     const current = this.chunks[this.chunk];
     if (current && this.at + n <= current.length && n < OWN_BUFFER_FROM) {
       const view = current.subarray(this.at, this.at + n);
-      this.at += n;
-      if (this.at === current.length) this.next();
+      this.skip(n, current);
       return view;
     }
     const copy = n < OWN_BUFFER_FROM ? Buffer.allocUnsafe(n) : Buffer.allocUnsafeSlow(n);
@@ -92,6 +100,12 @@ class ChunkReader {
       if (this.at === from.length) this.next();
     }
     return copy;
+  }
+
+  /** Past `n` bytes of `current`, the chunk being read, and on to the next when it is read to its end. */
+  private skip(n: number, current: Buffer): void {
+    this.at += n;
+    if (this.at === current.length) this.next();
   }
 
   /** On to the next chunk (skipping empty ones). */
