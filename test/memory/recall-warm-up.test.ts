@@ -18,10 +18,12 @@ describe("warmRecall", () => {
     // Pairs and posting lists of 64 KB or more stay bytes on a restore (index-snapshot.ts, LAZY_FROM_BYTES).
     expect(header.getUint32(36, true) + header.getUint32(40, true)).toBeGreaterThanOrEqual(64 * 1024);
     for (let n = 0; n < 4; n++) expect(restoreAndRank(bytes, n)).toBe(8);
-    // Restored as a store hands a snapshot over: a Buffer of its own, ranking alike.
-    const stored = snapshotAsStored(madeUpIndex());
-    expect([Buffer.isBuffer(stored), stored.byteOffset, stored.buffer.byteLength]).toEqual([true, 0, bytes.length]);
-    expect(restoreAndRank(stored, 0)).toBe(8);
+    // Restored as the stores hand a snapshot over (a Buffer of its own; Buffers in pieces, each part
+    // of it read across them), ranking alike.
+    const { whole, pieces } = snapshotAsStored(madeUpIndex());
+    expect([Buffer.isBuffer(whole), whole.byteOffset, whole.buffer.byteLength]).toEqual([true, 0, bytes.length]);
+    expect(Buffer.concat(pieces).equals(whole) && pieces.every((piece) => Buffer.isBuffer(piece) && piece.length < header.getUint32(36, true))).toBe(true);
+    expect([restoreAndRank(whole, 0), restoreAndRank(pieces, 1)]).toEqual([8, 8]);
     // The build in steps of 100 documents, the snapshot, then the restores.
     expect([...recallSteps()].length).toBe(6 + 1 + 8);
   });

@@ -2,7 +2,7 @@ import { DocTable, type Room } from "./doc-table.js";
 import type { IndexState } from "./index-state.js";
 import { PackedPostings } from "./postings.js";
 import { encodeSortedTerms, SortedTerms } from "./sorted-terms.js";
-import { LazyItems, unfilledInt32, unfilledUint16, VarintReader, VarintWriter } from "./varints.js";
+import { checksum, LazyItems, Pieces, unfilledInt32, unfilledUint16, VarintReader, VarintWriter } from "./varints.js";
 
 /**
  * A recall index's canonical state (`IndexState`) as bytes, so a store can keep it beside the rows it
@@ -98,41 +98,6 @@ export function encodeIndexState(state: IndexState): Uint8Array {
   return out;
 }
 
-/**
- * A sum of `bytes` as little-endian 32-bit words, and of those sums (Fletcher's, modulo 2^32): a
- * restore leaves the pairs and lists unread, so it checks them whole this way instead (about 1 ms
- * for 100,000 messages), and a damaged snapshot is refused there and rebuilt rather than failing
- * the queries that would read the damage. Read through a DataView, so at any offset (a restore
- * reads the bytes in place), as fast as an aligned Int32Array once optimised.
- */
-export function checksum(bytes: Uint8Array): number {
-  return checksumOf(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-}
-
-/**
- * `checksum` over a DataView, so the loop meets one kind of object: given a Buffer when restoring
- * and a Uint8Array when writing, it was deoptimised ("wrong map") on a fresh instance's first
- * restores, and ran unoptimised over a user's whole snapshot each time.
- */
-function checksumOf(words: DataView): number {
-  // Plain locals and the length read once: V8 kept a destructured pair and a length read per step
-  // out of registers, three times the time (0.31 against 0.12 ms for a LongMemEval user's 120 KB).
-  const length = words.byteLength;
-  const count = length >> 2;
-  let a = 0;
-  let b = 0;
-  for (let i = 0; i < count; i++) {
-    a = (a + words.getInt32(4 * i, true)) | 0;
-    b = (b + a) | 0;
-  }
-  for (let i = count * 4; i < length; i++) {
-    a = (a + words.getUint8(i)) | 0;
-    b = (b + a) | 0;
-  }
-  // Signed (the header's word read as one): an unsigned result above 2^31 deoptimised the loop ("lost precision").
-  return (a ^ Math.imul(b, 0x9e3779b1)) | 0;
-}
-
 /** A pair or a posting: `value` × 2, plus 1 when a frequency above 1 (`tf`) follows. */
 function writePair(writer: VarintWriter, value: number, tf: number): void {
   writer.write(value * 2 + (tf > 1 ? 1 : 0));
@@ -168,12 +133,15 @@ function postingLists(docs: DocTable, terms: number, directory: VarintWriter): V
  * naming what is wrong, on anything else. `ids` null: every id is its document's order written
  * out (not made here); `postings`: the documents' posting lists, laid out and counted. `spare`:
  * room for the documents about to be added on top, made with the arrays (see `DocTable.ofSize`).
- * `bytes` that are a whole buffer of their own are kept and read in place: not to be changed after.
+ * `bytes` in pieces (a COPY's output as it came), or that are a whole buffer of their own, are
+ * kept and read in place: not to be changed after.
  */
-export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
-  if (bytes.byteLength < HEADER_BYTES) fail("too short");
+export function decodeIndexState(bytes: Uint8Array | readonly Uint8Array[], spare?: Room): Omit<IndexState, "ids" | "terms"> & { terms: SortedTerms; ids: string[] | null; postings: PackedPostings } {
+  const source = piecesOf(bytes);
+  if (source.length < HEADER_BYTES) fail("too short");
   // Read in place (a pg Buffer may start anywhere in its pool): the header through a view, the raw orders copied out aligned.
-  const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const head = source.bytes(0, HEADER_BYTES);
+  const header = new DataView(head.buffer, head.byteOffset, HEADER_BYTES);
   const word = (i: number): number => header.getUint32(4 * i, true);
   const [magic, version, flags, n, pairs, jsonLength, streamLength, termCount, termBytes] = [word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7), word(8)];
   const [pairBytes, listBytes] = [word(9), word(10)];
@@ -183,28 +151,24 @@ export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexSta
   const rawStart = (termStart + termBytes + 7) & ~7;
   const streamStart = rawStart + (rawOrders ? n * 8 : 0);
   const [pairStart, listStart] = [streamStart + streamLength, streamStart + streamLength + pairBytes];
-  if (bytes.length !== listStart + listBytes) fail("length does not match its header");
-  const strings = JSON.parse(new TextDecoder().decode(bytes.subarray(HEADER_BYTES, termStart))) as Partial<IndexState>;
+  if (source.length !== listStart + listBytes) fail("length does not match its header");
+  const strings = JSON.parse(new TextDecoder().decode(source.bytes(HEADER_BYTES, termStart))) as Partial<IndexState>;
   const { names } = strings;
   if (!Array.isArray(names)) return fail("strings missing");
   const docs = DocTable.ofSize(n, pairs, spare);
   // Raw orders are copied as bytes into the aligned column.
-  if (rawOrders) new Uint8Array(docs.orders.buffer, 0, n * 8).set(bytes.subarray(rawStart, rawStart + n * 8));
-  const stream = new VarintReader(bytes, streamStart);
-  // Bytes that are a whole buffer of their own (as the stores read them) are kept and read in
-  // place: copying the terms and the tail out of them wrote ~140 KB of fresh pages per LongMemEval
-  // user. Bytes within a larger buffer are copied, so the index does not keep the rest of it.
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  const part = (from: number, to?: number): Uint8Array => (own ? bytes.subarray(from, to) : new Uint8Array(bytes.subarray(from, to)));
-  const terms = readTerms(stream, part(termStart, termStart + termBytes), termCount);
+  if (rawOrders) new Uint8Array(docs.orders.buffer, 0, n * 8).set(source.bytes(rawStart, rawStart + n * 8));
+  // The stream in one array (a copy when it spans pieces: read once, in one hot loop, then let go).
+  const stream = new VarintReader(source.bytes(streamStart, pairStart), 0);
+  const terms = readTerms(stream, source.bytes(termStart, termStart + termBytes), termCount);
   const runs = readRuns(stream, termCount, pairs, listBytes, spare?.pairs ?? 0);
   const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairs, pairBytes);
-  if (stream.at !== pairStart) fail("its stream does not end where its header says");
-  const tail = part(pairStart);
+  if (stream.at !== streamLength) fail("its stream does not end where its header says");
+  const tail = source.slice(pairStart);
   if (checksum(tail) !== (word(11) | 0)) fail("its pairs or posting lists are damaged (checksum)");
-  docs.restorePairs(new LazyItems(tail.subarray(0, pairBytes), pairStarts), termCount);
+  docs.restorePairs(new LazyItems(tail.slice(0, pairBytes), pairStarts), termCount);
   const postings = new PackedPostings();
-  postings.restore(runs.offsets, runs.maxTf, n, new LazyItems(tail.subarray(pairBytes), runs.starts));
+  postings.restore(runs.offsets, runs.maxTf, n, new LazyItems(tail.slice(pairBytes), runs.starts));
   if (pairBytes + listBytes < LAZY_FROM_BYTES) {
     docs.readAllPairs();
     postings.fillAll();
@@ -215,16 +179,37 @@ export function decodeIndexState(bytes: Uint8Array, spare?: Room): Omit<IndexSta
   return { terms, names, ids, docs, postings };
 }
 
+/**
+ * `bytes` as pieces a restore may keep: pieces as they are, bytes that are a whole buffer of their
+ * own likewise (as SQLite reads them; copying the terms and the tail out of them wrote ~140 KB of
+ * fresh pages per LongMemEval user), and bytes within a larger buffer copied, so the index does
+ * not keep the rest of it. A Buffer either way (the pieces are), so the decoding meets one kind of array.
+ */
+function piecesOf(bytes: Uint8Array | readonly Uint8Array[]): Pieces {
+  if (!(bytes instanceof Uint8Array)) return new Pieces(bytes);
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && Buffer.isBuffer(bytes);
+  return new Pieces([own ? bytes : Buffer.from(bytes)]);
+}
+
 /** The `count` terms of `bytes`, their lengths read from `stream`; checked (`SortedTerms.of`). */
 function readTerms(stream: VarintReader, bytes: Uint8Array, count: number): SortedTerms {
   const starts = unfilledInt32(count + 1);
-  starts[0] = 0;
-  for (let term = 0; term < count; term++) starts[term + 1] = (starts[term] as number) + stream.read();
+  readSteps(stream, starts);
   try {
     return SortedTerms.of(bytes, starts);
   } catch (error) {
     return fail((error as Error).message);
   }
+}
+
+/**
+ * Fills `sums` with 0 and the running sums of `sums.length - 1` varints. The long loops of a
+ * restore are functions with nothing after the loop: V8 compiles a loop while it runs (on-stack
+ * replacement), and code after it that had not run yet deoptimised the function on most restores.
+ */
+function readSteps(stream: VarintReader, sums: Int32Array): void {
+  sums[0] = 0;
+  for (let i = 1; i < sums.length; i++) sums[i] = (sums[i - 1] as number) + stream.read();
 }
 
 function fail(what: string): never {
@@ -241,29 +226,44 @@ function readRuns(stream: VarintReader, terms: number, pairs: number, listBytes:
   const offsets = unfilledInt32(terms + 1);
   const starts = unfilledInt32(terms + 1);
   const maxTf = unfilledUint16(Math.max(terms + newTerms, 64)).fill(0, terms);
-  offsets[0] = 0;
-  starts[0] = 0;
-  for (let term = 0; term < terms; term++) {
-    offsets[term + 1] = (offsets[term] as number) + stream.read();
-    maxTf[term] = Math.min(stream.read() + 1, 0xffff);
-    starts[term + 1] = (starts[term] as number) + stream.read();
-  }
+  readDirectory(stream, offsets, maxTf, starts);
   if (offsets[terms] !== pairs) fail("document frequencies do not add up to its pairs");
   if (starts[terms] !== listBytes) fail("posting lists do not add up to their bytes");
   return { offsets, maxTf, starts };
 }
 
+/** Reads the term directory (per term its document frequency, largest frequency less 1 and list's byte length) into running sums and `maxTf` (a loop alone, see `readSteps`). */
+function readDirectory(stream: VarintReader, offsets: Int32Array, maxTf: Uint16Array, starts: Int32Array): void {
+  offsets[0] = 0;
+  starts[0] = 0;
+  for (let term = 0; term + 1 < offsets.length; term++) {
+    offsets[term + 1] = (offsets[term] as number) + stream.read();
+    maxTf[term] = Math.min(stream.read() + 1, 0xffff);
+    starts[term + 1] = (starts[term] as number) + stream.read();
+  }
+}
+
 /**
  * Reads the columns of every document of `docs` from `stream` (orders too when `orderSteps`) and
  * where each one's pairs lie: in the pool (`starts`) and in the pairs' bytes (returned, `pairBytes`
- * in all); checks every reference. One plain loop, called once per snapshot, so it is optimised as one.
+ * in all); checks every reference.
  */
 function readDocuments(stream: VarintReader, docs: DocTable, orderSteps: boolean, nameCount: number, pairs: number, pairBytes: number): Int32Array {
-  const { orders, lengths, groups, labels, speakers, asks, starts } = docs;
   const pairStarts = new Int32Array(docs.count + 1);
+  readColumns(stream, docs, orderSteps, nameCount, pairs, pairStarts);
+  if (docs.starts[docs.count] !== 2 * pairs) fail("fewer pairs than its header says");
+  if (pairStarts[docs.count] !== pairBytes) fail("pairs do not add up to their bytes");
+  return pairStarts;
+}
+
+/** `readDocuments`' loop, alone (see `readSteps`): every column, and the running sums of pairs (`docs.starts`) and their bytes (`pairStarts`). */
+function readColumns(stream: VarintReader, docs: DocTable, orderSteps: boolean, nameCount: number, pairs: number, pairStarts: Int32Array): void {
+  const { orders, lengths, groups, labels, speakers, asks, starts } = docs;
   let order = 0;
   let end = 0;
   let byteEnd = 0;
+  starts[0] = 0;
+  pairStarts[0] = 0;
   for (let slot = 0; slot < docs.count; slot++) {
     const count = stream.read();
     if (orderSteps) orders[slot] = order += stream.read();
@@ -276,13 +276,8 @@ function readDocuments(stream: VarintReader, docs: DocTable, orderSteps: boolean
     labels[slot] = (label >> 1) - 1;
     asks[slot] = label & 1;
     speakers[slot] = speaker;
-    starts[slot] = end;
-    end += 2 * count;
+    starts[slot + 1] = end += 2 * count;
     if (end > 2 * pairs) fail("more pairs than its header says");
     pairStarts[slot + 1] = byteEnd += stream.read();
   }
-  starts[docs.count] = end;
-  if (end !== 2 * pairs) fail("fewer pairs than its header says");
-  if (byteEnd !== pairBytes) fail("pairs do not add up to their bytes");
-  return pairStarts;
 }

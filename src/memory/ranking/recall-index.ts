@@ -120,8 +120,8 @@ export class RecallIndex {
     return canonicalState(this.docs, this.terms.all(), this.names.all(), this.slotIds.map((id, slot) => (id === null ? this.idOf(slot) : id)));
   }
 
-  /** The index `bytes` (from `toSnapshot`) hold, packed, with `spare` room for rows to be added (`roomFor`); throws on bytes that are not a snapshot. */
-  static fromSnapshot(bytes: Uint8Array, options: Bm25Options = {}, spare?: Room): RecallIndex {
+  /** The index `bytes` (from `toSnapshot`, whole or in pieces) hold, packed, with `spare` room for rows to be added (`roomFor`); throws on bytes that are not a snapshot. */
+  static fromSnapshot(bytes: Uint8Array | readonly Uint8Array[], options: Bm25Options = {}, spare?: Room): RecallIndex {
     const state = decodeIndexState(bytes, spare);
     const index = new RecallIndex(options);
     index.terms = Names.ofSorted(state.terms);

@@ -6,14 +6,20 @@ const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 let copyStreams: Promise<typeof import("pg-copy-streams")> | undefined;
 
 /**
- * The rows `select` returns, each field as its bytes in binary form (a bytea's bytes as they are, a
- * text's UTF-8; null for NULL), read with `COPY (select) TO STDOUT (FORMAT binary)`. For large
- * bytea values: a plain query returns them as hex text that pg turns back into bytes, about three
- * times the time for a 3 MB value. COPY takes no parameters: `select` must hold its values as
- * literals (`escapeLiteral`). pg-copy-streams is loaded on first use (a fresh instance's first
- * snapshot read), not with the store.
+ * A field of a binary COPY's output: its bytes; a large one's as the pieces of the output it lies
+ * in (`PIECES_FROM`); null for NULL.
  */
-export async function selectBinary(db: pg.ClientBase, select: string): Promise<(Buffer | null)[][]> {
+export type BinaryField = Buffer | readonly Buffer[] | null;
+
+/**
+ * The rows `select` returns, each field as its bytes in binary form (a bytea's bytes as they are, a
+ * text's UTF-8; null for NULL; a large field in pieces, see `binaryCopyRows`), read with
+ * `COPY (select) TO STDOUT (FORMAT binary)`. For large bytea values: a plain query returns them as
+ * hex text that pg turns back into bytes, about three times the time for a 3 MB value. COPY takes
+ * no parameters: `select` must hold its values as literals (`escapeLiteral`). pg-copy-streams is
+ * loaded on first use (a fresh instance's first snapshot read), not with the store.
+ */
+export async function selectBinary(db: pg.ClientBase, select: string): Promise<BinaryField[][]> {
   // Kept once loaded: each import() of a loaded module still resolves its specifier, 0.6 ms of a
   // fresh instance's first recall of each user under tsx (CPU profile of 476 first searches).
   const { to: copyTo } = await (copyStreams ??= import("pg-copy-streams"));
@@ -22,34 +28,40 @@ export async function selectBinary(db: pg.ClientBase, select: string): Promise<(
   return binaryCopyRows(chunks);
 }
 
+/** A field's bytes as one Buffer (a large field's pieces joined: a copy). */
+export function fieldBytes(field: BinaryField): Buffer | null {
+  return field === null || Buffer.isBuffer(field) ? field : Buffer.concat(field);
+}
+
 /**
- * Fields of at least this many bytes are copied into a buffer of their own, whether or not they
- * lie in one chunk: a snapshot's bytes are kept by the index restored from them, which can then
- * read them in place (`decodeIndexState`), and keep nothing else of the output.
+ * Fields of at least this many bytes are returned as the pieces of the output they lie in, views
+ * of its chunks: a snapshot's bytes are kept by the index restored from them, which reads them in
+ * place (`decodeIndexState`), and copying 5.4 MB into one buffer wrote ~1,300 pages for the first
+ * time on a fresh instance (~12 ms of the first recall of a user of 100,000 messages).
  */
-const OWN_BUFFER_FROM = 16 * 1024;
+const PIECES_FROM = 16 * 1024;
 
 /**
  * The rows of a binary COPY's output, as the chunks it came in; throws on output that is not one.
  * Not joined into one buffer first: each field is a view of its chunk when it lies in one and is
- * small, else copied once into a buffer of its own (`OWN_BUFFER_FROM`), so the output's bytes are
- * copied at most once (a fresh instance's first recall, where every page written for the first
- * time costs a fault). Pure.
+ * small, a small one across chunks a copy, and a large one its pieces (`PIECES_FROM`), so the
+ * output's bytes are copied at most once and a large field's not at all (a fresh instance's first
+ * recall, where every page written for the first time costs a fault). Pure.
  */
-export function binaryCopyRows(out: Buffer | readonly Buffer[]): (Buffer | null)[][] {
+export function binaryCopyRows(out: Buffer | readonly Buffer[]): BinaryField[][] {
   const read = new ChunkReader(Buffer.isBuffer(out) ? [out] : out);
   if (!read.bytes(SIGNATURE.length, "no signature").equals(SIGNATURE)) throw new Error("binary COPY output: no signature");
   // The flags, then the header extension's length and the extension itself.
   read.bytes(4, "no signature");
   read.bytes(read.int32(), "no signature");
-  const rows: (Buffer | null)[][] = [];
+  const rows: BinaryField[][] = [];
   for (;;) {
     const fields = read.int16();
     if (fields === -1) return rows;
-    const row: (Buffer | null)[] = [];
+    const row: BinaryField[] = [];
     for (let field = 0; field < fields; field++) {
       const length = read.int32();
-      row.push(length === -1 ? null : read.bytes(length));
+      row.push(length === -1 ? null : length >= PIECES_FROM ? read.pieces(length) : read.bytes(length));
     }
     rows.push(row);
   }
@@ -81,25 +93,30 @@ class ChunkReader {
     return value;
   }
 
-  /** The next `n` bytes: a view of the chunk holding them all when fewer than `OWN_BUFFER_FROM`, else a copy; throws `short` when the chunks end first. */
+  /** The next `n` bytes: a view of the chunk holding them all, else a copy; throws `short` when the chunks end first. */
   bytes(n: number, short = "truncated"): Buffer {
     if (n < 0) throw new Error(`binary COPY output: a length of ${n}`);
     const current = this.chunks[this.chunk];
-    if (current && this.at + n <= current.length && n < OWN_BUFFER_FROM) {
+    if (current && this.at + n <= current.length) {
       const view = current.subarray(this.at, this.at + n);
       this.skip(n, current);
       return view;
     }
-    const copy = n < OWN_BUFFER_FROM ? Buffer.allocUnsafe(n) : Buffer.allocUnsafeSlow(n);
-    for (let filled = 0; filled < n; ) {
+    return Buffer.concat(this.pieces(n, short), n);
+  }
+
+  /** The next `n` bytes as views of the chunks holding them, in order; throws `short` when the chunks end first. */
+  pieces(n: number, short = "truncated"): Buffer[] {
+    const out: Buffer[] = [];
+    for (let taken = 0; taken < n; ) {
       const from = this.chunks[this.chunk];
       if (!from) throw new Error(`binary COPY output: ${short}`);
-      const taken = from.copy(copy, filled, this.at, Math.min(from.length, this.at + n - filled));
-      filled += taken;
-      this.at += taken;
-      if (this.at === from.length) this.next();
+      const piece = from.subarray(this.at, Math.min(from.length, this.at + n - taken));
+      out.push(piece);
+      taken += piece.length;
+      this.skip(piece.length, from);
     }
-    return copy;
+    return out;
   }
 
   /** Past `n` bytes of `current`, the chunk being read, and on to the next when it is read to its end. */

@@ -4,7 +4,7 @@ import { log } from "../../logger.js";
 import { roomFor, traitsOfColumns, type TraitColumns } from "../../memory/ranking/index-source.js";
 import type { IndexState } from "../../memory/ranking/index-state.js";
 import { RecallIndex } from "../../memory/ranking/recall-index.js";
-import { selectBinary } from "./binary-copy.js";
+import { fieldBytes, selectBinary, type BinaryField } from "./binary-copy.js";
 
 /**
  * Persisted recall indexes (`store_index_snapshots`, migration 7): per search prefix range, the
@@ -124,8 +124,8 @@ type LoadRow = Omit<ChangeRow, "kind"> & { kind: string };
 const ALSO_KINDS = new Set(["X", "D", "I"]);
 
 /** A row of the load's COPY (fields as text bytes, see `loadIndexSnapshot`). */
-function loadRowOf(fields: readonly (Buffer | null)[]): LoadRow {
-  const text = (at: number): string | null => fields[at]?.toString("utf8") ?? null;
+function loadRowOf(fields: readonly BinaryField[]): LoadRow {
+  const text = (at: number): string | null => fieldBytes(fields[at] ?? null)?.toString("utf8") ?? null;
   const asks = text(8);
   return { kind: text(0) ?? "", xmin: text(1), id: text(2), ns_path: text(3), to_path: text(4), tokens: text(5), label: text(6), speaker: text(7), asks: asks === null ? null : asks === "true" };
 }

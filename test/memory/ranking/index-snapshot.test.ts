@@ -1,7 +1,7 @@
-import { checksum } from "../../../src/memory/ranking/index-snapshot.js";
 import { buildRecallIndex, indexSource, roomFor, traitsOfColumns } from "../../../src/memory/ranking/index-source.js";
 import { rankHybrid } from "../../../src/memory/ranking/hybrid.js";
 import { RecallIndex } from "../../../src/memory/ranking/recall-index.js";
+import { checksum, Pieces } from "../../../src/memory/ranking/varints.js";
 import { tokenize } from "../../../src/memory/ranking/tokenize.js";
 
 interface Row {
@@ -234,6 +234,43 @@ describe("RecallIndex snapshots", () => {
       const [first, other] = [original.snapshotState().terms[0] as string, "tram"];
       expect([...restored.score([other], 10)]).toEqual([...original.score([other], 10)]);
       expect(() => restored.score([first], 10)).toThrow(/recall index snapshot: /);
+    });
+
+    /** `bytes` cut into pieces at seeded places, empty pieces and pieces of one byte among them (as a COPY's chunks may come). */
+    function cut(bytes: Uint8Array, seed: number): Buffer[] {
+      const whole = Buffer.from(bytes);
+      const pieces: Buffer[] = [];
+      let a = seed;
+      for (let at = 0; at < whole.length; ) {
+        a = (a * 1103515245 + 12345) % 2147483648;
+        const size = a % 5 === 0 ? a % 3 : 1 + (a % 9000);
+        pieces.push(whole.subarray(at, at + size));
+        at += size;
+      }
+      return pieces;
+    }
+
+    it("restores from pieces cut anywhere (a COPY's chunks), reading pairs and lists across the cuts, as from the bytes whole", () => {
+      const bytes = original.toSnapshot();
+      for (const seed of [1, 2, 3]) {
+        const pieces = cut(bytes, seed);
+        expect(checksum(new Pieces(pieces))).toBe(checksum(bytes));
+        const restored = RecallIndex.fromSnapshot(pieces);
+        expectAnswersAlike(restored, original, ["1", "2", "777", "5999", "6000"]);
+        for (const word of WORDS) expect([...restored.score([word], 7000)]).toEqual([...original.score([word], 7000)]);
+        // Every pair read across the cuts too (a snapshot written reads them all).
+        expect(Buffer.from(restored.toSnapshot()).equals(Buffer.from(bytes))).toBe(true);
+      }
+      // A small snapshot (read whole on its restore) in pieces of a byte each.
+      const small = build(rows(40));
+      expectAnswersAlike(RecallIndex.fromSnapshot([...Buffer.from(small.toSnapshot())].map((byte) => Buffer.from([byte]))), small, ["1", "40"]);
+    });
+
+    it("refuses damaged pieces by their checksum, and pieces cut short", () => {
+      const pieces = cut(damaged("lists", 0x7e, true), 4);
+      expect(() => RecallIndex.fromSnapshot(pieces)).toThrow(/recall index snapshot: .*checksum/);
+      const whole = cut(original.toSnapshot(), 5);
+      expect(() => RecallIndex.fromSnapshot(whole.slice(0, -1))).toThrow(/recall index snapshot: /);
     });
 
     it("every term's list read on demand is the one a full build packs, whatever was read before a change", () => {
