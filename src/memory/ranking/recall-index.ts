@@ -140,7 +140,7 @@ export class RecallIndex {
     }
     if (ascending) index.orderedBase = n;
     else for (let slot = 0; slot < n; slot++) index.slotOf.set(index.idOf(slot), slot);
-    index.groups.fill(n, (slot) => docs.groups[slot] as number);
+    index.groups.fill(n, state.names.length, (slot) => docs.groups[slot] as number);
     index.postings = state.postings;
     return index;
   }
