@@ -60,12 +60,15 @@ export async function loadIndexSnapshot(db: pg.ClientBase, schema: string, from:
   const fields = await selectBinary(
     db,
     // No bytes: none stored, or a write has stored its row and not yet its bytes (see `writeIndexSnapshot`).
+    // The stamp as a scalar subquery, not a join: an index condition, so only the changes since it
+    // are visited (joined, every item of the user was read from the heap and filtered: 0.78 → 0.20
+    // ms of execution for a LongMemEval user).
     `WITH snap AS (SELECT stamp, data FROM ${s}.store_index_snapshots WHERE from_path = ${lower} AND to_path = ${upper} AND length(data) > 0)
      SELECT 's', stamp::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, NULL::text, data FROM snap
-     UNION ALL (SELECT 'd', NULL, d.item_id::text, d.from_path, d.to_path, NULL, NULL, NULL, NULL, NULL FROM ${s}.store_deletions d, snap
-                WHERE d.xid >= snap.stamp LIMIT ${limit})
-     UNION ALL (SELECT 'i', i.seq::text, i.id::text, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks::text, NULL FROM ${s}.store_items i, snap
-                WHERE i.ns_path >= ${lower} AND i.ns_path < ${upper} AND i.written_xid >= snap.stamp LIMIT ${limit})
+     UNION ALL (SELECT 'd', NULL, d.item_id::text, d.from_path, d.to_path, NULL, NULL, NULL, NULL, NULL FROM ${s}.store_deletions d
+                WHERE d.xid >= (SELECT stamp FROM snap) LIMIT ${limit})
+     UNION ALL (SELECT 'i', i.seq::text, i.id::text, i.ns_path, NULL, i.tokens, i.label, i.speaker, i.asks::text, NULL FROM ${s}.store_items i
+                WHERE i.ns_path >= ${lower} AND i.ns_path < ${upper} AND i.written_xid >= (SELECT stamp FROM snap) LIMIT ${limit})
      ${also ? `UNION ALL ${also.select}` : ""}`,
   );
   const rows = fields.map(loadRowOf);

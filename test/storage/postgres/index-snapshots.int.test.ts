@@ -145,6 +145,40 @@ it("a first search read from a snapshot reads, in the same statement, what chang
   expect(await keysOf("u8", "greyhounds sleep most of the day")).not.toContain("m9");
 });
 
+it("reading a snapshot visits only the rows changed since its stamp, not every row of the user", async () => {
+  const writer = open();
+  await write(writer, "u10", 0, 40);
+  await writer.warmSearch(prefix("u10"));
+  await writer.indexSnapshotsSettled();
+  await write(open({ indexCache: { snapshots: false } }), "u10", 40, 43);
+  const original = pg.Client.prototype.query;
+  const copies: string[] = [];
+  const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const text = (args[0] as { text?: string }).text ?? "";
+    if (text.startsWith("COPY") && text.includes("store_index_snapshots")) copies.push(text);
+    return Reflect.apply(original, this, args) as never;
+  });
+  try {
+    await open().search(prefix("u10"), { query: "greyhound walk", limit: 4 });
+  } finally {
+    spy.mockRestore();
+  }
+  expect(copies).toHaveLength(1);
+  const select = (copies[0] as string).slice("COPY (".length, (copies[0] as string).lastIndexOf(") TO STDOUT"));
+  // Seq scans off, so the plan cannot hide the difference on a table this small.
+  await sql.query("BEGIN; SET LOCAL enable_seqscan = off");
+  const plan = (await sql.query<{ "QUERY PLAN": unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${select}`)).rows[0]?.["QUERY PLAN"];
+  await sql.query("COMMIT");
+  type Node = { "Relation Name"?: string; "Actual Rows"?: number; "Rows Removed by Filter"?: number; "Rows Removed by Join Filter"?: number; Plans?: Node[] };
+  const nodes: Node[] = [];
+  const walk = (node: Node) => (nodes.push(node), node.Plans?.forEach(walk));
+  walk((plan as { Plan: Node }[])[0]?.Plan as Node);
+  const items = nodes.filter((node) => node["Relation Name"] === "store_items");
+  // The user's three rows written since the stamp, found by the index; none of the 40 before read and dropped.
+  expect(items.reduce((sum, node) => sum + (node["Actual Rows"] ?? 0), 0)).toBe(3);
+  expect(nodes.reduce((sum, node) => sum + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Join Filter"] ?? 0), 0)).toBe(0);
+});
+
 it("rewriting a message, deleting its session or forgetting the user deletes the snapshots holding it", async () => {
   const writer = open();
   for (const user of ["u4", "u5", "u6"]) {
