@@ -158,8 +158,10 @@ export function decodeIndexState(bytes: Uint8Array | readonly Uint8Array[], spar
   const docs = DocTable.ofSize(n, pairs, spare);
   // Raw orders are copied as bytes into the aligned column.
   if (rawOrders) new Uint8Array(docs.orders.buffer, 0, n * 8).set(source.bytes(rawStart, rawStart + n * 8));
-  // The stream in one array (a copy when it spans pieces: read once, in one hot loop, then let go).
-  const stream = new VarintReader(source.bytes(streamStart, pairStart), 0);
+  // The stream in one array: read once, in one hot loop, then let go, so when it spans pieces it is
+  // copied into memory the process keeps for it (pages written once, not per restore).
+  if (streamLength > streamScratch.length && streamLength <= STREAM_SCRATCH_MAX) streamScratch = Buffer.allocUnsafeSlow(Math.max(streamLength, 2 * streamScratch.length));
+  const stream = new VarintReader(source.bytes(streamStart, pairStart, streamScratch), 0);
   const terms = readTerms(stream, source.bytes(termStart, termStart + termBytes), termCount);
   const runs = readRuns(stream, termCount, pairs, listBytes, spare?.pairs ?? 0);
   const pairStarts = readDocuments(stream, docs, !rawOrders, names.length, pairs, pairBytes);
@@ -178,6 +180,10 @@ export function decodeIndexState(bytes: Uint8Array | readonly Uint8Array[], spar
   if (!Array.isArray(ids) || ids.length !== n || ids.some((id) => typeof id !== "string")) fail("ids");
   return { terms, names, ids, docs, postings };
 }
+
+/** Where a restore copies a stream cut by a piece's end (see `decodeIndexState`); grown up to `STREAM_SCRATCH_MAX` (a user of ~400,000 messages). */
+let streamScratch = Buffer.allocUnsafeSlow(64 * 1024);
+const STREAM_SCRATCH_MAX = 4 * 1024 * 1024;
 
 /**
  * `bytes` as pieces a restore may keep: pieces as they are, bytes that are a whole buffer of their

@@ -54,14 +54,17 @@ export class Pieces {
     return this.starts[piece] as number;
   }
 
-  /** [from, to) as one array: a view of the piece holding it all, else a copy (a Buffer, as the pieces are). */
-  bytes(from: number, to: number): Uint8Array {
+  /**
+   * [from, to) as one array: a view of the piece holding it all, else a copy (a Buffer, as the
+   * pieces are), into `scratch` when given and large enough (bytes read once and let go).
+   */
+  bytes(from: number, to: number, scratch?: Buffer): Uint8Array {
     if (from < 0 || to > this.length || from > to) throw new Error("recall index snapshot: truncated");
     const piece = this.pieceAt(from);
     const start = this.startOf(piece);
     const first = this.pieces[piece] as Uint8Array;
     if (to - start <= first.length) return first.subarray(from - start, to - start);
-    const out = Buffer.allocUnsafe(to - from);
+    const out = scratch && scratch.length >= to - from ? scratch.subarray(0, to - from) : Buffer.allocUnsafe(to - from);
     for (let at = from, p = piece; at < to; p++) {
       const part = (this.pieces[p] as Uint8Array).subarray(Math.max(0, at - this.startOf(p)), to - this.startOf(p));
       out.set(part, at - from);
