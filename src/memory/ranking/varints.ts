@@ -85,16 +85,17 @@ export class Pieces {
   }
 }
 
-/**
- * Unsigned varints (see `VarintWriter`) from `at` to the end of `bytes`; reading past the end
- * throws. `end`: where what is read should end (an item of `LazyItems`).
- */
+/** Unsigned varints (see `VarintWriter`) from `at` to the end of `bytes`; reading past the end throws. */
 export class VarintReader {
   constructor(
     private readonly bytes: Uint8Array,
     public at: number,
-    readonly end = bytes.length,
   ) {}
+
+  /** Whether every byte is read. */
+  get done(): boolean {
+    return this.at === this.bytes.length;
+  }
 
   read(): number {
     const byte = this.bytes[this.at++];
@@ -136,22 +137,17 @@ export class LazyItems {
   }
 
   /**
-   * A reader of item `item`'s bytes, or null when it is read already (or is not one of these
-   * items): in place when one piece holds them, else from a copy (an item cut by a piece's end).
+   * A reader of item `item`'s bytes (and no further), or null when it is read already (or is not
+   * one of these items): in place when one piece holds them, else from a copy (cut by a piece's end).
    */
   open(item: number): VarintReader | null {
     if (this.bytes === null || item >= this.read.length || this.read[item] === 1) return null;
-    const [from, to] = [this.starts[item] as number, this.starts[item + 1] as number];
-    const piece = this.bytes.pieceAt(from);
-    const start = this.bytes.startOf(piece);
-    const bytes = this.bytes.pieces[piece] as Uint8Array;
-    if (to - start <= bytes.length) return new VarintReader(bytes, from - start, to - start);
-    return new VarintReader(this.bytes.bytes(from, to), 0);
+    return new VarintReader(this.bytes.bytes(this.starts[item] as number, this.starts[item + 1] as number), 0);
   }
 
   /** Marks `item` read by `reader` (opened by `open`); throws unless it read exactly the item's bytes. */
   close(item: number, reader: VarintReader): void {
-    if (reader.at !== reader.end) throw new Error("recall index snapshot: an item's bytes do not match its length");
+    if (!reader.done) throw new Error("recall index snapshot: an item's bytes do not match its length");
     this.read[item] = 1;
     if (--this.left === 0) this.bytes = null;
   }
