@@ -16,13 +16,16 @@
  * (the large user `--repeat` times, each on a new store, before its pairs, with queries of their own).
  * `fresh_process`: the same first searches in a new process (`lib/fresh-recall-child.ts`), as a
  * fresh instance makes them: nothing compiled yet, no other heap; `fresh_process_warmed`: alike,
- * after the service's recall warm-ups (`warmRecall` and `warmStoreReads`, run once it listens);
+ * after the service's recall warm-ups (`warmRecall` and `warmStoreReads`, run once it listens;
+ * the large user too, alone in each of `--repeat` such processes);
  * `--fresh-runs` processes of each kind, alternated, their first searches pooled (with the page
  * faults of each: pages a fresh process writes for the first time are most of what it pays more).
+ * Beside each first search of the warmed processes and each lone first search of the large user
+ * (Postgres): a second search of the user (cached) and the read floor (`lib/read-floor.ts`: the
+ * snapshot's bytes and the hits' rows read, nothing decoded or ranked).
  * Prints JSON.
  */
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
@@ -31,19 +34,18 @@ import { parseArgs, promisify } from "node:util";
 import { performance } from "node:perf_hooks";
 import { MemorySaver } from "@langchain/langgraph";
 import type { PutOperation } from "@langchain/langgraph-checkpoint";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { createMemoryGraph } from "../src/index.js";
 import { setLogLevel } from "../src/logger.js";
 import { namespaces } from "../src/memory/namespaces.js";
-import type { StorePort } from "../src/memory/ports/store.js";
 import type { TranscriptRecord } from "../src/memory/records.js";
-import { PostgresStore } from "../src/storage/postgres/store.js";
-import { SqliteStore } from "../src/storage/sqlite/store.js";
 import { loadLongMemEval, sessionsOf } from "./lib/longmemeval-data.js";
-import { percentile, round } from "./lib/metrics.js";
+import { percentile, round, timeStats } from "./lib/metrics.js";
 import { seededRandom, syntheticSentence } from "./lib/synthetic.js";
 import { firstSearch } from "./lib/first-search.js";
+import { floorReport, readFloor } from "./lib/read-floor.js";
+import { placeOf, type Place, type Store } from "./lib/recall-place.js";
+import { poolConfig } from "../src/storage/postgres/sql.js";
 import type { FreshReply, FreshRequest } from "./lib/fresh-recall-child.js";
 
 const run = promisify(execFile);
@@ -68,66 +70,18 @@ const repeat = Number(values.repeat);
 const freshRuns = Number(values["fresh-runs"]);
 setLogLevel("warn");
 
-type Store = StorePort & { close(): Promise<void> | void; indexSnapshotsSettled?(): Promise<void> };
-
-/** Where one engine's data lives, and stores opened on it (each with its own, empty, recall cache). */
-interface Place {
-  /** The SQLite file, or the Postgres schema. */
-  where: string;
-  open(snapshots: boolean): Promise<Store>;
-  snapshotBytes(): Promise<number[]>;
-  drop(): Promise<void>;
-}
-
-function placeOf(backend: "sqlite" | "postgres"): Place {
-  if (backend === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "bench-fresh-"));
-    const file = join(dir, "store.db");
-    return {
-      where: file,
-      open: async (snapshots) => SqliteStore.open(file, { indexSnapshots: snapshots }),
-      snapshotBytes: async () => {
-        const db = new Database(file, { readonly: true });
-        try {
-          return db.prepare("SELECT length(data) AS n FROM store_index_snapshots").pluck().all() as number[];
-        } finally {
-          db.close();
-        }
-      },
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const schema = `bench_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
-  const admin = async <T>(sql: string): Promise<T[]> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
-  return {
-    where: schema,
-    open: async (snapshots) => {
-      const store = PostgresStore.fromConnString(url, { schema, indexCache: { snapshots } });
-      await store.setup();
-      return store;
-    },
-    snapshotBytes: async () => (await admin<{ n: number }>(`SELECT length(data) AS n FROM ${schema}.store_index_snapshots`)).map((row) => Number(row.n)),
-    drop: async () => void (await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)),
-  };
-}
-
-
 const LARGE_USER = "large-user";
 
-/** The first searches of every LongMemEval user in a new process (`lib/fresh-recall-child.ts`), with the recall warm-up first when `warmUp`. */
-async function inFreshProcess(backend: "sqlite" | "postgres", where: string, warmUp: boolean): Promise<FreshReply> {
+/**
+ * The first searches of `users` in a new process (`lib/fresh-recall-child.ts`), with the recall
+ * warm-up first when `warmUp`; with `floor` (each user's keys given), the child also times a cached
+ * search and the reads alone.
+ */
+async function inFreshProcess(backend: "sqlite" | "postgres", where: string, warmUp: boolean, users: FreshRequest["users"], floor = false): Promise<FreshReply> {
   const dir = mkdtempSync(join(tmpdir(), "bench-fresh-child-"));
   try {
     const file = join(dir, "request.json");
-    const request: FreshRequest = { backend, where, url, users: questions.map((q) => ({ id: q.id, query: q.question })), warmUp };
+    const request: FreshRequest = { backend, where, url, users, warmUp, floor };
     writeFileSync(file, JSON.stringify(request));
     const child = fileURLToPath(new URL("./lib/fresh-recall-child.ts", import.meta.url));
     const { stdout } = await run(process.execPath, [...process.execArgv, child, file], { maxBuffer: 64 * 1024 * 1024 });
@@ -179,18 +133,31 @@ async function pair(before: Store, after: Store, userId: string, query: string, 
   return { before: off, after: on };
 }
 
-const stats = (ms: number[]) => ({ n: ms.length, p50: round(percentile(ms, 50), 2), p95: round(percentile(ms, 95), 2), max: round(Math.max(...ms), 2) });
-
 /** The large user's first searches: `--repeat` times alone on a new store, then `--repeat` pairs (see the top). */
-async function measureLarge(place: Place) {
+async function measureLarge(place: Place, backend: "sqlite" | "postgres") {
   if (largeMessages <= 0) return undefined;
-  const large = { before: [] as number[], after: [] as number[], alone: [] as number[], identical: 0 };
+  const large = { before: [] as number[], after: [] as number[], alone: [] as number[], cached: [] as number[], floor: [] as number[], identical: 0 };
   const random = seededRandom(7);
+  // Postgres: the reads alone beside each lone first search (`readFloor`, after it and its cached second search).
+  const db = backend === "postgres" ? new pg.Client(poolConfig(url, 1)) : undefined;
+  await db?.connect();
   // The large user alone first too (a new store each time), before any full build of it.
   for (let r = 0; r < repeat; r++) {
     const single = await place.open(true);
-    large.alone.push((await firstSearch(single, LARGE_USER, syntheticSentence(random, 8))).ms);
+    const query = syntheticSentence(random, 8);
+    const first = await firstSearch(single, LARGE_USER, query);
+    large.alone.push(first.ms);
+    large.cached.push((await firstSearch(single, LARGE_USER, query)).ms);
+    const keys = first.ranked.map((hit) => hit.slice(0, hit.indexOf("@")));
+    if (db) large.floor.push(await readFloor(db, place.where, LARGE_USER, keys));
     await single.close();
+  }
+  await db?.end();
+  // As a fresh instance meets it: alone in a new process, after the service's warm-ups.
+  const warmed: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const reply = await inFreshProcess(backend, place.where, true, [{ id: LARGE_USER, query: syntheticSentence(random, 8) }]);
+    warmed.push(...reply.ms);
   }
   for (let r = 0; r < repeat; r++) {
     const [b, a] = [await place.open(false), await place.open(true)];
@@ -202,13 +169,14 @@ async function measureLarge(place: Place) {
   }
   return {
     messages: largeMessages,
-    first_query_ms: { before: stats(large.before), after: stats(large.after), after_alone: stats(large.alone) },
+    first_query_ms: { before: timeStats(large.before), after: timeStats(large.after), after_alone: timeStats(large.alone), fresh_process_warmed: timeStats(warmed) },
+    beside_after_alone: { cached_second_search: timeStats(large.cached), ...(db ? { read_floor: timeStats(large.floor) } : {}) },
     identical_rankings: `${large.identical}/${repeat}`,
   };
 }
 
 async function measure(backend: "sqlite" | "postgres") {
-  const place = placeOf(backend);
+  const place = placeOf(backend, url);
   try {
     const writer = await place.open(true);
     const importStarted = performance.now();
@@ -239,13 +207,14 @@ async function measure(backend: "sqlite" | "postgres") {
     // searches is its sixth slowest, and moved by 5–15 ms between runs on this machine.
     const runs: { fresh: FreshReply[]; warmed: FreshReply[] } = { fresh: [], warmed: [] };
     for (let run = 0; run < freshRuns; run++) {
-      runs.fresh.push(await inFreshProcess(backend, place.where, false));
-      runs.warmed.push(await inFreshProcess(backend, place.where, true));
+      const users = questions.map((q) => ({ id: q.id, query: q.question, keys: ranked.get(q.id) }));
+      runs.fresh.push(await inFreshProcess(backend, place.where, false, users));
+      runs.warmed.push(await inFreshProcess(backend, place.where, true, users, backend === "postgres"));
     }
     const same = (replies: FreshReply[]) =>
       replies.reduce((n, reply) => n + questions.filter((q, i) => JSON.stringify(reply.ranked[i]) === JSON.stringify(ranked.get(q.id))).length, 0);
     const pooled = (replies: FreshReply[]) => replies.flatMap((reply) => reply.ms);
-    const large = await measureLarge(place);
+    const large = await measureLarge(place, backend);
     sizes.sort((x, y) => x - y);
     return {
       report: {
@@ -258,14 +227,15 @@ async function measure(backend: "sqlite" | "postgres") {
             50,
           ),
           first_query_ms: {
-            before: stats(lme.before),
-            after: stats(lme.after),
-            after_alone: stats(aloneMs),
-            fresh_process: stats(pooled(runs.fresh)),
-            fresh_process_warmed: stats(pooled(runs.warmed)),
+            before: timeStats(lme.before),
+            after: timeStats(lme.after),
+            after_alone: timeStats(aloneMs),
+            fresh_process: timeStats(pooled(runs.fresh)),
+            fresh_process_warmed: timeStats(pooled(runs.warmed)),
           },
+          ...floorReport(runs.warmed),
           // Minor page faults per first search (pages the process wrote for the first time, ~10–15 µs each on this project's VM).
-          fresh_process_faults: { fresh: stats(runs.fresh.flatMap((reply) => reply.faults)), warmed: stats(runs.warmed.flatMap((reply) => reply.faults)) },
+          fresh_process_faults: { fresh: timeStats(runs.fresh.flatMap((reply) => reply.faults)), warmed: timeStats(runs.warmed.flatMap((reply) => reply.faults)) },
           fresh_process_first_five_ms: runs.fresh.map((reply) => reply.ms.slice(0, 5).map((ms) => round(ms, 1))),
           fresh_process_warmed_first_five_ms: runs.warmed.map((reply) => reply.ms.slice(0, 5).map((ms) => round(ms, 1))),
           warm_up_ms: runs.warmed.map((reply) => reply.warmUpMs),

@@ -5,7 +5,10 @@
  * `searchSimilar` of each user in turn (`firstSearch`), the first in this process included (V8 has compiled
  * nothing of the restore and the ranking yet). With `warmUp`, first runs the service's recall
  * warm-ups to their end (`warmRecall`, then `warmStoreReads`, as `npm start` does once it listens
- * and no request is being answered). Prints JSON: each user's ms, page faults and ranked ids, the warm-up's ms.
+ * and no request is being answered). With `floor` (Postgres), also times per user a second search
+ * (its index now cached: what a warm instance pays) and `readFloor` on a connection of its own (the
+ * reads a first recall cannot do without), before the first search for every other user, after it
+ * for the rest. Prints JSON: each user's ms, page faults and ranked ids, the warm-up's ms.
  */
 import { readFileSync } from "node:fs";
 import { setLogLevel } from "../../src/logger.js";
@@ -18,8 +21,10 @@ export interface FreshRequest {
   /** The SQLite file, or the Postgres schema. */
   where: string;
   url: string;
-  users: { id: string; query: string }[];
+  /** `keys`: the user's hits as ranked in the parent, for `floor`. */
+  users: { id: string; query: string; keys?: string[] }[];
   warmUp: boolean;
+  floor?: boolean;
 }
 
 /** What the child prints. */
@@ -29,6 +34,9 @@ export interface FreshReply {
   faults: number[];
   ranked: string[][];
   warmUpMs?: number;
+  /** With `floor`: each user's second search, and the reads alone (`readFloor`). */
+  cachedMs?: number[];
+  floorMs?: number[];
 }
 
 setLogLevel("warn");
@@ -49,12 +57,31 @@ if (request.warmUp) {
   warmUpMs = (await warmRecall(() => true)) + (await warmStoreReads(store, () => true));
 }
 const reply: FreshReply = { ms: [], faults: [], ranked: [], warmUpMs };
-for (const user of request.users) {
+const floor = request.floor && request.backend === "postgres" ? await floorReader() : undefined;
+for (const [i, user] of request.users.entries()) {
+  const floorFirst = floor && i % 2 === 0 ? await floor.read(user.id) : undefined;
   const faults = process.resourceUsage().minorPageFault;
   const { ms, ranked } = await firstSearch(store, user.id, user.query);
   reply.faults.push(process.resourceUsage().minorPageFault - faults);
   reply.ms.push(ms);
   reply.ranked.push(ranked.map((hit) => hit.slice(0, hit.indexOf("@"))));
+  if (!floor) continue;
+  (reply.cachedMs ??= []).push((await firstSearch(store, user.id, user.query)).ms);
+  (reply.floorMs ??= []).push(floorFirst ?? (await floor.read(user.id)));
 }
-await store.close();
+await Promise.all([store.close(), floor?.close()]);
 process.stdout.write(JSON.stringify(reply));
+
+/** `readFloor` on a connection of its own, warmed as the store's is (the last user's reads, three times, first). */
+async function floorReader() {
+  const pg = (await import("pg")).default;
+  const { poolConfig } = await import("../../src/storage/postgres/sql.js");
+  const { readFloor } = await import("./read-floor.js");
+  const db = new pg.Client(poolConfig(request.url, 1));
+  await db.connect();
+  const keysOf = new Map(request.users.map((user) => [user.id, user.keys ?? []]));
+  const read = (userId: string) => readFloor(db, request.where, userId, keysOf.get(userId) ?? []);
+  const last = request.users.at(-1);
+  for (let i = 0; last && i < 3; i++) await read(last.id);
+  return { read, close: () => db.end() };
+}

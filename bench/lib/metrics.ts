@@ -49,4 +49,9 @@ export function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((s, v) => s + v, 0) / values.length;
 }
 
+/** How many, and the p50, p95 and max of `ms`, to two decimals. */
+export function timeStats(ms: readonly number[]): { n: number; p50: number; p95: number; max: number } {
+  return { n: ms.length, p50: round(percentile(ms, 50), 2), p95: round(percentile(ms, 95), 2), max: round(Math.max(...ms), 2) };
+}
+
 export { round };
