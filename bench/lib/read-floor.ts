@@ -4,7 +4,6 @@ import { namespaces } from "../../src/memory/namespaces.js";
 import { selectBinary } from "../../src/storage/postgres/binary-copy.js";
 import { ITEM_COLUMNS } from "../../src/storage/postgres/items.js";
 import { prefixRange, pathOf } from "../../src/storage/shared/namespace.js";
-import type { FreshReply } from "./fresh-recall-child.js";
 import { percentile, round, timeStats } from "./metrics.js";
 
 /**
@@ -35,12 +34,12 @@ export async function readFloor(db: pg.ClientBase, schema: string, userId: strin
 }
 
 /**
- * In the warmed processes (Postgres), per user beside its first search: a second search (the index
+ * In the warmed processes' replies (`FreshReply`, Postgres), per user beside its first search: a second search (the index
  * cached, what a warm instance pays) and the reads a first recall cannot do without (`readFloor`):
  * how much of the first recall is the design's floor on this machine, and how much is decoding,
  * applying and ranking.
  */
-export function floorReport(replies: FreshReply[]) {
+export function floorReport(replies: readonly { ms: number[]; cachedMs?: number[]; floorMs?: number[] }[]) {
   const first = replies.flatMap((reply) => reply.ms);
   const cached = replies.flatMap((reply) => reply.cachedMs ?? []);
   const floor = replies.flatMap((reply) => reply.floorMs ?? []);
