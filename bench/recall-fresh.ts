@@ -133,7 +133,7 @@ async function pair(before: Store, after: Store, userId: string, query: string, 
   return { before: off, after: on };
 }
 
-/** The large user's first searches: `--repeat` times alone on a new store, then `--repeat` pairs (see the top). */
+/** The large user's first searches: `--repeat` times alone on a new store, then alone in `--repeat` new warmed processes, then `--repeat` pairs (see the top). */
 async function measureLarge(place: Place, backend: "sqlite" | "postgres") {
   if (largeMessages <= 0) return undefined;
   const large = { before: [] as number[], after: [] as number[], alone: [] as number[], cached: [] as number[], floor: [] as number[], identical: 0 };
@@ -206,8 +206,8 @@ async function measure(backend: "sqlite" | "postgres") {
     // `--fresh-runs` new processes of each kind, alternated: a p95 over one process's 119 first
     // searches is its sixth slowest, and moved by 5–15 ms between runs on this machine.
     const runs: { fresh: FreshReply[]; warmed: FreshReply[] } = { fresh: [], warmed: [] };
+    const users = questions.map((q) => ({ id: q.id, query: q.question, keys: ranked.get(q.id) }));
     for (let run = 0; run < freshRuns; run++) {
-      const users = questions.map((q) => ({ id: q.id, query: q.question, keys: ranked.get(q.id) }));
       runs.fresh.push(await inFreshProcess(backend, place.where, false, users));
       runs.warmed.push(await inFreshProcess(backend, place.where, true, users, backend === "postgres"));
     }

@@ -34,10 +34,10 @@ export async function readFloor(db: pg.ClientBase, schema: string, userId: strin
 }
 
 /**
- * In the warmed processes' replies (`FreshReply`, Postgres), per user beside its first search: a second search (the index
- * cached, what a warm instance pays) and the reads a first recall cannot do without (`readFloor`):
- * how much of the first recall is the design's floor on this machine, and how much is decoding,
- * applying and ranking.
+ * From the warmed processes' replies (`FreshReply`, Postgres), per user beside its first search: a
+ * second search (the index cached, what a warm instance pays) and the reads a first recall cannot
+ * do without (`readFloor`): how much of the first recall is the design's floor on this machine, and
+ * how much is decoding, applying and ranking.
  */
 export function floorReport(replies: readonly { ms: number[]; cachedMs?: number[]; floorMs?: number[] }[]) {
   const first = replies.flatMap((reply) => reply.ms);
