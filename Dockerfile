@@ -11,7 +11,7 @@
 # Memory: the recall index cache holds RECALL_CACHE_MB (128) by its own count and gives memory back
 # once RSS passes RECALL_CACHE_MAX_RSS_MB (unset: 3/4 of the instance's memory limit, read from the
 # cgroup; 400 without one); after serving 10,000 users an instance under a 512 MiB limit measured
-# 349-365 MB of RSS with the cache full (scripts/in-memory-limit.sh 512 ... bench/recall-users.ts
+# 349-365 MB of RSS with the cache full (bench/lib/memory-limit.ts 512 ... bench/recall-users.ts
 # --users 10000, Node 26 with the flag below: V8 sizes its heap from the limit), and 340 MB with the cache
 # full at 128 MB when V8's young generation is kept small (NODE_OPTIONS below: 4,000 users; 438 MB
 # without it): the recall cache alone fits 512 MiB. A larger instance: raise RECALL_CACHE_MB (RSS

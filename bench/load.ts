@@ -1,9 +1,8 @@
 /**
- * `npm run bench:load`: the service in its deployed shape under traffic. Two service processes
- * (`src/cli/start.ts`, as two Cloud Run instances behind one load balancer) on one Postgres
- * database (long-term memory) with their sessions in Redis (a private redis-server), their model
- * at a paced OpenAI-compatible stand-in (first token after --ttft ms, then 20 tokens --gap ms
- * apart; memory classifies and embeds there too).
+ * `npm run bench:load`: the service in its deployed shape under traffic. Two service processes (`src/cli/start.ts`, as
+ * two Cloud Run instances behind one load balancer) on one Postgres database (long-term memory) with their sessions in
+ * Redis (a private redis-server), their model at a paced OpenAI-compatible stand-in (first token after --ttft ms, then
+ * 20 tokens --gap ms apart; memory classifies and embeds there too).
  *
  * Before the traffic, --users users are given histories of different lengths, written straight
  * into the store as an import writes them (most short: 4–40 messages; 18% 50–300; 2% 500–2,000;
@@ -21,9 +20,9 @@
  * target (≤ 1.2), each instance's RSS and CPU and the Postgres connections (and those waiting on a
  * lock) sampled every 2 s, as a timeline of 10 s steps and their maxima.
  *
- * --database NAME seeds a database of that name once and keeps it, so that later runs (other rates,
- * other settings) skip the seeding; --max-concurrent, --queue-ms and --cache-mb set the instances'
- * MAX_CONCURRENT_TURNS, TURN_QUEUE_MS and RECALL_CACHE_MB (their defaults when absent), --node-options their NODE_OPTIONS.
+ * --database NAME seeds a database of that name once and keeps it, so that later runs skip the seeding; --max-concurrent,
+ * --queue-ms, --cache-mb and --node-options set the instances' MAX_CONCURRENT_TURNS, TURN_QUEUE_MS, RECALL_CACHE_MB and
+ * NODE_OPTIONS (defaults when absent), --memory-mb a memory limit for each as Cloud Run's --memory (`lib/memory-limit.ts`).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -54,12 +53,13 @@ const args = flagsOrExit(
     "queue-ms": { type: "string" },
     "cache-mb": { type: "string" },
     "node-options": { type: "string" },
+    "memory-mb": { type: "string" },
   },
-  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128] [--node-options='--max-old-space-size=256']",
+  "usage: npm run bench:load -- [--users 10000] [--long 3] [--seconds 180] [--rate 8] [--ttft 300] [--gap 15] [--database-url postgres://…/test] [--database mg_load_kept] [--max-concurrent 8] [--queue-ms 500] [--cache-mb 128] [--node-options='--max-old-space-size=256'] [--memory-mb 512]",
 );
 const USERS = Number(args.users ?? 10_000);
 const [LONG, SECONDS, RATE] = [Number(args.long ?? 3), Number(args.seconds ?? 180), Number(args.rate ?? 8)];
-const [TTFT, GAP] = [Number(args.ttft ?? 300), Number(args.gap ?? 15)];
+const [TTFT, GAP, memoryMb] = [Number(args.ttft ?? 300), Number(args.gap ?? 15), args["memory-mb"] === undefined ? undefined : Number(args["memory-mb"])];
 const ADMIN_URL = args["database-url"] ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const TARGET_UNSEEN_OVER_CACHED_P95 = 1.2;
 const random = seededRandom(11);
@@ -185,7 +185,7 @@ try {
     ...(args["node-options"] === undefined ? {} : { NODE_OPTIONS: args["node-options"] }),
   };
   const env = { MEMORY_BACKEND: "redis", REDIS_URL: redis.url, DATABASE_URL: databaseUrl, ...modelAt(provider.baseUrl, "load"), ...settings };
-  for (const name of ["instance_a", "instance_b"]) instances.push(await startOurs(temp.dir, env, false, name));
+  for (const name of ["instance_a", "instance_b"]) instances.push(await startOurs(temp.dir, env, false, name, memoryMb));
 
   const served = instances.map(() => new Set<number>());
   const recent: { user: number; at: number }[] = [];
@@ -272,7 +272,7 @@ try {
     seconds: SECONDS,
     rate_per_s: RATE,
     pacing: { ttft_ms: TTFT, tokens: 20, token_gap_ms: GAP },
-    settings,
+    settings: { ...settings, ...(memoryMb === undefined ? {} : { memory_mb: memoryMb }) },
     turns: sent.length,
     errors: errorCount(),
     error_codes: errorCodes,

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "./free-port.js";
+import { memoryLimit } from "./memory-limit.js";
 
 /** A service a benchmark started as a child process, with the CPU it has used so far. */
 export interface Service {
@@ -38,13 +39,16 @@ async function started(child: ChildProcess, url: string, name: string): Promise<
  * port of 127.0.0.1, one process (no workers), logging errors only, to this process's stderr;
  * resolves once /healthz answers.
  * With BENCH_CPU_PROF=<dir> each service writes V8 CPU profiles (one per thread) under <dir>/<name> when it stops.
+ * With `memoryMb`, it runs under that memory limit, as in a container (`memoryLimit`).
  */
-export async function startService(name: string, entry: string, env: Record<string, string>): Promise<Service> {
+export async function startService(name: string, entry: string, env: Record<string, string>, memoryMb?: number): Promise<Service> {
   const port = await freePort();
   const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
   // A CPU profile of each service, written when it stops, when BENCH_CPU_PROF names a directory.
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.join(process.env.BENCH_CPU_PROF, name)}`] : [];
-  const child = spawn(process.execPath, [...profile, ...loader, entry], {
+  const limit = memoryMb === undefined ? undefined : memoryLimit(memoryMb, name);
+  const argv = [...profile, ...loader, entry];
+  const child = spawn(...(limit ? limit.wrap(process.execPath, argv) : ([process.execPath, argv] as const)), {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: "", LOG_LEVEL: "error", WEB_CONCURRENCY: "1", ...env },
     // The service's log lines (errors only, unless `env` says otherwise) go to this process's stderr: stdout holds the report.
     stdio: ["ignore", 2, "inherit"],
@@ -57,18 +61,20 @@ export async function startService(name: string, entry: string, env: Record<stri
     pid: child.pid!,
     cpuMs: () => processCpuMs(child.pid!),
     stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      limit?.remove();
     },
   };
 }
 
-/** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file `<name>.db` in `dir`. */
-export function startOurs(dir: string, env: Record<string, string>, compiled = false, name = "memory_graph"): Promise<Service> {
+/** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file `<name>.db` in `dir`; with `memoryMb`, under that memory limit. */
+export function startOurs(dir: string, env: Record<string, string>, compiled = false, name = "memory_graph", memoryMb?: number): Promise<Service> {
   const entry = compiled ? "dist/cli/start.js" : "src/cli/start.ts";
-  return startService(name, entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${name}.db`), ...env });
+  return startService(name, entry, { MEMORY_BACKEND: "sqlite", SQLITE_PATH: path.join(dir, `${name}.db`), ...env }, memoryMb);
 }
 
 /**
