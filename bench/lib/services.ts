@@ -54,21 +54,20 @@ export async function startService(name: string, entry: string, env: Record<stri
     stdio: ["ignore", 2, "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
-  await started(child, url, name);
-  return {
-    name,
-    url,
-    pid: child.pid!,
-    cpuMs: () => processCpuMs(child.pid!),
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      limit?.remove();
-    },
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    limit?.remove();
   };
+  // One that never answers is stopped, and its memory limit removed, before the error goes on.
+  await started(child, url, name).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { name, url, pid: child.pid!, cpuMs: () => processCpuMs(child.pid!), stop };
 }
 
 /** The memory-graph service (`src/cli/start.ts`, or `dist/cli/start.js` when `compiled`) on a SQLite file `<name>.db` in `dir`; with `memoryMb`, under that memory limit. */
